@@ -1,0 +1,1 @@
+// Intentionally empty: the target only exports FuzzerDriver.h.

@@ -1,0 +1,93 @@
+// swift-tools-version: 6.1
+// Storekeeper: a self-hosted subscription backend for apps that sell through the App Store.
+// The targets follow the data's path; see DESIGN.md in the project's shared notes and README.md.
+import PackageDescription
+
+let package = Package(
+    name: "Storekeeper",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "AppStoreModels", targets: ["AppStoreModels"]),
+        .library(name: "AppStoreVerification", targets: ["AppStoreVerification"]),
+        .library(name: "AppStoreTestSigning", targets: ["AppStoreTestSigning"]),
+        .library(name: "SubscriptionEngine", targets: ["SubscriptionEngine"]),
+        .executable(name: "storekeeper", targets: ["storekeeper"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+    ],
+    targets: [
+        // Everything Apple sends or accepts, as Codable values. Foundation only.
+        .target(name: "AppStoreModels"),
+        // Offline verification of Apple's signed data: JWS with x5c chains, PKCS#7 receipts.
+        .target(
+            name: "AppStoreVerification",
+            dependencies: [
+                "AppStoreModels",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "X509", package: "swift-certificates"),
+            ]
+        ),
+        // A certificate authority shaped like Apple's, and signers for test data.
+        .target(
+            name: "AppStoreTestSigning",
+            dependencies: [
+                "AppStoreModels",
+                "AppStoreVerification",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "X509", package: "swift-certificates"),
+            ]
+        ),
+        // Apple's subscription semantics: facts and an instant in, state out. No I/O.
+        .target(name: "SubscriptionEngine", dependencies: ["AppStoreModels"]),
+        // The command-line tool's commands, as a library so tests can call them.
+        .target(
+            name: "StorekeeperCLI",
+            dependencies: [
+                "AppStoreModels",
+                "AppStoreVerification",
+                "AppStoreTestSigning",
+                "SubscriptionEngine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "storekeeper", dependencies: ["StorekeeperCLI"]),
+
+        .testTarget(
+            name: "AppStoreModelsTests",
+            dependencies: ["AppStoreModels"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "AppStoreVerificationTests",
+            dependencies: ["AppStoreVerification", "AppStoreTestSigning"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "AppStoreTestSigningTests",
+            dependencies: ["AppStoreTestSigning", "AppStoreVerification"]
+        ),
+        .testTarget(
+            name: "SubscriptionEngineTests",
+            dependencies: [
+                "SubscriptionEngine",
+                "AppStoreModels",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "StorekeeperCLITests",
+            dependencies: ["StorekeeperCLI", "AppStoreTestSigning", "AppStoreVerification"],
+            resources: [.copy("Fixtures")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

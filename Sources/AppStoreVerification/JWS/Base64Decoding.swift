@@ -1,0 +1,88 @@
+/// Strict base64 decoding, byte for byte as Apple's Python verifier accepts it.
+///
+/// JWS segments follow PyJWT: the URL-safe alphabet, at most two trailing `=` (only when the
+/// segment length is a multiple of four), never a lone trailing character, and unused trailing
+/// bits zero (the encoding must be canonical). x5c certificates follow Python's
+/// `b64decode(validate=True)`: the standard alphabet with correct `=` padding.
+enum Base64Decoding {
+    /// Decodes a base64url JWS segment, or returns `nil` when PyJWT would reject it.
+    static func decodeURLSegment(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        var end = input.count
+        var padding = 0
+        while end > 0, input[end - 1] == UInt8(ascii: "=") {
+            end -= 1
+            padding += 1
+            if padding > 2 { return nil }
+        }
+        if padding > 0, input.count % 4 != 0 { return nil }
+        return decode(UnsafeBufferPointer(rebasing: input[0..<end]), table: urlTable, requireCanonical: true)
+    }
+
+    /// Decodes a standard base64 string with mandatory padding, or returns `nil`.
+    static func decodeStandard(_ text: String) -> [UInt8]? {
+        var text = text
+        return text.withUTF8 { input -> [UInt8]? in
+            guard input.count % 4 == 0 else { return nil }
+            var end = input.count
+            var padding = 0
+            while end > 0, input[end - 1] == UInt8(ascii: "=") {
+                end -= 1
+                padding += 1
+                if padding > 2 { return nil }
+            }
+            return decode(UnsafeBufferPointer(rebasing: input[0..<end]), table: standardTable, requireCanonical: false)
+        }
+    }
+
+    /// Decodes unpadded base64 text with the given alphabet table.
+    private static func decode(_ input: UnsafeBufferPointer<UInt8>, table: [UInt8], requireCanonical: Bool) -> [UInt8]? {
+        let count = input.count
+        let remainder = count % 4
+        if remainder == 1 { return nil }
+        var output = [UInt8]()
+        output.reserveCapacity(count / 4 * 3 + 2)
+        return table.withUnsafeBufferPointer { table -> [UInt8]? in
+            var index = 0
+            let fullEnd = count - remainder
+            while index < fullEnd {
+                let a = table[Int(input[index])]
+                let b = table[Int(input[index + 1])]
+                let c = table[Int(input[index + 2])]
+                let d = table[Int(input[index + 3])]
+                if (a | b | c | d) & 0xC0 != 0 { return nil }
+                output.append(a << 2 | b >> 4)
+                output.append(b << 4 | c >> 2)
+                output.append(c << 6 | d)
+                index += 4
+            }
+            if remainder == 2 {
+                let a = table[Int(input[index])]
+                let b = table[Int(input[index + 1])]
+                if (a | b) & 0xC0 != 0 { return nil }
+                if requireCanonical, b & 0x0F != 0 { return nil }
+                output.append(a << 2 | b >> 4)
+            } else if remainder == 3 {
+                let a = table[Int(input[index])]
+                let b = table[Int(input[index + 1])]
+                let c = table[Int(input[index + 2])]
+                if (a | b | c) & 0xC0 != 0 { return nil }
+                if requireCanonical, c & 0x03 != 0 { return nil }
+                output.append(a << 2 | b >> 4)
+                output.append(b << 4 | c >> 2)
+            }
+            return output
+        }
+    }
+
+    private static let urlTable = makeTable("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+    private static let standardTable = makeTable("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+
+    /// A 256-entry table from byte to 6-bit value; 0xFF marks bytes outside the alphabet.
+    private static func makeTable(_ alphabet: String) -> [UInt8] {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (value, byte) in alphabet.utf8.enumerated() {
+            table[Int(byte)] = UInt8(value)
+        }
+        return table
+    }
+}

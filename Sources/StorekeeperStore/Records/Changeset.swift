@@ -1,0 +1,74 @@
+import Foundation
+
+/// Writes that must happen together or not at all: the facts a purchase or a notification
+/// brings, the customer links they make, the events they cause, an audit entry, and the
+/// inbox row's outcome.
+///
+/// The store applies a changeset in one transaction, so a crash leaves either everything or
+/// nothing; every part is idempotent, so applying it twice is the same as once.
+public struct Changeset: Sendable, Hashable {
+    public var appId: String
+    /// Customers to create, with the aliases to link to each.
+    public var links: [CustomerLink]
+    /// Facts for the ledger.
+    public var entries: [LedgerEntry]
+    /// Events for the log.
+    public var events: [EventRecord]
+    /// Operator actions.
+    public var audit: [AuditEntry]
+    /// The inbox row this changeset completes, when it comes from a notification.
+    public var inboxOutcome: InboxOutcome?
+
+    public init(
+        appId: String, links: [CustomerLink] = [], entries: [LedgerEntry] = [], events: [EventRecord] = [],
+        audit: [AuditEntry] = [], inboxOutcome: InboxOutcome? = nil
+    ) {
+        self.appId = appId
+        self.links = links
+        self.entries = entries
+        self.events = events
+        self.audit = audit
+        self.inboxOutcome = inboxOutcome
+    }
+}
+
+/// A customer and the aliases to link to it.
+public struct CustomerLink: Sendable, Hashable {
+    public var customerId: String
+    public var aliases: [CustomerAlias]
+
+    public init(customerId: String, aliases: [CustomerAlias] = []) {
+        self.customerId = customerId
+        self.aliases = aliases
+    }
+}
+
+/// How processing an inbox row ended.
+public struct InboxOutcome: Sendable, Hashable {
+    public var inboxId: Int64
+    public var state: InboxState
+    public var failureReason: String?
+    public var metadata: NotificationMetadata?
+    public var processedAt: Date
+
+    public init(inboxId: Int64, state: InboxState, failureReason: String? = nil, metadata: NotificationMetadata? = nil, processedAt: Date) {
+        self.inboxId = inboxId
+        self.state = state
+        self.failureReason = failureReason
+        self.metadata = metadata
+        self.processedAt = processedAt
+    }
+}
+
+/// What applying a changeset did.
+public struct ChangesetResult: Sendable, Hashable {
+    /// Ledger entries that were new (the rest were already there).
+    public var newEntries: Int
+    /// Events that were new.
+    public var newEvents: Int
+
+    public init(newEntries: Int, newEvents: Int) {
+        self.newEntries = newEntries
+        self.newEvents = newEvents
+    }
+}

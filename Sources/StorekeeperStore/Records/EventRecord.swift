@@ -1,0 +1,36 @@
+import Foundation
+
+/// One entry of the event log: something that happened to a customer or a subscription
+/// (a purchase recorded, a notification processed, a status change, a grant).
+///
+/// Idempotent on ``idempotencyKey`` per app, so reprocessing writes no second copy.
+public struct EventRecord: Sendable, Hashable {
+    public var id: Int64?
+    public var appId: String
+    /// The customer, when known at the time.
+    public var customerId: String?
+    /// The chain the event concerns; links the event to whoever owns the chain later.
+    public var originalTransactionId: String?
+    /// A dotted name such as `subscription.status_changed`.
+    public var type: String
+    /// Event-specific details, JSON object text.
+    public var payload: String
+    /// When it happened (for Apple's events, the signed date).
+    public var occurredAt: Date
+    /// Unique per app.
+    public var idempotencyKey: String
+
+    public init(
+        id: Int64? = nil, appId: String, customerId: String? = nil, originalTransactionId: String? = nil,
+        type: String, payload: String = "{}", occurredAt: Date, idempotencyKey: String
+    ) {
+        self.id = id
+        self.appId = appId
+        self.customerId = customerId
+        self.originalTransactionId = originalTransactionId
+        self.type = type
+        self.payload = payload
+        self.occurredAt = occurredAt
+        self.idempotencyKey = idempotencyKey
+    }
+}

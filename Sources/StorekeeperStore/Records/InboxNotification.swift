@@ -1,0 +1,121 @@
+import Foundation
+
+/// A server notification as received, kept in the inbox before the server answers Apple.
+///
+/// The raw body is the source of truth: processing reads it back, so a crash between receipt
+/// and processing loses nothing. After processing, the verified metadata (type, chain,
+/// `notificationUUID`) fill in for filtering.
+public struct InboxNotification: Sendable, Hashable {
+    /// The row id, assigned by the store.
+    public var id: Int64?
+    /// The tenant the notification was posted to.
+    public var appId: String
+    /// Exact repeats share this key: V2 `v2:<notificationUUID>:<body digest>`, V1 `v1:<body digest>`.
+    public var idempotencyKey: String
+    /// 1 or 2.
+    public var version: Int
+    /// The request body, byte for byte (UTF-8).
+    public var body: String
+    /// Request headers worth keeping (content type, user agent), never credentials.
+    public var headers: [String: String]
+    /// When the server received it.
+    public var receivedAt: Date
+    /// Where processing stands.
+    public var state: InboxState
+    /// Why it was rejected or failed, when it was.
+    public var failureReason: String?
+    /// Processing attempts so far.
+    public var attempts: Int
+    /// Verified metadata, present once processed.
+    public var metadata: NotificationMetadata?
+
+    public init(
+        id: Int64? = nil, appId: String, idempotencyKey: String, version: Int, body: String,
+        headers: [String: String] = [:], receivedAt: Date, state: InboxState = .pending,
+        failureReason: String? = nil, attempts: Int = 0, metadata: NotificationMetadata? = nil
+    ) {
+        self.id = id
+        self.appId = appId
+        self.idempotencyKey = idempotencyKey
+        self.version = version
+        self.body = body
+        self.headers = headers
+        self.receivedAt = receivedAt
+        self.state = state
+        self.failureReason = failureReason
+        self.attempts = attempts
+        self.metadata = metadata
+    }
+
+    /// The idempotency key of a body: exact repeats of the same notification collide, and a
+    /// forged body reusing a real `notificationUUID` does not shadow the real one.
+    public static func idempotencyKey(version: Int, notificationUUID: String?, body: Data) -> String {
+        let digest = StableDigest.hex(of: body)
+        if version == 2, let notificationUUID { return "v2:\(notificationUUID.lowercased()):\(digest)" }
+        return "v\(version):\(digest)"
+    }
+}
+
+/// Where a notification stands in processing.
+public enum InboxState: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Received, not yet processed (or being processed under a lease).
+    case pending
+    /// Verified and its facts recorded.
+    case processed
+    /// Verified as a repeat of a notification already processed.
+    case duplicate
+    /// Unverifiable or not for this app: kept with its reason, changed nothing.
+    case rejected
+}
+
+/// What a processed notification was about, for filtering the inbox.
+public struct NotificationMetadata: Sendable, Hashable, Codable {
+    public var notificationUUID: String?
+    public var notificationType: String?
+    public var subtype: String?
+    public var originalTransactionId: String?
+    public var signedDate: Date?
+    public var environment: String?
+
+    public init(
+        notificationUUID: String? = nil, notificationType: String? = nil, subtype: String? = nil,
+        originalTransactionId: String? = nil, signedDate: Date? = nil, environment: String? = nil
+    ) {
+        self.notificationUUID = notificationUUID
+        self.notificationType = notificationType
+        self.subtype = subtype
+        self.originalTransactionId = originalTransactionId
+        self.signedDate = signedDate
+        self.environment = environment
+    }
+}
+
+/// Which inbox rows to list.
+public struct NotificationFilter: Sendable, Hashable {
+    public var originalTransactionId: String?
+    public var notificationType: String?
+    public var state: InboxState?
+    public var limit: Int
+
+    public init(originalTransactionId: String? = nil, notificationType: String? = nil, state: InboxState? = nil, limit: Int = 100) {
+        self.originalTransactionId = originalTransactionId
+        self.notificationType = notificationType
+        self.state = state
+        self.limit = limit
+    }
+}
+
+/// The result of putting a notification in the inbox.
+public enum InboxInsertion: Sendable, Hashable {
+    /// A new row.
+    case inserted(id: Int64)
+    /// The same body was already there.
+    case duplicate(id: Int64)
+
+    /// The row id either way.
+    public var id: Int64 {
+        switch self {
+        case .inserted(let id), .duplicate(let id): id
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import SubscriptionEngine
+
+/// One row of the ledger: a normalized fact with the raw data it came from.
+///
+/// The ledger is append-only and idempotent on ``key`` (Apple's ids plus a digest of the
+/// fact), so recording the same fact twice changes nothing, while a later fact about the same
+/// transaction (a refund) is kept beside the first. State is always recomputed from all rows.
+public struct LedgerEntry: Sendable, Hashable {
+    /// The row id, assigned by the store.
+    public var id: Int64?
+    /// The tenant.
+    public var appId: String
+    /// The idempotency key; see ``LedgerEntry/key(for:)``.
+    public var key: String
+    /// The fact.
+    public var fact: LedgerFact
+    /// The customer, when the fact was recorded for one (grants, purchases posted by the app);
+    /// otherwise the customer is found through the original transaction id alias.
+    public var customerId: String?
+    /// Where the fact came from (`storeKit2`, `receipt`, `notificationV2`, `notificationV1`,
+    /// `manual`).
+    public var source: String
+    /// The raw signed data or body the fact was taken from, kept for replay and audit.
+    public var raw: String?
+    /// When the store recorded it.
+    public var recordedAt: Date
+
+    public init(
+        id: Int64? = nil, appId: String, fact: LedgerFact, customerId: String? = nil, source: String,
+        raw: String? = nil, recordedAt: Date
+    ) {
+        self.id = id
+        self.appId = appId
+        self.key = Self.key(for: fact)
+        self.fact = fact
+        self.customerId = customerId
+        self.source = source
+        self.raw = raw
+        self.recordedAt = recordedAt
+    }
+
+    /// The idempotency key of a fact: its kind, Apple's id and a digest of its content.
+    public static func key(for fact: LedgerFact) -> String {
+        let id = fact.transactionId ?? fact.originalTransactionId ?? "-"
+        return "\(fact.kind):\(id):\(StableDigest.hex(of: fact))"
+    }
+}
+
+extension PurchaseHistory {
+    /// The history the ledger's entries describe; order does not matter to the engine, but
+    /// entries are applied oldest signed first.
+    public init(ledger entries: [LedgerEntry]) {
+        self.init()
+        let ordered = entries.sorted { ($0.fact.signedDate ?? .distantPast, $0.id ?? 0) < ($1.fact.signedDate ?? .distantPast, $1.id ?? 0) }
+        for entry in ordered {
+            switch entry.fact {
+            case .purchase(let fact): add(fact)
+            case .renewal(let fact): add(fact)
+            case .revocation(let revocation): revoke(transactionId: revocation.transactionId, at: revocation.date)
+            }
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+
+/// A failure of the storage layer: the database refused, was unreachable, or a write broke an
+/// invariant the store guards (an alias already owned by another customer).
+///
+/// Messages never contain bound values such as secrets; they name the operation and the cause.
+public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What kind of failure this is.
+    public var code: Code
+    /// A human reason.
+    public var message: String
+
+    public init(code: Code, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The kinds of storage failure.
+    public struct Code: RawRepresentable, Hashable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The database location could not be understood (a bad URL or path).
+        public static let invalidLocation = Code(rawValue: "invalid_location")
+        /// The database could not be opened or reached.
+        public static let unavailable = Code(rawValue: "unavailable")
+        /// An alias (an original transaction id, an `appAccountToken`) belongs to another customer.
+        public static let aliasConflict = Code(rawValue: "alias_conflict")
+        /// A stored row could not be read back.
+        public static let corruptRow = Code(rawValue: "corrupt_row")
+        /// The schema is newer than this build knows.
+        public static let schemaTooNew = Code(rawValue: "schema_too_new")
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}

@@ -1,0 +1,20 @@
+import SQLKit
+
+/// The two databases the store runs on.
+public enum SQLStoreDialect: String, Sendable, Hashable {
+    case sqlite
+    case postgresql
+}
+
+/// A database connection source: runs units of work, plain or in a transaction.
+protocol SQLBackend: Sendable {
+    var dialect: SQLStoreDialect { get }
+    /// Runs `body` on a connection, outside any transaction.
+    func read<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    func transaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+    /// Keeps background machinery (a connection pool) running until cancelled.
+    func run() async throws
+    /// Closes connections.
+    func close() async throws
+}

@@ -1,0 +1,120 @@
+import Foundation
+
+extension SubscriptionState {
+    /// The state of one chain at `instant`, or `nil` when none of its periods had begun.
+    ///
+    /// Rules, in order:
+    /// - Only periods bought by `instant` count; input order does not matter. What is known
+    ///   about a period (its refund, the upgrade that ended it) applies whenever it is dated.
+    /// - A period gives access from its purchase date until its expiry, cut short by a
+    ///   revocation (`cancellation_date` / `revocationDate` win over `expires_date`) or, for a
+    ///   period the customer upgraded away from, by the upgrade (its revocation date, else the
+    ///   start of the next period).
+    /// - `active` when a period covers the instant; `revoked` when the latest period was
+    ///   refunded or revoked from Family Sharing (an upgrade is not a revocation); `gracePeriod`
+    ///   while Apple's grace period runs; `billingRetry` while Apple retries (at most
+    ///   ``EngineConfiguration/billingRetryLimit`` after expiry); `expired` otherwise.
+    static func evaluate(
+        periods unsorted: [PurchaseFact],
+        renewal: RenewalFact?,
+        catalog: Catalog,
+        at instant: Date,
+        configuration: EngineConfiguration
+    ) -> SubscriptionState? {
+        let chain = unsorted.sorted(by: PurchaseFact.chronologically)
+        let begun = chain.prefix { $0.purchaseDate <= instant }
+        let periods = Array(begun)
+        guard let latest = periods.last else { return nil }
+
+        var current = latest
+        var currentEnd = accessEnd(of: periods.count - 1, in: chain)
+        var covering = false
+        for index in periods.indices.reversed() {
+            let period = periods[index]
+            if let end = accessEnd(of: index, in: chain), period.purchaseDate <= instant, instant < end {
+                current = period
+                currentEnd = end
+                covering = true
+                break
+            }
+        }
+
+        let status: SubscriptionStatus
+        var reason: ExpirationReason?
+        var grace: Date?
+        var accessEnds = currentEnd
+        if covering {
+            status = .active
+        } else if latest.isRevoked(at: instant) {
+            status = .revoked
+        } else if let graceEnd = renewal?.gracePeriodExpiresDate, instant < graceEnd,
+                  renewal?.isInBillingRetry != false, graceEnd > (latest.expiresDate ?? latest.purchaseDate) {
+            status = .gracePeriod
+            grace = graceEnd
+            accessEnds = graceEnd
+        } else if renewal?.isInBillingRetry == true,
+                  instant < (latest.expiresDate ?? latest.purchaseDate).addingTimeInterval(configuration.billingRetryLimit) {
+            status = .billingRetry
+            reason = .billingError
+        } else {
+            status = .expired
+            reason = renewal?.expirationReason
+                ?? (renewal?.isInBillingRetry == true ? .billingError : nil)
+                ?? (renewal?.willAutoRenew == false ? .voluntary : nil)
+        }
+        if status == .billingRetry, let stated = renewal?.expirationReason, stated != .voluntary {
+            reason = stated
+        }
+
+        let group = current.subscriptionGroupIdentifier ?? catalog.product(current.productId)?.subscriptionGroupIdentifier
+        var nextProduct: String?
+        if let next = renewal?.autoRenewProductId, next != current.productId, renewal?.willAutoRenew != false {
+            nextProduct = next
+        }
+        return SubscriptionState(
+            originalTransactionId: current.originalTransactionId,
+            transactionId: current.transactionId,
+            productId: current.productId,
+            subscriptionGroupIdentifier: group,
+            status: status,
+            purchaseDate: current.purchaseDate,
+            expiresDate: current.expiresDate,
+            gracePeriodExpiresDate: grace,
+            originalPurchaseDate: periods.first?.originalPurchaseDate ?? periods.first?.purchaseDate,
+            willAutoRenew: renewal?.willAutoRenew,
+            nextProductId: nextProduct,
+            expirationReason: reason,
+            offer: current.offer,
+            ownership: current.ownership,
+            revocation: status == .revoked ? current.revocation : nil,
+            priceIncreaseConsent: renewal?.priceIncreaseConsent,
+            eligibleWinBackOfferIds: renewal?.eligibleWinBackOfferIds,
+            accessEndsDate: accessEnds
+        )
+    }
+
+    /// The end of the access period `index` gives: its expiry, cut short by a revocation or,
+    /// for an upgraded period, by the next period's start. `nil` when it has no end date at all.
+    static func accessEnd(of index: Int, in periods: [PurchaseFact]) -> Date? {
+        let period = periods[index]
+        var end = period.expiresDate
+        if let revocation = period.revocation, revocation.removesAccess || period.isUpgraded {
+            end = min(end ?? revocation.date, revocation.date)
+        } else if period.isUpgraded {
+            let next = periods[(index + 1)...].first { $0.purchaseDate > period.purchaseDate }
+            if let nextStart = next?.purchaseDate { end = min(end ?? nextStart, nextStart) }
+        }
+        return end
+    }
+}
+
+extension PurchaseFact {
+    /// Oldest first: by purchase date, then expiry, then transaction id, so the order is total.
+    static func chronologically(_ a: PurchaseFact, _ b: PurchaseFact) -> Bool {
+        if a.purchaseDate != b.purchaseDate { return a.purchaseDate < b.purchaseDate }
+        let ea = a.expiresDate ?? .distantPast
+        let eb = b.expiresDate ?? .distantPast
+        if ea != eb { return ea < eb }
+        return a.transactionId < b.transactionId
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+
+/// Runs Apple's Python App Store Server Library (the reference verifier) on a batch of JWS in
+/// one subprocess and returns its verdict for each.
+///
+/// The interpreter is `$STOREKEEPER_PYTHON`, else `/tmp/asvenv/bin/python`; it must have the
+/// `app-store-server-library` package installed. Tests that need it are skipped when neither
+/// exists (see ``unavailableReason``).
+enum AppleReferenceVerifier {
+    /// One verification to run: the JWS and the verifier configuration.
+    struct Case: Encodable {
+        var id: String
+        var jws: String
+        /// `transaction`, `renewal`, `notification` or `appTransaction`.
+        var type: String
+        var roots: [String]
+        var bundleId: String
+        var environment: String
+        var appAppleId: Int64?
+        var strict: Bool
+    }
+
+    struct Verdict: Decodable {
+        var id: String
+        /// Lower-case Python `VerificationStatus` name, `ok`, or `exception`.
+        var status: String
+        var error: String?
+    }
+
+    static var interpreter: String? {
+        let candidates = [ProcessInfo.processInfo.environment["STOREKEEPER_PYTHON"], "/tmp/asvenv/bin/python"]
+        return candidates.compactMap { $0 }.first { !$0.isEmpty && FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    static var isAvailable: Bool { interpreter != nil }
+
+    static let unavailableReason: Comment = "Apple's Python verifier not found: set STOREKEEPER_PYTHON to a Python with app-store-server-library installed (or create /tmp/asvenv)"
+
+    static func verdicts(for cases: [Case]) throws -> [String: Verdict] {
+        guard let interpreter else { throw Unavailable() }
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("storekeeper-reference-verifier-\(UUID().uuidString).py")
+        try Data(pythonScript.utf8).write(to: script)
+        defer { try? FileManager.default.removeItem(at: script) }
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: interpreter)
+        process.arguments = [script.path]
+        let input = Pipe()
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let request = try JSONEncoder().encode(["cases": cases])
+        // Write on another thread: the child may fill its output pipe before reading all input.
+        let writer = Thread {
+            input.fileHandleForWriting.write(request)
+            try? input.fileHandleForWriting.close()
+        }
+        writer.start()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw ScriptFailed(message: String(decoding: errorData, as: UTF8.self))
+        }
+        let verdicts = try JSONDecoder().decode([Verdict].self, from: outputData)
+        return Dictionary(verdicts.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    struct Unavailable: Error {}
+
+    struct ScriptFailed: Error, CustomStringConvertible {
+        let message: String
+        var description: String { "reference verifier script failed: \(message)" }
+    }
+
+    static let pythonScript = #"""
+    import base64, json, sys
+    from appstoreserverlibrary.signed_data_verifier import SignedDataVerifier, VerificationException
+    from appstoreserverlibrary.models.Environment import Environment
+
+    request = json.load(sys.stdin)
+    verdicts = []
+    for case in request["cases"]:
+        try:
+            roots = [base64.b64decode(root) for root in case["roots"]]
+            verifier = SignedDataVerifier(roots, False, Environment(case["environment"]), case["bundleId"], case.get("appAppleId"))
+            verifier._chain_verifier.enable_strict_checks = case["strict"]
+            method = {
+                "transaction": verifier.verify_and_decode_signed_transaction,
+                "renewal": verifier.verify_and_decode_renewal_info,
+                "notification": verifier.verify_and_decode_notification,
+                "appTransaction": verifier.verify_and_decode_app_transaction,
+            }[case["type"]]
+            method(case["jws"])
+            verdicts.append({"id": case["id"], "status": "ok"})
+        except VerificationException as error:
+            verdicts.append({"id": case["id"], "status": error.status.name.lower()})
+        except Exception as error:
+            verdicts.append({"id": case["id"], "status": "exception", "error": repr(error)})
+    print(json.dumps(verdicts))
+    """#
+}
