@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // Everything Apple sends or accepts, as Codable values. Foundation only.
@@ -48,6 +49,18 @@ let package = Package(
         ),
         // Apple's subscription semantics: facts and an instant in, state out. No I/O.
         .target(name: "SubscriptionEngine", dependencies: ["AppStoreModels"]),
+        // Apple's App Store Server API and verifyReceipt clients: tokens, retries, rate budgets,
+        // offer signatures.
+        .target(
+            name: "AppStoreServerAPI",
+            dependencies: [
+                "AppStoreModels",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        // A scripted fake of the App Store Server API transport, for tests of its users.
+        .target(name: "AppStoreServerAPITesting", dependencies: ["AppStoreServerAPI", "AppStoreModels"]),
         // The command-line tool's commands, as a library so tests can call them.
         .target(
             name: "StorekeeperCLI",
@@ -56,6 +69,7 @@ let package = Package(
                 "AppStoreVerification",
                 "AppStoreTestSigning",
                 "SubscriptionEngine",
+                "AppStoreServerAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -68,12 +82,26 @@ let package = Package(
         ),
         .testTarget(
             name: "AppStoreVerificationTests",
-            dependencies: ["AppStoreVerification", "AppStoreTestSigning"],
+            dependencies: [
+                "AppStoreVerification",
+                "AppStoreTestSigning",
+                "StorekeeperTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "AppStoreTestSigningTests",
-            dependencies: ["AppStoreTestSigning", "AppStoreVerification"]
+            dependencies: [
+                "AppStoreTestSigning",
+                "AppStoreVerification",
+                "StorekeeperTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
         ),
         .testTarget(
             name: "SubscriptionEngineTests",
@@ -85,9 +113,12 @@ let package = Package(
         ),
         .testTarget(
             name: "StorekeeperCLITests",
-            dependencies: ["StorekeeperCLI", "AppStoreTestSigning", "AppStoreVerification"],
+            dependencies: ["storekeeper", "StorekeeperTestSupport"],
             resources: [.copy("Fixtures")]
         ),
+
+        // Helpers shared by the test targets (Apple's Python reference verifier, subprocesses).
+        .target(name: "StorekeeperTestSupport", path: "Tests/StorekeeperTestSupport"),
     ],
     swiftLanguageModes: [.v6]
 )

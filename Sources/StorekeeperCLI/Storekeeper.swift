@@ -15,6 +15,7 @@ public struct Storekeeper: AsyncParsableCommand {
             ReceiptCommand.self,
             StatusCommand.self,
             BenchCommand.self,
+            OfferCommand.self,
         ]
     )
 

@@ -74,16 +74,19 @@ struct TestCertificateAuthorityTests {
         #expect(decoded == transaction)
 
         let renewal = JWSRenewalInfoDecodedPayload(originalTransactionId: "10", productId: "monthly", signedDate: Self.now, environment: .sandbox)
-        #expect(await verifier.verifyAndDecodeRenewalInfo(try ca.signRenewalInfo(renewal), now: Self.now).payload == renewal)
+        let signedRenewalInfo = try ca.signRenewalInfo(renewal)
+        #expect(await verifier.verifyAndDecodeRenewalInfo(signedRenewalInfo, now: Self.now).payload == renewal)
 
         let notification = ResponseBodyV2DecodedPayload(
             notificationType: .test, notificationUUID: "f0e1d2c3-0000-4000-8000-000000000001",
             data: NotificationData(environment: .sandbox, appAppleId: 1234, bundleId: "com.example"), signedDate: Self.now
         )
-        #expect(await verifier.verifyAndDecodeNotification(try ca.signNotification(notification), now: Self.now).payload == notification)
+        let signedNotification = try ca.signNotification(notification)
+        #expect(await verifier.verifyAndDecodeNotification(signedNotification, now: Self.now).payload == notification)
 
         let appTransaction = AppTransaction(receiptType: .sandbox, appAppleId: 1234, bundleId: "com.example", receiptCreationDate: Self.now)
-        #expect(await verifier.verifyAndDecodeAppTransaction(try ca.signAppTransaction(appTransaction), now: Self.now).payload == appTransaction)
+        let signedAppTransaction = try ca.signAppTransaction(appTransaction)
+        #expect(await verifier.verifyAndDecodeAppTransaction(signedAppTransaction, now: Self.now).payload == appTransaction)
     }
 
     @Test("saved and loaded, it signs data the original root still trusts")
@@ -96,7 +99,7 @@ struct TestCertificateAuthorityTests {
         #expect(loaded.rootCertificateDER == ca.rootCertificateDER)
         #expect(loaded.leafCertificateDER == ca.leafCertificateDER)
         let jws = try loaded.sign(jsonPayload: Data(#"{"bundleId":"com.example","environment":"Sandbox","signedDate":1748736000000}"#.utf8))
-        #expect(await Self.verifier(trusting: ca).verifyAndDecodeTransaction(jws, now: Self.now).isValid)
+        #expect(try await Self.verifier(trusting: ca).verifyAndDecodeTransaction(jws, now: Self.now).isValid)
     }
 
     @Test("loading from a missing directory or with a mismatched key fails with a code")

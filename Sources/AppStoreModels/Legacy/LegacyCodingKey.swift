@@ -22,12 +22,6 @@ struct LegacyCodingKey: CodingKey, Hashable {
     }
 }
 
-/// How a boolean is written back: `"true"`/`"false"` (receipts) or `"1"`/`"0"` (renewal info).
-enum LegacyBooleanStyle {
-    case word
-    case digit
-}
-
 extension KeyedDecodingContainer where Key == LegacyCodingKey {
     /// A string, or a number or boolean written as its text; `nil` when absent, `null` or an object.
     func lenientString(_ name: String) -> String? {

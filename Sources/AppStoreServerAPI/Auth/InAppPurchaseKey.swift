@@ -17,11 +17,13 @@ public struct InAppPurchaseKey: Sendable {
 
     /// Reads the PEM text of a `.p8` file (PKCS#8 `PRIVATE KEY`, or SEC1 `EC PRIVATE KEY`).
     public init(keyId: String, pem: String) throws(AppStoreServerAPIError) {
+        let privateKey: P256.Signing.PrivateKey
         do {
-            self.init(keyId: keyId, privateKey: try P256.Signing.PrivateKey(pemRepresentation: pem))
+            privateKey = try P256.Signing.PrivateKey(pemRepresentation: pem)
         } catch {
             throw AppStoreServerAPIError(.configuration, "the signing key is not a PEM P-256 private key: \(error)")
         }
+        self.init(keyId: keyId, privateKey: privateKey)
     }
 
     /// The public half, for verifying what this key signed.

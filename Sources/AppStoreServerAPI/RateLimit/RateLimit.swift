@@ -14,7 +14,7 @@ public struct RateLimit: Hashable, Sendable, CustomStringConvertible {
     /// window (0.1 per second is one per 10 seconds).
     public init(perSecond rate: Double) {
         if rate >= 1 {
-            self.init(requests: Int(rate.rounded(.down)), per: .seconds(1))
+            self.init(requests: Int((rate + 1e-9).rounded(.down)), per: .seconds(1))
         } else {
             let safeRate = max(rate, 1e-6)
             self.init(requests: 1, per: .seconds(1 / safeRate))

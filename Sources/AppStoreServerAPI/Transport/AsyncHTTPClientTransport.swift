@@ -1,7 +1,5 @@
 import AsyncHTTPClient
 import Foundation
-import NIOCore
-import NIOHTTP1
 
 /// The live ``HTTPTransport``: AsyncHTTPClient with a per-request timeout and a cap on the
 /// response size, so a misbehaving peer can neither hang a caller nor exhaust memory.
@@ -30,16 +28,16 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
 
     public func send(_ request: HTTPRequestValue) async throws -> HTTPResponseValue {
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
-        outgoing.method = HTTPMethod(rawValue: request.method)
+        outgoing.method = .init(rawValue: request.method)
         for field in request.headers {
             outgoing.headers.add(name: field.name, value: field.value)
         }
         if let body = request.body {
-            outgoing.body = .bytes(ByteBuffer(bytes: body))
+            outgoing.body = .bytes(body)
         }
-        let timeout = TimeAmount.nanoseconds(Int64(configuration.timeout.components.seconds) * 1_000_000_000
-            + configuration.timeout.components.attoseconds / 1_000_000_000)
-        let response = try await client.execute(outgoing, timeout: timeout)
+        let nanoseconds = Int64(configuration.timeout.components.seconds) * 1_000_000_000
+            + configuration.timeout.components.attoseconds / 1_000_000_000
+        let response = try await client.execute(outgoing, timeout: .nanoseconds(nanoseconds))
         let buffer = try await response.body.collect(upTo: configuration.maximumResponseSize)
         var headers: [String: String] = [:]
         for field in response.headers {

@@ -13,9 +13,16 @@ final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: @unchecked 
     private var clock: UInt64 = 0
     let capacity: Int
 
-    private struct Entry {
-        var value: Value
+    /// A reference, so marking an entry used on a hit does not write to (and rehash in) the
+    /// dictionary.
+    private final class Entry {
+        let value: Value
         var lastUse: UInt64
+
+        init(value: Value, lastUse: UInt64) {
+            self.value = value
+            self.lastUse = lastUse
+        }
     }
 
     init(capacity: Int) {
@@ -27,10 +34,9 @@ final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: @unchecked 
     func value(for key: Key) -> Value? {
         lock.lock()
         defer { lock.unlock() }
-        guard var entry = entries[key] else { return nil }
+        guard let entry = entries[key] else { return nil }
         clock &+= 1
         entry.lastUse = clock
-        entries[key] = entry
         return entry.value
     }
 

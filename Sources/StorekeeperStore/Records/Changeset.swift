@@ -8,6 +8,8 @@ import Foundation
 /// nothing; every part is idempotent, so applying it twice is the same as once.
 public struct Changeset: Sendable, Hashable {
     public var appId: String
+    /// When the changes are made (stamps new customers and aliases).
+    public var at: Date
     /// Customers to create, with the aliases to link to each.
     public var links: [CustomerLink]
     /// Facts for the ledger.
@@ -20,10 +22,11 @@ public struct Changeset: Sendable, Hashable {
     public var inboxOutcome: InboxOutcome?
 
     public init(
-        appId: String, links: [CustomerLink] = [], entries: [LedgerEntry] = [], events: [EventRecord] = [],
+        appId: String, at: Date, links: [CustomerLink] = [], entries: [LedgerEntry] = [], events: [EventRecord] = [],
         audit: [AuditEntry] = [], inboxOutcome: InboxOutcome? = nil
     ) {
         self.appId = appId
+        self.at = at
         self.links = links
         self.entries = entries
         self.events = events

@@ -1,6 +1,7 @@
 import AppStoreModels
 import AppStoreVerification
 import Foundation
+import StorekeeperTestSupport
 import Testing
 
 /// Apple's own test data (from the App Store Server Library) gets Apple's verdicts.
@@ -61,11 +62,11 @@ struct AppleFixtureTests {
 
     @Test(
         "Apple's Python verifier agrees on Apple's own test data",
-        .enabled(if: AppleReferenceVerifier.isAvailable, AppleReferenceVerifier.unavailableReason)
+        .enabled(if: InteropPython.shouldRun, InteropPython.skipMessage)
     )
     func pythonAgrees() throws {
         let cases = try Self.cases()
-        let verdicts = try AppleReferenceVerifier.verdicts(for: cases.map(\.referenceCase))
+        let verdicts = try AppleReferenceVerifier.verdicts(for: cases.map(\.referenceCase), interpreter: try InteropPython.require())
         for input in cases {
             #expect(verdicts[input.name]?.status == input.expected, "\(input.name): \(verdicts[input.name]?.error ?? "")")
         }

@@ -3,6 +3,7 @@ import AppStoreTestSigning
 import AppStoreVerification
 import Crypto
 import Foundation
+import StorekeeperTestSupport
 
 /// The forged, malformed and honest inputs every verifier must judge like Apple's, each with
 /// the verdict Apple's Python verifier gives (`ok` or a lower-case `VerificationStatus`).

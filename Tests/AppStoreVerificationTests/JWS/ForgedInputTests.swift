@@ -1,4 +1,5 @@
 import Foundation
+import StorekeeperTestSupport
 import Testing
 
 @Suite("Forged and malformed JWS get Apple's verdict")
@@ -15,11 +16,11 @@ struct ForgedInputTests {
 
     @Test(
         "Apple's Python verifier (strict mode) gives the same verdict on every input of the table",
-        .enabled(if: AppleReferenceVerifier.isAvailable, AppleReferenceVerifier.unavailableReason)
+        .enabled(if: InteropPython.shouldRun, InteropPython.skipMessage)
     )
     func pythonReferenceAgrees() async throws {
         let table = try ForgedInputTable.shared.get()
-        let verdicts = try AppleReferenceVerifier.verdicts(for: table.map(\.referenceCase))
+        let verdicts = try AppleReferenceVerifier.verdicts(for: table.map(\.referenceCase), interpreter: try InteropPython.require())
         for input in table {
             let reference = try #require(verdicts[input.name], "\(input.name)")
             #expect(reference.status == input.expected, "\(input.name): Python says \(reference.status) \(reference.error ?? "")")

@@ -21,9 +21,7 @@ final class FakeOCSPTransport: OCSPTransport, @unchecked Sendable {
     }
 
     func response(to request: [UInt8], uri: String) async throws -> [UInt8] {
-        lock.lock()
-        requests.append(uri)
-        lock.unlock()
+        lock.withLock { requests.append(uri) }
         return try answer(uri)
     }
 }
@@ -48,7 +46,7 @@ struct OnlineChecksTests {
         )
         let transport = FakeOCSPTransport { _ in throw ResponderUnreachable() }
         let jws = try ca.sign(jsonPayload: Data(ForgedInputTable.transaction().utf8))
-        let result = await Self.verifier(ca, transport).verifyAndDecodeTransaction(jws, now: Self.now)
+        let result = try await Self.verifier(ca, transport).verifyAndDecodeTransaction(jws, now: Self.now)
         #expect(result.failure?.reason == .retryableVerificationFailure)
         #expect(transport.requestedURIs.first == "http://ocsp.invalid/test")
     }
@@ -60,7 +58,7 @@ struct OnlineChecksTests {
         )
         let transport = FakeOCSPTransport { _ in [0x30, 0x00] }
         let jws = try ca.sign(jsonPayload: Data(ForgedInputTable.transaction().utf8))
-        let result = await Self.verifier(ca, transport).verifyAndDecodeTransaction(jws, now: Self.now)
+        let result = try await Self.verifier(ca, transport).verifyAndDecodeTransaction(jws, now: Self.now)
         #expect(result.failure?.reason == .verificationFailure)
     }
 

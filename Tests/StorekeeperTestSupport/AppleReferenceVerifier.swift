@@ -4,12 +4,10 @@ import Testing
 /// Runs Apple's Python App Store Server Library (the reference verifier) on a batch of JWS in
 /// one subprocess and returns its verdict for each.
 ///
-/// The interpreter is `$STOREKEEPER_PYTHON`, else `/tmp/asvenv/bin/python`; it must have the
-/// `app-store-server-library` package installed. Tests that need it are skipped when neither
-/// exists (see ``unavailableReason``).
-enum AppleReferenceVerifier {
+/// The interpreter comes from ``InteropPython``.
+public enum AppleReferenceVerifier {
     /// One verification to run: the JWS and the verifier configuration.
-    struct Case: Encodable {
+    public struct Case: Encodable, Sendable {
         var id: String
         var jws: String
         /// `transaction`, `renewal`, `notification` or `appTransaction`.
@@ -19,26 +17,28 @@ enum AppleReferenceVerifier {
         var environment: String
         var appAppleId: Int64?
         var strict: Bool
+
+        public init(id: String, jws: String, type: String, roots: [String], bundleId: String, environment: String, appAppleId: Int64?, strict: Bool) {
+            self.id = id
+            self.jws = jws
+            self.type = type
+            self.roots = roots
+            self.bundleId = bundleId
+            self.environment = environment
+            self.appAppleId = appAppleId
+            self.strict = strict
+        }
     }
 
-    struct Verdict: Decodable {
-        var id: String
+    public struct Verdict: Decodable, Sendable {
+        public var id: String
         /// Lower-case Python `VerificationStatus` name, `ok`, or `exception`.
-        var status: String
-        var error: String?
+        public var status: String
+        public var error: String?
     }
 
-    static var interpreter: String? {
-        let candidates = [ProcessInfo.processInfo.environment["STOREKEEPER_PYTHON"], "/tmp/asvenv/bin/python"]
-        return candidates.compactMap { $0 }.first { !$0.isEmpty && FileManager.default.isExecutableFile(atPath: $0) }
-    }
-
-    static var isAvailable: Bool { interpreter != nil }
-
-    static let unavailableReason: Comment = "Apple's Python verifier not found: set STOREKEEPER_PYTHON to a Python with app-store-server-library installed (or create /tmp/asvenv)"
-
-    static func verdicts(for cases: [Case]) throws -> [String: Verdict] {
-        guard let interpreter else { throw Unavailable() }
+    /// Apple's verdict for each case, by case id.
+    public static func verdicts(for cases: [Case], interpreter: String) throws -> [String: Verdict] {
         let script = FileManager.default.temporaryDirectory.appendingPathComponent("storekeeper-reference-verifier-\(UUID().uuidString).py")
         try Data(pythonScript.utf8).write(to: script)
         defer { try? FileManager.default.removeItem(at: script) }
@@ -70,11 +70,9 @@ enum AppleReferenceVerifier {
         return Dictionary(verdicts.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    struct Unavailable: Error {}
-
-    struct ScriptFailed: Error, CustomStringConvertible {
+    public struct ScriptFailed: Error, CustomStringConvertible {
         let message: String
-        var description: String { "reference verifier script failed: \(message)" }
+        public var description: String { "reference verifier script failed: \(message)" }
     }
 
     static let pythonScript = #"""

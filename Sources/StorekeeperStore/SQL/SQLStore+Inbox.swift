@@ -1,0 +1,105 @@
+import Foundation
+import SQLKit
+
+extension SQLStore {
+    public func receive(_ notification: InboxNotification) async throws -> InboxInsertion {
+        let headers = try StoreCoding.encode(notification.headers)
+        return try await backend.transaction { db in
+            if let row = try await db.raw("""
+                INSERT INTO notification_inbox (app_id, idempotency_key, version, body, headers, received_at, state, attempts)
+                VALUES (\(bind: notification.appId), \(bind: notification.idempotencyKey), \(bind: notification.version),
+                \(bind: notification.body), \(bind: headers), \(bind: notification.receivedAt.storeMillis),
+                \(bind: InboxState.pending.rawValue), \(bind: 0))
+                ON CONFLICT (app_id, idempotency_key) DO NOTHING RETURNING id
+                """).first() {
+                return .inserted(id: try row.int64("id"))
+            }
+            let existing = try await db.raw("""
+                SELECT id FROM notification_inbox WHERE app_id = \(bind: notification.appId)
+                AND idempotency_key = \(bind: notification.idempotencyKey)
+                """).first()
+            guard let existing else {
+                throw StoreError(code: .corruptRow, message: "inbox row vanished after a conflicting insert")
+            }
+            return .duplicate(id: try existing.int64("id"))
+        }
+    }
+
+    public func claimPending(limit: Int, owner: String, now: Date, leaseUntil: Date) async throws -> [InboxNotification] {
+        let lock: SQLQueryString = backend.dialect == .postgresql ? " FOR UPDATE SKIP LOCKED" : ""
+        let rows = try await backend.transaction { db in
+            try await db.raw("""
+                UPDATE notification_inbox SET lease_owner = \(bind: owner), lease_until = \(bind: leaseUntil.storeMillis),
+                attempts = attempts + 1
+                WHERE id IN (SELECT id FROM notification_inbox WHERE state = \(bind: InboxState.pending.rawValue)
+                AND (lease_until IS NULL OR lease_until < \(bind: now.storeMillis)) ORDER BY id LIMIT \(bind: max(1, limit))
+                """ + lock + ") RETURNING *").all().map(Self.inboxNotification)
+        }
+        return rows.sorted { ($0.id ?? 0) < ($1.id ?? 0) }
+    }
+
+    public func releaseLeases() async throws {
+        try await backend.transaction { db in
+            try await db.raw("""
+                UPDATE notification_inbox SET lease_owner = NULL, lease_until = NULL WHERE state = \(bind: InboxState.pending.rawValue)
+                """).run()
+        }
+    }
+
+    public func isProcessed(appId: String, notificationUUID: String, exceptId: Int64) async throws -> Bool {
+        try await backend.read { db in
+            try await db.raw("""
+                SELECT id FROM notification_inbox WHERE app_id = \(bind: appId) AND notification_uuid = \(bind: notificationUUID.lowercased())
+                AND state = \(bind: InboxState.processed.rawValue) AND id <> \(bind: exceptId) LIMIT 1
+                """).first() != nil
+        }
+    }
+
+    public func notifications(appId: String, filter: NotificationFilter) async throws -> [InboxNotification] {
+        var query: SQLQueryString = "SELECT * FROM notification_inbox WHERE app_id = \(bind: appId)"
+        if let id = filter.originalTransactionId { query += " AND original_transaction_id = \(bind: id)" }
+        if let type = filter.notificationType { query += " AND notification_type = \(bind: type)" }
+        if let state = filter.state { query += " AND state = \(bind: state.rawValue)" }
+        query += " ORDER BY id DESC LIMIT \(bind: max(0, min(filter.limit, 1000)))"
+        let finalQuery = query
+        return try await backend.read { db in
+            try await db.raw(finalQuery).all().map(Self.inboxNotification)
+        }
+    }
+
+    public func notification(id: Int64) async throws -> InboxNotification? {
+        try await backend.read { db in
+            try await db.raw("SELECT * FROM notification_inbox WHERE id = \(bind: id)").first().map(Self.inboxNotification)
+        }
+    }
+
+    public func pendingCount() async throws -> Int {
+        try await backend.read { db in
+            try await db.raw(
+                "SELECT COUNT(*) AS pending FROM notification_inbox WHERE state = \(bind: InboxState.pending.rawValue)"
+            ).first()?.int("pending") ?? 0
+        }
+    }
+
+    static func inboxNotification(_ row: any SQLRow) throws -> InboxNotification {
+        let state = InboxState(rawValue: try row.string("state")) ?? .pending
+        let type = try row.optionalString("notification_type")
+        let uuid = try row.optionalString("notification_uuid")
+        let chain = try row.optionalString("original_transaction_id")
+        let metadata: NotificationMetadata? =
+            state == .pending && type == nil && uuid == nil && chain == nil
+            ? nil
+            : NotificationMetadata(
+                notificationUUID: uuid, notificationType: type, subtype: try row.optionalString("subtype"),
+                originalTransactionId: chain, signedDate: try row.optionalDate("signed_at"),
+                environment: try row.optionalString("environment")
+            )
+        return InboxNotification(
+            id: try row.int64("id"), appId: try row.string("app_id"), idempotencyKey: try row.string("idempotency_key"),
+            version: try row.int("version"), body: try row.string("body"),
+            headers: try StoreCoding.decode([String: String].self, from: try row.string("headers"), column: "headers"),
+            receivedAt: try row.date("received_at"), state: state, failureReason: try row.optionalString("failure_reason"),
+            attempts: try row.int("attempts"), metadata: metadata
+        )
+    }
+}

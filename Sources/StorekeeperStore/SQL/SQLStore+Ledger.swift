@@ -1,0 +1,122 @@
+import Foundation
+import SQLKit
+
+extension SQLStore {
+    @discardableResult
+    public func apply(_ changeset: Changeset) async throws -> ChangesetResult {
+        try await backend.transaction { db in
+            let appId = changeset.appId
+            let now = changeset.at.storeMillis
+            for link in changeset.links {
+                try await Self.link(link, appId: appId, at: now, db)
+            }
+            var newEntries = 0
+            for entry in changeset.entries {
+                let fact = try StoreCoding.encode(entry.fact)
+                let inserted = try await db.raw("""
+                    INSERT INTO ledger (app_id, fact_key, kind, customer_id, original_transaction_id, transaction_id,
+                    source, signed_at, fact, raw, recorded_at)
+                    VALUES (\(bind: appId), \(bind: entry.key), \(bind: entry.fact.kind), \(bind: entry.customerId),
+                    \(bind: entry.fact.originalTransactionId), \(bind: entry.fact.transactionId), \(bind: entry.source),
+                    \(bind: entry.fact.signedDate?.storeMillis), \(bind: fact), \(bind: entry.raw), \(bind: entry.recordedAt.storeMillis))
+                    ON CONFLICT (app_id, fact_key) DO NOTHING RETURNING id
+                    """).first()
+                if inserted != nil { newEntries += 1 }
+            }
+            var newEvents = 0
+            for event in changeset.events {
+                let inserted = try await db.raw("""
+                    INSERT INTO events (app_id, customer_id, original_transaction_id, type, payload, occurred_at, idempotency_key)
+                    VALUES (\(bind: appId), \(bind: event.customerId), \(bind: event.originalTransactionId), \(bind: event.type),
+                    \(bind: event.payload), \(bind: event.occurredAt.storeMillis), \(bind: event.idempotencyKey))
+                    ON CONFLICT (app_id, idempotency_key) DO NOTHING RETURNING id
+                    """).first()
+                if inserted != nil { newEvents += 1 }
+            }
+            for entry in changeset.audit {
+                try await db.raw("""
+                    INSERT INTO audit_log (app_id, actor, action, customer_id, reason, details, at)
+                    VALUES (\(bind: appId), \(bind: entry.actor), \(bind: entry.action), \(bind: entry.customerId),
+                    \(bind: entry.reason), \(bind: entry.details), \(bind: entry.at.storeMillis))
+                    """).run()
+            }
+            if let outcome = changeset.inboxOutcome {
+                let metadata = outcome.metadata
+                try await db.raw("""
+                    UPDATE notification_inbox SET state = \(bind: outcome.state.rawValue), failure_reason = \(bind: outcome.failureReason),
+                    processed_at = \(bind: outcome.processedAt.storeMillis), lease_owner = NULL, lease_until = NULL,
+                    notification_uuid = \(bind: metadata?.notificationUUID?.lowercased()), notification_type = \(bind: metadata?.notificationType),
+                    subtype = \(bind: metadata?.subtype), original_transaction_id = \(bind: metadata?.originalTransactionId),
+                    signed_at = \(bind: metadata?.signedDate?.storeMillis), environment = \(bind: metadata?.environment)
+                    WHERE id = \(bind: outcome.inboxId) AND app_id = \(bind: appId)
+                    """).run()
+            }
+            return ChangesetResult(newEntries: newEntries, newEvents: newEvents)
+        }
+    }
+
+    public func ledger(appId: String, customerId: String) async throws -> [LedgerEntry] {
+        try await backend.read { db in
+            try await db.raw("""
+                SELECT * FROM ledger WHERE app_id = \(bind: appId) AND (customer_id = \(bind: customerId)
+                OR original_transaction_id IN (SELECT value FROM customer_aliases WHERE app_id = \(bind: appId)
+                AND kind = \(bind: CustomerAlias.Kind.originalTransactionId.rawValue) AND customer_id = \(bind: customerId)))
+                ORDER BY signed_at, id
+                """).all().map(Self.ledgerEntry)
+        }
+    }
+
+    public func ledger(appId: String, originalTransactionId: String) async throws -> [LedgerEntry] {
+        try await backend.read { db in
+            try await db.raw("""
+                SELECT * FROM ledger WHERE app_id = \(bind: appId) AND (original_transaction_id = \(bind: originalTransactionId)
+                OR (kind = \(bind: "revocation") AND transaction_id IN (SELECT transaction_id FROM ledger
+                WHERE app_id = \(bind: appId) AND original_transaction_id = \(bind: originalTransactionId))))
+                ORDER BY signed_at, id
+                """).all().map(Self.ledgerEntry)
+        }
+    }
+
+    static func ledgerEntry(_ row: any SQLRow) throws -> LedgerEntry {
+        var entry = LedgerEntry(
+            id: try row.int64("id"), appId: try row.string("app_id"),
+            fact: try StoreCoding.decode(LedgerFact.self, from: try row.string("fact"), column: "fact"),
+            customerId: try row.optionalString("customer_id"), source: try row.string("source"),
+            raw: try row.optionalString("raw"), recordedAt: try row.date("recorded_at")
+        )
+        entry.key = try row.string("fact_key")
+        return entry
+    }
+
+    public func events(appId: String, customerId: String, limit: Int) async throws -> [EventRecord] {
+        try await backend.read { db in
+            try await db.raw("""
+                SELECT * FROM events WHERE app_id = \(bind: appId) AND (customer_id = \(bind: customerId)
+                OR original_transaction_id IN (SELECT value FROM customer_aliases WHERE app_id = \(bind: appId)
+                AND kind = \(bind: CustomerAlias.Kind.originalTransactionId.rawValue) AND customer_id = \(bind: customerId)))
+                ORDER BY occurred_at, id LIMIT \(bind: max(0, min(limit, 10_000)))
+                """).all().map { row in
+                EventRecord(
+                    id: try row.int64("id"), appId: try row.string("app_id"), customerId: try row.optionalString("customer_id"),
+                    originalTransactionId: try row.optionalString("original_transaction_id"), type: try row.string("type"),
+                    payload: try row.string("payload"), occurredAt: try row.date("occurred_at"),
+                    idempotencyKey: try row.string("idempotency_key")
+                )
+            }
+        }
+    }
+
+    public func auditEntries(appId: String, limit: Int) async throws -> [AuditEntry] {
+        try await backend.read { db in
+            try await db.raw("""
+                SELECT * FROM audit_log WHERE app_id = \(bind: appId) ORDER BY id DESC LIMIT \(bind: max(0, min(limit, 10_000)))
+                """).all().map { row in
+                AuditEntry(
+                    id: try row.int64("id"), appId: try row.string("app_id"), actor: try row.string("actor"),
+                    action: try row.string("action"), customerId: try row.optionalString("customer_id"),
+                    reason: try row.optionalString("reason"), details: try row.string("details"), at: try row.date("at")
+                )
+            }
+        }
+    }
+}

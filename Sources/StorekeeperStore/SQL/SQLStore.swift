@@ -1,0 +1,113 @@
+import Foundation
+import Logging
+import SQLKit
+
+/// The store over SQL: one implementation for SQLite and PostgreSQL, every query with bound
+/// parameters.
+///
+/// Open it with ``withStore(_:logger:migrate:_:)`` (tests, commands) or ``open(_:logger:)``
+/// plus ``run()`` as a long-running service (the server), which keeps PostgreSQL's connection
+/// pool alive.
+public struct SQLStore: StorekeeperStorage {
+    let backend: any SQLBackend
+    let clock: @Sendable () -> Date
+
+    /// Which database this is.
+    public var dialect: SQLStoreDialect { backend.dialect }
+    public var backendName: String { backend.dialect.rawValue }
+
+    init(backend: any SQLBackend, clock: @escaping @Sendable () -> Date) {
+        self.backend = backend
+        self.clock = clock
+    }
+
+    /// Opens the database (SQLite: the file, created if missing; PostgreSQL: a pool that
+    /// connects once ``run()`` runs). `clock` stamps only the migration records.
+    public static func open(
+        _ location: DatabaseLocation, logger: Logger, clock: @escaping @Sendable () -> Date = { Date() }
+    ) async throws -> SQLStore {
+        switch location {
+        case .sqlite(let path):
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+            try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            return SQLStore(backend: try await SQLiteBackend.open(path: path, logger: logger), clock: clock)
+        case .sqliteInMemory:
+            return SQLStore(backend: try await SQLiteBackend.open(path: nil, logger: logger), clock: clock)
+        case .postgres(let url):
+            return SQLStore(backend: try PostgresBackend(url: url, logger: logger), clock: clock)
+        }
+    }
+
+    /// Runs the store's background machinery until the task is cancelled.
+    public func run() async throws {
+        try await backend.run()
+    }
+
+    /// Closes the connections.
+    public func close() async throws {
+        try await backend.close()
+    }
+
+    /// Opens the store, runs `body` with it (migrated first, unless told not to), and closes it.
+    public static func withStore<T: Sendable>(
+        _ location: DatabaseLocation, logger: Logger, migrate: Bool = true,
+        _ body: @Sendable (SQLStore) async throws -> T
+    ) async throws -> T {
+        let store = try await open(location, logger: logger)
+        let result: Result<T, any Error> = await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await store.run() }
+            let result: Result<T, any Error>
+            do {
+                if migrate { try await store.migrate() }
+                result = .success(try await body(store))
+            } catch {
+                result = .failure(error)
+            }
+            group.cancelAll()
+            return result
+        }
+        try? await store.close()
+        return try result.get()
+    }
+
+    @discardableResult
+    public func migrate() async throws -> [Int] {
+        let dialect = backend.dialect
+        let now = clock().storeMillis
+        return try await backend.transaction { db in
+            try await SchemaMigrations.migrate(db, dialect: dialect, now: now)
+        }
+    }
+
+    public func schemaVersion() async throws -> Int {
+        try await backend.read { db in
+            let exists: Bool
+            switch backend.dialect {
+            case .sqlite:
+                exists = try await db.raw(
+                    "SELECT name FROM sqlite_master WHERE type = 'table' AND name = \(bind: "schema_migrations")"
+                ).first() != nil
+            case .postgresql:
+                exists = try await db.raw(
+                    "SELECT table_name FROM information_schema.tables WHERE table_name = \(bind: "schema_migrations")"
+                ).first() != nil
+            }
+            return exists ? try await SchemaMigrations.currentVersion(db) : 0
+        }
+    }
+
+    public func ping() async throws {
+        try await backend.read { db in
+            _ = try await db.raw("SELECT 1 AS one").first()
+        }
+    }
+}
+
+extension Date {
+    /// Milliseconds since 1970, as the store keeps times.
+    var storeMillis: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
+
+    init(storeMillis: Int64) {
+        self.init(timeIntervalSince1970: Double(storeMillis) / 1000)
+    }
+}

@@ -1,0 +1,93 @@
+import SQLKit
+
+/// The schema, as numbered steps; each runs once, in order, in one transaction with the
+/// record of it. Times are milliseconds since 1970 in `BIGINT` columns on both databases.
+enum SchemaMigrations {
+    /// Every step; append only, never edit a released step.
+    static func steps(for dialect: SQLStoreDialect) -> [(version: Int, statements: [String])] {
+        let id = dialect == .postgresql ? "id BIGSERIAL PRIMARY KEY" : "id INTEGER PRIMARY KEY AUTOINCREMENT"
+        return [
+            (1, [
+                "CREATE TABLE apps (id TEXT PRIMARY KEY, bundle_id TEXT NOT NULL, created_at BIGINT NOT NULL)",
+                """
+                CREATE TABLE customers (app_id TEXT NOT NULL, customer_id TEXT NOT NULL, created_at BIGINT NOT NULL,
+                PRIMARY KEY (app_id, customer_id))
+                """,
+                """
+                CREATE TABLE customer_aliases (app_id TEXT NOT NULL, kind TEXT NOT NULL, value TEXT NOT NULL,
+                customer_id TEXT NOT NULL, created_at BIGINT NOT NULL, PRIMARY KEY (app_id, kind, value))
+                """,
+                "CREATE INDEX customer_aliases_customer ON customer_aliases (app_id, customer_id)",
+                """
+                CREATE TABLE ledger (\(id), app_id TEXT NOT NULL, fact_key TEXT NOT NULL, kind TEXT NOT NULL,
+                customer_id TEXT, original_transaction_id TEXT, transaction_id TEXT, source TEXT NOT NULL,
+                signed_at BIGINT, fact TEXT NOT NULL, raw TEXT, recorded_at BIGINT NOT NULL, UNIQUE (app_id, fact_key))
+                """,
+                "CREATE INDEX ledger_chain ON ledger (app_id, original_transaction_id)",
+                "CREATE INDEX ledger_customer ON ledger (app_id, customer_id)",
+                "CREATE INDEX ledger_transaction ON ledger (app_id, transaction_id)",
+                """
+                CREATE TABLE notification_inbox (\(id), app_id TEXT NOT NULL, idempotency_key TEXT NOT NULL,
+                version INTEGER NOT NULL, body TEXT NOT NULL, headers TEXT NOT NULL, received_at BIGINT NOT NULL,
+                state TEXT NOT NULL, failure_reason TEXT, attempts INTEGER NOT NULL DEFAULT 0, lease_owner TEXT,
+                lease_until BIGINT, processed_at BIGINT, notification_uuid TEXT, notification_type TEXT, subtype TEXT,
+                original_transaction_id TEXT, signed_at BIGINT, environment TEXT, UNIQUE (app_id, idempotency_key))
+                """,
+                "CREATE INDEX inbox_pending ON notification_inbox (state, id)",
+                "CREATE INDEX inbox_chain ON notification_inbox (app_id, original_transaction_id)",
+                "CREATE INDEX inbox_uuid ON notification_inbox (app_id, notification_uuid)",
+                """
+                CREATE TABLE events (\(id), app_id TEXT NOT NULL, customer_id TEXT, original_transaction_id TEXT,
+                type TEXT NOT NULL, payload TEXT NOT NULL, occurred_at BIGINT NOT NULL, idempotency_key TEXT NOT NULL,
+                UNIQUE (app_id, idempotency_key))
+                """,
+                "CREATE INDEX events_customer ON events (app_id, customer_id)",
+                "CREATE INDEX events_chain ON events (app_id, original_transaction_id)",
+                """
+                CREATE TABLE jobs (\(id), app_id TEXT NOT NULL, kind TEXT NOT NULL, payload TEXT NOT NULL,
+                run_at BIGINT NOT NULL, idempotency_key TEXT NOT NULL, state TEXT NOT NULL,
+                attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT, lease_owner TEXT, lease_until BIGINT,
+                UNIQUE (app_id, idempotency_key))
+                """,
+                "CREATE INDEX jobs_due ON jobs (state, run_at)",
+                """
+                CREATE TABLE audit_log (\(id), app_id TEXT NOT NULL, actor TEXT NOT NULL, action TEXT NOT NULL,
+                customer_id TEXT, reason TEXT, details TEXT NOT NULL, at BIGINT NOT NULL)
+                """,
+                "CREATE INDEX audit_app ON audit_log (app_id, id)",
+            ]),
+        ]
+    }
+
+    /// The newest version this build knows.
+    static let latestVersion = 1
+
+    /// Applies the missing steps; returns their versions.
+    static func migrate(_ db: any SQLDatabase, dialect: SQLStoreDialect, now: Int64) async throws -> [Int] {
+        if dialect == .postgresql {
+            // Replicas starting together take turns: the lock lasts until this transaction ends.
+            try await db.raw("SELECT pg_advisory_xact_lock(\(bind: 7_261_001))").run()
+        }
+        try await db.raw(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)"
+        ).run()
+        let current = try await currentVersion(db)
+        guard current <= latestVersion else {
+            throw StoreError(code: .schemaTooNew, message: "the database has schema version \(current); this build knows \(latestVersion)")
+        }
+        var applied: [Int] = []
+        for step in steps(for: dialect) where step.version > current {
+            for statement in step.statements {
+                try await db.raw("\(unsafeRaw: statement)").run()
+            }
+            try await db.raw("INSERT INTO schema_migrations (version, applied_at) VALUES (\(bind: step.version), \(bind: now))").run()
+            applied.append(step.version)
+        }
+        return applied
+    }
+
+    static func currentVersion(_ db: any SQLDatabase) async throws -> Int {
+        let row = try await db.raw("SELECT MAX(version) AS version FROM schema_migrations").first()
+        return try row?.decode(column: "version", as: Int?.self) ?? 0
+    }
+}

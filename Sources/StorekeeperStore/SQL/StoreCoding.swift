@@ -1,0 +1,32 @@
+import Foundation
+import SQLKit
+
+/// How the store writes JSON columns and reads rows back.
+enum StoreCoding {
+    static func encode(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .millisecondsSince1970
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, from text: String, column: String) throws -> T {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .millisecondsSince1970
+        do {
+            return try decoder.decode(type, from: Data(text.utf8))
+        } catch {
+            throw StoreError(code: .corruptRow, message: "column \(column) does not decode: \(error)")
+        }
+    }
+}
+
+extension SQLRow {
+    func string(_ column: String) throws -> String { try decode(column: column, as: String.self) }
+    func optionalString(_ column: String) throws -> String? { try decode(column: column, as: String?.self) }
+    func int64(_ column: String) throws -> Int64 { try decode(column: column, as: Int64.self) }
+    func optionalInt64(_ column: String) throws -> Int64? { try decode(column: column, as: Int64?.self) }
+    func int(_ column: String) throws -> Int { Int(try decode(column: column, as: Int64.self)) }
+    func date(_ column: String) throws -> Date { Date(storeMillis: try int64(column)) }
+    func optionalDate(_ column: String) throws -> Date? { try optionalInt64(column).map(Date.init(storeMillis:)) }
+}

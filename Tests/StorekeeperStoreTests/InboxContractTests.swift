@@ -1,0 +1,117 @@
+import Foundation
+import StorekeeperStore
+import Testing
+
+@Suite("Inbox and jobs contract")
+struct InboxContractTests {
+    static let t0 = Date(timeIntervalSince1970: 1_700_000_000)
+
+    static func notification(_ body: String, app: String = "a") -> InboxNotification {
+        InboxNotification(
+            appId: app, idempotencyKey: InboxNotification.idempotencyKey(version: 2, notificationUUID: "U-\(body)", body: Data(body.utf8)),
+            version: 2, body: body, headers: ["content-type": "application/json"], receivedAt: t0
+        )
+    }
+
+    @Test("an exact repeat is stored once; the raw body and headers come back unchanged", arguments: TestBackend.available)
+    func receiveIsIdempotent(backend: TestBackend) async throws {
+        try await withTestStore(backend) { store in
+            let first = try await store.receive(Self.notification("{\"signedPayload\":\"x\"}"))
+            let again = try await store.receive(Self.notification("{\"signedPayload\":\"x\"}"))
+            #expect(first == .inserted(id: first.id))
+            #expect(again == .duplicate(id: first.id))
+            let row = try #require(try await store.notification(id: first.id))
+            #expect(row.body == "{\"signedPayload\":\"x\"}")
+            #expect(row.headers == ["content-type": "application/json"])
+            #expect(row.state == .pending)
+            #expect(try await store.pendingCount() == 1)
+        }
+    }
+
+    @Test("pending rows are leased to one owner at a time and freed by an expired lease or a restart", arguments: TestBackend.available)
+    func leases(backend: TestBackend) async throws {
+        try await withTestStore(backend) { store in
+            for index in 0..<5 { _ = try await store.receive(Self.notification("n\(index)")) }
+            let lease = Self.t0.addingTimeInterval(30)
+            let first = try await store.claimPending(limit: 3, owner: "w1", now: Self.t0, leaseUntil: lease)
+            let second = try await store.claimPending(limit: 3, owner: "w2", now: Self.t0, leaseUntil: lease)
+            #expect(first.map(\.body) == ["n0", "n1", "n2"])
+            #expect(second.map(\.body) == ["n3", "n4"])
+            #expect(try await store.claimPending(limit: 3, owner: "w3", now: Self.t0, leaseUntil: lease).isEmpty)
+            let afterExpiry = try await store.claimPending(limit: 10, owner: "w3", now: lease.addingTimeInterval(1), leaseUntil: lease.addingTimeInterval(60))
+            #expect(afterExpiry.count == 5)
+            try await store.releaseLeases()
+            #expect(try await store.claimPending(limit: 10, owner: "w4", now: Self.t0, leaseUntil: lease).count == 5)
+        }
+    }
+
+    @Test("processed rows carry their metadata, are filtered, and are no longer pending", arguments: TestBackend.available)
+    func outcomesAndFilters(backend: TestBackend) async throws {
+        try await withTestStore(backend) { store in
+            let a = try await store.receive(Self.notification("a")).id
+            let b = try await store.receive(Self.notification("b")).id
+            let c = try await store.receive(Self.notification("c", app: "other")).id
+            let metadata = NotificationMetadata(notificationUUID: "UUID-A", notificationType: "DID_RENEW", originalTransactionId: "t1", signedDate: Self.t0)
+            try await store.apply(Changeset(appId: "a", at: Self.t0, inboxOutcome: InboxOutcome(inboxId: a, state: .processed, metadata: metadata, processedAt: Self.t0)))
+            try await store.apply(Changeset(appId: "a", at: Self.t0, inboxOutcome: InboxOutcome(inboxId: b, state: .rejected, failureReason: "invalid_certificate: forged", processedAt: Self.t0)))
+            // An outcome naming another app's row changes nothing.
+            try await store.apply(Changeset(appId: "a", at: Self.t0, inboxOutcome: InboxOutcome(inboxId: c, state: .processed, processedAt: Self.t0)))
+            #expect(try await store.pendingCount() == 1)
+            let byChain = try await store.notifications(appId: "a", filter: NotificationFilter(originalTransactionId: "t1"))
+            #expect(byChain.map(\.id) == [a])
+            #expect(byChain.first?.metadata?.notificationType == "DID_RENEW")
+            #expect(try await store.notifications(appId: "a", filter: NotificationFilter(notificationType: "EXPIRED")).isEmpty)
+            let rejected = try await store.notifications(appId: "a", filter: NotificationFilter(state: .rejected))
+            #expect(rejected.first?.failureReason == "invalid_certificate: forged")
+            #expect(try await store.notifications(appId: "a", filter: NotificationFilter()).count == 2)
+            #expect(try await store.isProcessed(appId: "a", notificationUUID: "uuid-a", exceptId: b))
+            #expect(try await !store.isProcessed(appId: "a", notificationUUID: "uuid-a", exceptId: a))
+        }
+    }
+
+    @Test("jobs are idempotent, leased once until due and retried or failed", arguments: TestBackend.available)
+    func jobs(backend: TestBackend) async throws {
+        try await withTestStore(backend) { store in
+            let id = try await store.enqueue(JobRecord(appId: "a", kind: "reconcile", runAt: Self.t0, idempotencyKey: "r:t1"))
+            #expect(try await store.enqueue(JobRecord(appId: "a", kind: "reconcile", runAt: Self.t0, idempotencyKey: "r:t1")) == id)
+            _ = try await store.enqueue(JobRecord(appId: "a", kind: "reconcile", runAt: Self.t0.addingTimeInterval(3600), idempotencyKey: "r:t2"))
+            let lease = Self.t0.addingTimeInterval(60)
+            let leased = try await store.leaseJobs(limit: 10, owner: "w1", now: Self.t0, leaseUntil: lease)
+            #expect(leased.map(\.id) == [id])
+            #expect(try await store.leaseJobs(limit: 10, owner: "w2", now: Self.t0, leaseUntil: lease).isEmpty)
+            try await store.failJob(id: id, owner: "w2", error: "not mine", retryAt: nil)
+            #expect(try await store.job(id: id)?.state == .pending)
+            try await store.failJob(id: id, owner: "w1", error: "HTTP 503", retryAt: Self.t0.addingTimeInterval(10))
+            #expect(try await store.leaseJobs(limit: 10, owner: "w1", now: Self.t0, leaseUntil: lease).isEmpty)
+            let retried = try await store.leaseJobs(limit: 10, owner: "w1", now: Self.t0.addingTimeInterval(11), leaseUntil: lease.addingTimeInterval(60))
+            #expect(retried.first?.attempts == 2)
+            #expect(retried.first?.lastError == "HTTP 503")
+            try await store.completeJob(id: id, owner: "w1")
+            #expect(try await store.job(id: id)?.state == .done)
+        }
+    }
+
+    @Test("concurrent workers never lease the same notification twice", arguments: TestBackend.available)
+    func concurrentClaims(backend: TestBackend) async throws {
+        try await withTestStore(backend) { store in
+            for index in 0..<40 { _ = try await store.receive(Self.notification("c\(index)")) }
+            let claimed = try await withThrowingTaskGroup(of: [Int64].self) { group in
+                for worker in 0..<4 {
+                    group.addTask {
+                        var mine: [Int64] = []
+                        while true {
+                            let batch = try await store.claimPending(limit: 3, owner: "w\(worker)", now: Self.t0, leaseUntil: Self.t0.addingTimeInterval(60))
+                            if batch.isEmpty { return mine }
+                            mine += batch.compactMap(\.id)
+                        }
+                    }
+                }
+                var all: [Int64] = []
+                for try await ids in group { all += ids }
+                return all
+            }
+            #expect(claimed.count == 40)
+            #expect(Set(claimed).count == 40)
+        }
+    }
+}

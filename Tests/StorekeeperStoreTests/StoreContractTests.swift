@@ -1,0 +1,127 @@
+import Foundation
+import StorekeeperStore
+import SubscriptionEngine
+import Testing
+
+/// The contract every backend passes, run on SQLite and (when configured) PostgreSQL.
+@Suite("Store contract")
+struct StoreContractTests {
+    static let t0 = Date(timeIntervalSince1970: 1_700_000_000)
+
+    static func purchase(_ id: String, chain: String, signed: TimeInterval, expires: TimeInterval = 30 * 86400) -> PurchaseFact {
+        PurchaseFact(
+            transactionId: id, originalTransactionId: chain, productId: "pro.monthly", productType: .autoRenewable,
+            subscriptionGroupIdentifier: "pro", purchaseDate: t0.addingTimeInterval(signed),
+            expiresDate: t0.addingTimeInterval(signed + expires), signedDate: t0.addingTimeInterval(signed)
+        )
+    }
+
+    @Test("migrations apply once and report the schema version", arguments: TestBackend.available)
+    func migrationsAreIdempotent(backend: TestBackend) async throws {
+        try await withTestStore(backend) { store in
+            #expect(try await store.schemaVersion() == 1)
+            #expect(try await store.migrate() == [])
+            try await store.ping()
+        }
+    }
+
+    @Test("apps are saved idempotently and updated", arguments: TestBackend.available)
+    func appsRoundTrip(backend: TestBackend) async throws {
+        try await withTestStore(backend) { store in
+            try await store.saveApp(AppRecord(id: "a", bundleId: "com.example.a", createdAt: Self.t0))
+            try await store.saveApp(AppRecord(id: "a", bundleId: "com.example.a2", createdAt: Self.t0))
+            try await store.saveApp(AppRecord(id: "b", bundleId: "com.example.b", createdAt: Self.t0))
+            let apps = try await store.apps()
+            #expect(apps.map(\.id) == ["a", "b"])
+            #expect(apps.first?.bundleId == "com.example.a2")
+            #expect(apps.first?.createdAt == Self.t0)
+        }
+    }
+
+    @Test("the ledger is idempotent on facts and keeps later facts about the same transaction", arguments: TestBackend.available)
+    func ledgerIdempotency(backend: TestBackend) async throws {
+        try await withTestStore(backend) { store in
+            let first = Self.purchase("t1", chain: "t1", signed: 0)
+            var refunded = first
+            refunded.revocation = Revocation(date: Self.t0.addingTimeInterval(100), kind: .refund)
+            refunded.signedDate = Self.t0.addingTimeInterval(100)
+            let changes = Changeset(
+                appId: "a", at: Self.t0, links: [CustomerLink(customerId: "c1", aliases: [.originalTransactionId("t1")])],
+                entries: [LedgerEntry(appId: "a", fact: .purchase(first), source: "storeKit2", raw: "jws-1", recordedAt: Self.t0)]
+            )
+            #expect(try await store.apply(changes).newEntries == 1)
+            #expect(try await store.apply(changes).newEntries == 0)
+            let later = Changeset(appId: "a", at: Self.t0, entries: [
+                LedgerEntry(appId: "a", fact: .purchase(refunded), source: "notificationV2", raw: "jws-2", recordedAt: Self.t0),
+            ])
+            #expect(try await store.apply(later).newEntries == 1)
+            let entries = try await store.ledger(appId: "a", customerId: "c1")
+            #expect(entries.count == 2)
+            #expect(entries.map(\.raw) == ["jws-1", "jws-2"])
+            let history = PurchaseHistory(ledger: entries)
+            #expect(history.purchases["t1"]?.revocation?.kind == .refund)
+            #expect(try await store.ledger(appId: "a", originalTransactionId: "t1").count == 2)
+            #expect(try await store.ledger(appId: "other", customerId: "c1").isEmpty)
+        }
+    }
+
+    @Test("an alias owned by another customer is refused and the whole changeset rolls back", arguments: TestBackend.available)
+    func aliasConflictRollsBack(backend: TestBackend) async throws {
+        try await withTestStore(backend) { store in
+            try await store.apply(Changeset(appId: "a", at: Self.t0, links: [
+                CustomerLink(customerId: "alice", aliases: [.originalTransactionId("t1"), .appAccountToken("ABC-1")]),
+            ]))
+            let stolen = Changeset(
+                appId: "a", at: Self.t0, links: [CustomerLink(customerId: "mallory", aliases: [.originalTransactionId("t1")])],
+                entries: [LedgerEntry(appId: "a", fact: .purchase(Self.purchase("t1", chain: "t1", signed: 0)), source: "storeKit2", recordedAt: Self.t0)]
+            )
+            await #expect { try await store.apply(stolen) } throws: { ($0 as? StoreError)?.code == .aliasConflict }
+            #expect(try await store.ledger(appId: "a", originalTransactionId: "t1").isEmpty)
+            #expect(try await store.customer(appId: "a", alias: .appAccountToken("abc-1")) == "alice")
+            #expect(try await store.customer(appId: "b", alias: .originalTransactionId("t1")) == nil)
+            #expect(try await store.customerExists(appId: "a", customerId: "alice"))
+            #expect(try await store.aliases(appId: "a", customerId: "alice").count == 2)
+            // The same alias in another app is another tenant's business.
+            try await store.apply(Changeset(appId: "b", at: Self.t0, links: [
+                CustomerLink(customerId: "mallory", aliases: [.originalTransactionId("t1")]),
+            ]))
+            #expect(try await store.customer(appId: "b", alias: .originalTransactionId("t1")) == "mallory")
+        }
+    }
+
+    @Test("facts recorded before the chain was linked belong to the customer once it is", arguments: TestBackend.available)
+    func lateLinking(backend: TestBackend) async throws {
+        try await withTestStore(backend) { store in
+            try await store.apply(Changeset(appId: "a", at: Self.t0, entries: [
+                LedgerEntry(appId: "a", fact: .purchase(Self.purchase("t2", chain: "t1", signed: 10)), source: "notificationV2", recordedAt: Self.t0),
+                LedgerEntry(appId: "a", fact: .renewal(RenewalFact(originalTransactionId: "t1", willAutoRenew: false, signedDate: Self.t0)), source: "notificationV2", recordedAt: Self.t0),
+            ], events: [EventRecord(appId: "a", originalTransactionId: "t1", type: "notification.processed", occurredAt: Self.t0, idempotencyKey: "n1")]))
+            #expect(try await store.ledger(appId: "a", customerId: "c").isEmpty)
+            try await store.apply(Changeset(appId: "a", at: Self.t0, links: [CustomerLink(customerId: "c", aliases: [.originalTransactionId("t1")])]))
+            #expect(try await store.ledger(appId: "a", customerId: "c").count == 2)
+            #expect(try await store.events(appId: "a", customerId: "c", limit: 10).map(\.type) == ["notification.processed"])
+        }
+    }
+
+    @Test("manual grants and revocations round-trip through the ledger with an audit entry", arguments: TestBackend.available)
+    func grantsAndAudit(backend: TestBackend) async throws {
+        try await withTestStore(backend) { store in
+            let grant = PurchaseFact.manualGrant(id: "grant-1", productId: "pro.lifetime", startDate: Self.t0, endDate: nil)
+            let revoke = LedgerFact.ManualRevocation(transactionId: "grant-1", date: Self.t0.addingTimeInterval(60), reason: "chargeback")
+            try await store.apply(Changeset(
+                appId: "a", at: Self.t0, links: [CustomerLink(customerId: "c")],
+                entries: [
+                    LedgerEntry(appId: "a", fact: .purchase(grant), customerId: "c", source: "manual", recordedAt: Self.t0),
+                    LedgerEntry(appId: "a", fact: .revocation(revoke), customerId: "c", source: "manual", recordedAt: Self.t0),
+                ],
+                audit: [AuditEntry(appId: "a", actor: "key:abcd", action: "grant", customerId: "c", reason: "support", at: Self.t0)]
+            ))
+            let history = PurchaseHistory(ledger: try await store.ledger(appId: "a", customerId: "c"))
+            #expect(history.manualRevocations["grant-1"]?.date == Self.t0.addingTimeInterval(60))
+            let audit = try await store.auditEntries(appId: "a", limit: 10)
+            #expect(audit.map(\.action) == ["grant"])
+            #expect(audit.first?.reason == "support")
+            #expect(try await store.auditEntries(appId: "b", limit: 10).isEmpty)
+        }
+    }
+}
