@@ -20,6 +20,16 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
+        .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
+        .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
+        .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // Everything Apple sends or accepts, as Codable values. Foundation only.
@@ -61,6 +71,37 @@ let package = Package(
         ),
         // A scripted fake of the App Store Server API transport, for tests of its users.
         .target(name: "AppStoreServerAPITesting", dependencies: ["AppStoreServerAPI", "AppStoreModels"]),
+        // Persistence behind protocols: apps, customers, ledger, inbox, events, jobs, audit; one
+        // SQL implementation over SQLite (the default) and PostgreSQL, with migrations.
+        .target(
+            name: "StorekeeperStore",
+            dependencies: [
+                "SubscriptionEngine",
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The Hummingbird application as a library: API, notification inbox and workers.
+        .target(
+            name: "StorekeeperServer",
+            dependencies: [
+                "AppStoreModels",
+                "AppStoreVerification",
+                "SubscriptionEngine",
+                "StorekeeperStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
         // The command-line tool's commands, as a library so tests can call them.
         .target(
             name: "StorekeeperCLI",
@@ -70,7 +111,11 @@ let package = Package(
                 "AppStoreTestSigning",
                 "SubscriptionEngine",
                 "AppStoreServerAPI",
+                "StorekeeperStore",
+                "StorekeeperServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(name: "storekeeper", dependencies: ["StorekeeperCLI"]),
@@ -101,6 +146,23 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
+        .testTarget(
+            name: "StorekeeperStoreTests",
+            dependencies: ["StorekeeperStore", "SubscriptionEngine"]
+        ),
+        .testTarget(
+            name: "StorekeeperServerTests",
+            dependencies: [
+                "StorekeeperServer",
+                "StorekeeperStore",
+                "AppStoreTestSigning",
+                "AppStoreVerification",
+                "AppStoreModels",
+                "SubscriptionEngine",
+                "storekeeper",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
         .testTarget(

@@ -15,6 +15,8 @@ public struct Storekeeper: AsyncParsableCommand {
             ReceiptCommand.self,
             StatusCommand.self,
             BenchCommand.self,
+            ServeCommand.self,
+            MigrateCommand.self,
             OfferCommand.self,
         ]
     )

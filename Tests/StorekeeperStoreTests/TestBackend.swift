@@ -1,10 +1,10 @@
 import Foundation
 import Logging
 import StorekeeperStore
+import Testing
 
 /// The databases the shared suite runs on: SQLite always (a fresh file per test), PostgreSQL
-/// when `STOREKEEPER_TEST_POSTGRES_URL` names a server (each test in a fresh schema-free
-/// database state: tables are dropped first).
+/// when `STOREKEEPER_TEST_POSTGRES_URL` names a server (each test in a database of its own).
 enum TestBackend: String, CustomTestStringConvertible, Sendable, CaseIterable {
     case sqlite
     case postgresql
@@ -27,23 +27,8 @@ enum TestBackend: String, CustomTestStringConvertible, Sendable, CaseIterable {
     var testDescription: String { rawValue }
 }
 
-/// PostgreSQL tests share one server; they take turns so each starts from empty tables.
-actor PostgresTurns {
-    static let shared = PostgresTurns()
-    private var busy = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-
-    func acquire() async {
-        if !busy { busy = true; return }
-        await withCheckedContinuation { waiters.append($0) }
-    }
-
-    func release() {
-        if waiters.isEmpty { busy = false } else { waiters.removeFirst().resume() }
-    }
-}
-
-/// Runs `body` with a migrated, empty store of `backend`.
+/// Runs `body` with a migrated, empty store of `backend`: a fresh SQLite file, or a fresh
+/// PostgreSQL database created beside the configured one and dropped afterwards.
 func withTestStore<T: Sendable>(_ backend: TestBackend, _ body: @Sendable (SQLStore) async throws -> T) async throws -> T {
     var logger = Logger(label: "test.store")
     logger.logLevel = .warning
@@ -54,18 +39,15 @@ func withTestStore<T: Sendable>(_ backend: TestBackend, _ body: @Sendable (SQLSt
         let path = directory.appendingPathComponent("store.sqlite").path
         return try await SQLStore.withStore(.sqlite(path: path), logger: logger, body)
     case .postgresql:
-        guard let url = TestBackend.postgresURL else { throw StoreError(code: .unavailable, message: "no PostgreSQL URL") }
-        await PostgresTurns.shared.acquire()
+        guard let base = TestBackend.postgresURL else { throw StoreError(code: .unavailable, message: "no PostgreSQL URL") }
+        let name = "sk_store_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
+        let url = try await SQLStore.createPostgresDatabaseForTests(baseURL: base, name: String(name), logger: logger)
         do {
-            let result = try await SQLStore.withStore(.postgres(url: url), logger: logger, migrate: false) { store in
-                try await store.dropEverythingForTests()
-                try await store.migrate()
-                return try await body(store)
-            }
-            await PostgresTurns.shared.release()
+            let result = try await SQLStore.withStore(.postgres(url: url), logger: logger, body)
+            try? await SQLStore.dropPostgresDatabaseForTests(baseURL: base, name: String(name), logger: logger)
             return result
         } catch {
-            await PostgresTurns.shared.release()
+            try? await SQLStore.dropPostgresDatabaseForTests(baseURL: base, name: String(name), logger: logger)
             throw error
         }
     }

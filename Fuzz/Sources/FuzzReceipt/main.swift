@@ -22,6 +22,13 @@ let callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32 = { bytes, co
     return 0
 }
 
+/// libFuzzer's runtime links its own `main`, which needs this symbol even though the driver
+/// above is started from Swift's `main` with the callback passed explicitly.
+@_cdecl("LLVMFuzzerTestOneInput")
+func fuzzTestOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
+    callback(bytes, count)
+}
+
 var argc = CommandLine.argc
-var argv = CommandLine.unsafeArgv
+var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
 exit(LLVMFuzzerRunDriver(&argc, &argv, callback))

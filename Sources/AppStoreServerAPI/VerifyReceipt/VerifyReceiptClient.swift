@@ -9,7 +9,7 @@ import Foundation
 /// Every status is mapped to a ``VerifyReceiptVerdict``; a wrong shared secret (21004) is its
 /// own verdict so the caller can raise an alert. Throws ``AppStoreServerAPIError`` only when no
 /// readable answer was obtained.
-public struct VerifyReceiptClient: Sendable {
+public struct VerifyReceiptClient: VerifyReceiptClientProtocol {
     /// Where to send and how often to retry.
     public struct Configuration: Sendable {
         /// Apple's production endpoint unless overridden (a simulator).

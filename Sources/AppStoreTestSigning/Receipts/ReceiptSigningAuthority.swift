@@ -65,7 +65,7 @@ public struct ReceiptSigningAuthority: Sendable {
             extensions: try Certificate.Extensions([
                 try .init(BasicConstraints.isCertificateAuthority(maxPathLength: 0), critical: true),
                 try .init(KeyUsage(keyCertSign: true, cRLSign: true), critical: true),
-                marker(ReceiptSigningAuthority.wwdrIntermediateMarker),
+                marker(AppleCertificateExtensions.wwdrIntermediate),
             ]),
             issuerPrivateKey: .init(rootKey))
         let leaf = try Certificate(
@@ -75,7 +75,7 @@ public struct ReceiptSigningAuthority: Sendable {
             extensions: try Certificate.Extensions([
                 try .init(BasicConstraints.notCertificateAuthority, critical: true),
                 try .init(KeyUsage(digitalSignature: true), critical: true),
-                marker(ReceiptSigningAuthority.receiptSignerMarker),
+                marker(AppleCertificateExtensions.receiptSigner),
             ]),
             issuerPrivateKey: .init(intermediateKey))
         return ReceiptSigningAuthority(
@@ -112,9 +112,6 @@ public struct ReceiptSigningAuthority: Sendable {
         }
         return Array(signature.rawRepresentation)
     }
-
-    private static let wwdrIntermediateMarker: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 2, 1]
-    private static let receiptSignerMarker: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 11, 1]
 
     /// Apple's marker extensions: non-critical, value DER NULL.
     private static func marker(_ oid: ASN1ObjectIdentifier) -> Certificate.Extension {

@@ -56,7 +56,7 @@ struct ReceiptChainValidator: Sendable {
     }
 
     private static func leafFailure(_ leaf: Certificate) -> String? {
-        guard leaf.extensions[oid: ReceiptObjectIdentifiers.receiptSignerMarker] != nil else {
+        guard leaf.extensions[oid: AppleCertificateExtensions.receiptSigner] != nil else {
             return "the signing certificate lacks Apple's receipt-signer marker"
         }
         if let usage = try? leaf.extensions.keyUsage, !usage.digitalSignature {
@@ -66,7 +66,7 @@ struct ReceiptChainValidator: Sendable {
     }
 
     private static func intermediateFailure(_ intermediate: Certificate) -> String? {
-        guard intermediate.extensions[oid: ReceiptObjectIdentifiers.wwdrIntermediateMarker] != nil else {
+        guard intermediate.extensions[oid: AppleCertificateExtensions.wwdrIntermediate] != nil else {
             return "the intermediate certificate lacks Apple's WWDR marker"
         }
         guard case .some(.isCertificateAuthority) = try? intermediate.extensions.basicConstraints else {

@@ -22,9 +22,4 @@ enum ReceiptObjectIdentifiers {
     static let contentTypeAttribute: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 9, 3]
     /// CMS signed attribute `messageDigest`.
     static let messageDigestAttribute: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 9, 4]
-
-    /// Apple's marker extension on the "Mac App Store and iTunes Store Receipt Signing" leaf.
-    static let receiptSignerMarker: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 11, 1]
-    /// Apple's marker extension on the Worldwide Developer Relations intermediate CA.
-    static let wwdrIntermediateMarker: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 2, 1]
 }

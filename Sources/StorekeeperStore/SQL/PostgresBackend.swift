@@ -47,8 +47,14 @@ struct PostgresBackend: SQLBackend {
     }
 
     func transaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await client.withTransaction(logger: logger) { connection in
-            try await body(connection.sql(queryLogLevel: nil))
+        do {
+            return try await client.withTransaction(logger: logger) { connection in
+                try await body(connection.sql(queryLogLevel: nil))
+            }
+        } catch let error as PostgresTransactionError {
+            // The caller's own error (an alias conflict) is what matters, not the wrapper.
+            if let closureError = error.closureError, error.rollbackError == nil { throw closureError }
+            throw error
         }
     }
 

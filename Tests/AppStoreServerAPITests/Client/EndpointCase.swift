@@ -30,7 +30,7 @@ func sortedJSON(_ value: some Encodable) throws -> Data {
     return try encoder.encode(value)
 }
 
-func decodeAndEncode<T: Codable>(_ type: T.Type) -> @Sendable (Data) throws -> Data {
+func decodeAndEncode<T: Codable & SendableMetatype>(_ type: T.Type) -> @Sendable (Data) throws -> Data {
     { data in try sortedJSON(JSONDecoder().decode(T.self, from: data)) }
 }
 

@@ -78,7 +78,7 @@ struct RetryTests {
         let retryAt = clock.now().addingTimeInterval(7.25)
         let header = String(Int64(retryAt.timeIntervalSince1970 * 1000))
         await harness.transport.expect(
-            "GET", Self.path, respond: .json(429, try Fixture.model("apiTooManyRequestsException"), headers: ["Retry-After": header]))
+            "GET", Self.path, respond: .json(429, data: try Fixture.model("apiTooManyRequestsException"), headers: ["Retry-After": header]))
         await harness.transport.expect("GET", Self.path, respond: Self.ok)
         _ = try await harness.client.getTransactionInfo(transactionId: "1")
         #expect(clock.sleeps == [.milliseconds(7250)])

@@ -1,0 +1,33 @@
+import ArgumentParser
+import Foundation
+import Logging
+import StorekeeperStore
+
+/// `storekeeper migrate`: brings the database's schema up to date and prints the version.
+public struct MigrateCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Create or update the database schema (the server also does this at start)."
+    )
+
+    @OptionGroup var options: ServeOptions
+
+    public init() {}
+
+    public func run() async throws {
+        let configuration = try options.configuration()
+        let location: DatabaseLocation
+        do {
+            location = try DatabaseLocation.resolve(databaseURL: configuration.databaseURL, dataDirectory: configuration.dataDirectory)
+        } catch {
+            throw CLIFailure.usage("\(error)")
+        }
+        var logger = Logger(label: "storekeeper.migrate")
+        logger.logLevel = .warning
+        let (applied, version) = try await SQLStore.withStore(location, logger: logger, migrate: false) { store in
+            let applied = try await store.migrate()
+            return (applied, try await store.schemaVersion())
+        }
+        print("\(location.redactedDescription): schema version \(version)" + (applied.isEmpty ? " (up to date)" : ", applied \(applied)"))
+    }
+}

@@ -1,0 +1,37 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import StorekeeperServer
+
+/// `storekeeper serve`: runs the server until SIGINT or SIGTERM, then shuts down gracefully
+/// (stops accepting, finishes requests, stops the inbox worker, closes the database).
+public struct ServeCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the Storekeeper server (SQLite by default, PostgreSQL with --database-url)."
+    )
+
+    @OptionGroup var options: ServeOptions
+
+    @Option(help: "The TCP port to listen on.")
+    var port: Int?
+
+    @Option(help: "The address to listen on.")
+    var host: String?
+
+    public init() {}
+
+    public func run() async throws {
+        var configuration = try options.configuration()
+        if let port { configuration.port = port }
+        if let host { configuration.host = host }
+        guard !configuration.apps.isEmpty else { throw CLIFailure.usage("the configuration declares no app") }
+        let app: any ApplicationProtocol
+        do {
+            app = try await buildApplication(configuration: configuration)
+        } catch {
+            throw CLIFailure.usage("cannot start: \(error)")
+        }
+        try await app.runService()
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import StorekeeperStore
+import SubscriptionEngine
+
+/// The customer as the API shows it: the engine's state at the request's instant.
+struct CustomerStateResponse: Encodable {
+    var customerId: String
+    var instant: Date
+    var entitlements: [Entitlement]
+    var subscriptions: [SubscriptionState]
+    var nonConsumables: [Entitlement]
+    var consumables: [ConsumablePurchase]
+    var eligibility: [String: GroupEligibility]
+    var originalTransactionIds: [String]
+
+    init(customerId: String, state: CustomerState, aliases: [CustomerAlias]) {
+        self.customerId = customerId
+        instant = state.instant
+        entitlements = state.entitlements
+        subscriptions = state.subscriptions
+        nonConsumables = state.entitlements.filter { $0.productType == .nonConsumable }
+        consumables = state.consumables
+        eligibility = state.eligibility
+        originalTransactionIds = aliases.filter { $0.kind == .originalTransactionId }.map(\.value)
+    }
+}
+
+/// One event of a customer's timeline.
+struct EventResponse: Encodable {
+    var id: Int64?
+    var type: String
+    var occurredAt: Date
+    var originalTransactionId: String?
+    var details: [String: String]
+
+    init(_ record: EventRecord) {
+        id = record.id
+        type = record.type
+        occurredAt = record.occurredAt
+        originalTransactionId = record.originalTransactionId
+        details = (try? JSONDecoder().decode([String: String].self, from: Data(record.payload.utf8))) ?? [:]
+    }
+}
+
+/// One inbox row as the API shows it (the raw body included, for support and testing).
+struct NotificationResponse: Encodable {
+    var id: Int64?
+    var version: Int
+    var receivedAt: Date
+    var state: String
+    var failureReason: String?
+    var notificationUUID: String?
+    var notificationType: String?
+    var subtype: String?
+    var originalTransactionId: String?
+    var signedDate: Date?
+    var environment: String?
+    var body: String
+
+    init(_ row: InboxNotification) {
+        id = row.id
+        version = row.version
+        receivedAt = row.receivedAt
+        state = row.state.rawValue
+        failureReason = row.failureReason
+        notificationUUID = row.metadata?.notificationUUID
+        notificationType = row.metadata?.notificationType
+        subtype = row.metadata?.subtype
+        originalTransactionId = row.metadata?.originalTransactionId
+        signedDate = row.metadata?.signedDate
+        environment = row.metadata?.environment
+        body = row.body
+    }
+}

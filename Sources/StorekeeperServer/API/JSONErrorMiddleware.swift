@@ -1,0 +1,40 @@
+import Foundation
+import Hummingbird
+import Logging
+
+/// Makes every failure a JSON error: the API's own errors as they are, Hummingbird's (404 for
+/// an unknown route, 413 for a body over the limit) with their status, and anything else a
+/// 500 whose details go only to the log. Also counts requests for `/metrics`.
+struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    let metrics: ServerMetrics
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let route = context.endpointPath ?? "unmatched"
+        do {
+            let response = try await next(request, context)
+            metrics.request(route: route, status: Int(response.status.code))
+            return response
+        } catch let error as APIError {
+            metrics.request(route: route, status: Int(error.status.code))
+            return try error.response(from: request, context: context)
+        } catch let error as HTTPResponseError {
+            let status = error.status
+            let code: String
+            switch status.code {
+            case 404: code = "not_found"
+            case 405: code = "method_not_allowed"
+            case 413: code = "payload_too_large"
+            case 400..<500: code = "bad_request"
+            default: code = "internal_error"
+            }
+            metrics.request(route: route, status: Int(status.code))
+            let message = status.code == 413 ? "the request body is larger than the server accepts" : status.reasonPhrase
+            return try APIError(status, code: code, message: message).response(from: request, context: context)
+        } catch {
+            context.logger.error("request failed", metadata: ["route": "\(route)", "error": "\(String(describing: error).prefix(300))"])
+            metrics.request(route: route, status: 500)
+            return try APIError(.internalServerError, code: "internal_error", message: "the server could not complete the request")
+                .response(from: request, context: context)
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Hummingbird
+import StorekeeperStore
+import SubscriptionEngine
+
+extension StorekeeperAPI {
+    struct GrantRequest: Decodable {
+        /// `grant` (default) or `revoke`.
+        var action: String?
+        var productId: String?
+        var startDate: Date?
+        var endDate: Date?
+        /// For `revoke`: the grant or Apple transaction to take back.
+        var transactionId: String?
+        /// For `grant`: an id making the request idempotent.
+        var grantId: String?
+        var reason: String
+    }
+
+    /// `POST /v1/apps/{appId}/customers/{customerId}/grants` (admin key): a manual grant or
+    /// revocation, recorded as a ledger fact and in the audit log.
+    func postGrant(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let (app, principal) = try authorize(request, context, admin: true)
+        let customer = try customerId(context)
+        let input = try JSONBody.decode(GrantRequest.self, from: try await body(request))
+        let reason = input.reason.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...1000).contains(reason.count) else { throw APIError.badRequest("reason must be 1 to 1000 characters") }
+        let now = clock()
+        let fact: LedgerFact
+        let action: String
+        switch input.action ?? "grant" {
+        case "grant":
+            guard let productId = input.productId, (1...256).contains(productId.utf8.count) else {
+                throw APIError.badRequest("a grant needs a productId")
+            }
+            if !app.catalog.products.isEmpty, app.catalog.product(productId) == nil {
+                throw APIError(.unprocessableContent, code: "unknown_product", message: "\(productId) is not in the app's catalog")
+            }
+            let start = input.startDate ?? now
+            if let end = input.endDate, end <= start { throw APIError.badRequest("endDate must be after startDate") }
+            let id = "grant:" + (input.grantId ?? UUID().uuidString.lowercased())
+            guard id.utf8.count <= 128 else { throw APIError.badRequest("grantId is too long") }
+            fact = .purchase(.manualGrant(id: id, productId: productId, startDate: start, endDate: input.endDate))
+            action = "grant"
+        case "revoke":
+            guard let transactionId = input.transactionId, (1...128).contains(transactionId.utf8.count) else {
+                throw APIError.badRequest("a revocation needs a transactionId")
+            }
+            fact = .revocation(.init(transactionId: transactionId, date: input.startDate ?? now, reason: reason))
+            action = "revoke"
+        default:
+            throw APIError.badRequest("action must be grant or revoke")
+        }
+        let entry = LedgerEntry(appId: app.id, fact: fact, customerId: customer, source: "manual", recordedAt: now)
+        let details = InboxProcessor.json(["transactionId": fact.transactionId, "productId": input.productId])
+        try await store.apply(Changeset(
+            appId: app.id, at: now, links: [CustomerLink(customerId: customer)], entries: [entry],
+            events: [EventRecord(appId: app.id, customerId: customer, type: "\(action).recorded", payload: details,
+                                 occurredAt: now, idempotencyKey: "\(action):\(entry.key)")],
+            audit: [AuditEntry(appId: app.id, actor: principal.actor, action: action, customerId: customer, reason: reason,
+                               details: details, at: now)]))
+        return JSONBody.response(status: .created, value: try await customerState(app: app, customerId: customer))
+    }
+}

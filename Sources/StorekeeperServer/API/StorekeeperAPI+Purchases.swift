@@ -1,0 +1,87 @@
+import AppStoreModels
+import AppStoreVerification
+import Foundation
+import Hummingbird
+import StorekeeperStore
+import SubscriptionEngine
+
+extension StorekeeperAPI {
+    struct PurchaseRequest: Decodable {
+        var signedTransaction: String?
+        var receipt: String?
+    }
+
+    /// `POST /v1/apps/{appId}/customers/{customerId}/purchases`: verifies a StoreKit 2 signed
+    /// transaction or a legacy receipt, links its chains to the customer and records its facts.
+    func postPurchase(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let (app, _) = try authorize(request, context)
+        let customer = try customerId(context)
+        let input = try JSONBody.decode(PurchaseRequest.self, from: try await body(request))
+        let now = clock()
+        var history = PurchaseHistory()
+        var aliases: [CustomerAlias] = []
+        let raw: String
+        let source: String
+        let filter = FraudFilter(app: app.configuration, catalog: app.catalog)
+        if let signed = input.signedTransaction, input.receipt == nil {
+            guard signed.utf8.count < 64 * 1024 else { throw APIError.badRequest("signedTransaction is too long") }
+            switch await app.verify({ await $0.verifyAndDecodeTransaction(signed, now: now) }) {
+            case .invalid(let failure):
+                throw APIError(.unprocessableContent, code: "invalid_transaction", message: "\(failure.reason.rawValue): \(failure.message)")
+            case .valid(let transaction):
+                if let reason = filter.check(bundleId: transaction.bundleId, environment: transaction.environment, productIds: [transaction.productId].compactMap { $0 }) {
+                    throw APIError(.unprocessableContent, code: "refused_transaction", message: reason)
+                }
+                guard let fact = PurchaseFact(transaction: transaction) else {
+                    throw APIError(.unprocessableContent, code: "invalid_transaction", message: "the transaction lacks its ids or dates")
+                }
+                history.add(fact)
+                if let token = transaction.appAccountToken { aliases.append(.appAccountToken(token)) }
+            }
+            raw = signed
+            source = "storeKit2"
+        } else if let receipt = input.receipt, input.signedTransaction == nil {
+            switch app.receiptVerifier.verify(base64Encoded: receipt, now: now) {
+            case .invalid(let status, let reason):
+                throw APIError(.unprocessableContent, code: "invalid_receipt", message: "status \(status.rawValue): \(reason)")
+            case .valid(let appReceipt):
+                if let reason = filter.check(bundleId: appReceipt.bundleId, environment: appReceipt.environment, productIds: appReceipt.inAppPurchases.compactMap(\.productId)) {
+                    throw APIError(.unprocessableContent, code: "refused_receipt", message: reason)
+                }
+                history.add(receipt: appReceipt.legacyReceipt(requestDate: now))
+            }
+            raw = receipt
+            source = "receipt"
+        } else {
+            throw APIError.badRequest("send exactly one of signedTransaction or receipt")
+        }
+        let chains = Set(history.purchases.values.map(\.originalTransactionId))
+        aliases += chains.sorted().map(CustomerAlias.originalTransactionId)
+        for alias in aliases {
+            if let owner = try await store.customer(appId: app.id, alias: alias), owner != customer { throw Self.replayed(alias) }
+        }
+        let entries = InboxProcessor.entries(history, appId: app.id, source: source, raw: raw, now: now)
+        var events = entries.compactMap { entry -> EventRecord? in
+            guard case .purchase(let fact) = entry.fact else { return nil }
+            return EventRecord(
+                appId: app.id, customerId: customer, originalTransactionId: fact.originalTransactionId, type: "purchase.recorded",
+                payload: InboxProcessor.json(["transactionId": fact.transactionId, "productId": fact.productId, "source": source]),
+                occurredAt: fact.purchaseDate, idempotencyKey: "purchase:\(fact.transactionId):\(entry.key.suffix(12))")
+        }
+        events += try await StatusChanges.events(
+            appId: app.id, chains: chains, newEntries: entries, catalog: app.catalog, store: store, customerId: customer,
+            cause: "purchase:\(entries.first?.key.suffix(16) ?? "")", now: now)
+        do {
+            try await store.apply(Changeset(
+                appId: app.id, at: now, links: [CustomerLink(customerId: customer, aliases: aliases)], entries: entries, events: events))
+        } catch let error as StoreError where error.code == .aliasConflict {
+            throw APIError(.conflict, code: "transaction_belongs_to_another_customer", message: "this purchase is linked to another customer of the app")
+        }
+        return JSONBody.response(value: try await customerState(app: app, customerId: customer))
+    }
+
+    static func replayed(_ alias: CustomerAlias) -> APIError {
+        APIError(.conflict, code: "transaction_belongs_to_another_customer",
+                 message: "this purchase (\(alias.kind.rawValue)) is linked to another customer of the app")
+    }
+}

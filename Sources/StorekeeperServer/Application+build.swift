@@ -1,0 +1,93 @@
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import StorekeeperStore
+
+/// What the server runs on, injected: the store, the clock and the logger. Tests pass a
+/// migrated store and a controllable clock; `storekeeper serve` passes the real ones.
+public struct ServerDependencies: Sendable {
+    public var store: any StorekeeperStorage
+    public var clock: @Sendable () -> Date
+    public var logger: Logger
+    /// Whether to run the inbox worker inside the application (tests may drain it themselves).
+    public var runsInboxWorker: Bool
+    /// Long-running services the store needs (PostgreSQL's connection pool), run beside the server.
+    public var storeServices: [any Service]
+
+    public init(
+        store: any StorekeeperStorage, clock: @escaping @Sendable () -> Date = { Date() }, logger: Logger,
+        runsInboxWorker: Bool = true, storeServices: [any Service] = []
+    ) {
+        self.store = store
+        self.clock = clock
+        self.logger = logger
+        self.runsInboxWorker = runsInboxWorker
+        self.storeServices = storeServices
+    }
+}
+
+/// Runs an ``SQLStore``'s background machinery as a service (and closes it at the end).
+public struct StoreService: Service {
+    public let store: SQLStore
+    public init(store: SQLStore) { self.store = store }
+
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            try? await store.run()
+        }
+        try? await store.close()
+    }
+}
+
+/// Builds the server from its configuration: opens the database it names (SQLite in the data
+/// directory, or PostgreSQL), migrates it before listening, and runs the inbox worker.
+public func buildApplication(configuration: ServerConfiguration) async throws -> some ApplicationProtocol {
+    var logger = Logger(label: "storekeeper")
+    logger.logLevel = configuration.logLevel.flatMap(Logger.Level.init(rawValue:)) ?? .info
+    let location = try DatabaseLocation.resolve(databaseURL: configuration.databaseURL, dataDirectory: configuration.dataDirectory)
+    logger.info("opening the database", metadata: ["database": "\(location.redactedDescription)"])
+    let store = try await SQLStore.open(location, logger: logger)
+    let dependencies = ServerDependencies(store: store, logger: logger, storeServices: [StoreService(store: store)])
+    return try buildApplication(configuration: configuration, dependencies: dependencies)
+}
+
+/// Builds the server with the given dependencies (the composition root; tests call this).
+public func buildApplication(configuration: ServerConfiguration, dependencies: ServerDependencies) throws -> some ApplicationProtocol {
+    let directory = try AppDirectory(configuration: configuration)
+    let metrics = ServerMetrics()
+    let signal = InboxSignal()
+    let store = dependencies.store
+    let processor = InboxProcessor(apps: directory, store: store, clock: dependencies.clock, logger: dependencies.logger, metrics: metrics)
+    let api = StorekeeperAPI(
+        apps: directory, store: store, clock: dependencies.clock, signal: signal, metrics: metrics,
+        maximumBodySize: configuration.maximumBodySize)
+    let router = Router(context: BasicRequestContext.self)
+    router.add(middleware: JSONErrorMiddleware(metrics: metrics))
+    api.addRoutes(to: router)
+
+    var services = dependencies.storeServices
+    if dependencies.runsInboxWorker {
+        services.append(InboxWorker(
+            processor: processor, configuration: configuration.inbox, signal: signal,
+            releaseLeasesAtStart: store.backendName == "sqlite"))
+    }
+    var app = Application(
+        router: router,
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "storekeeper"),
+        services: services,
+        logger: dependencies.logger
+    )
+    let apps = configuration.apps
+    let clock = dependencies.clock
+    let logger = dependencies.logger
+    app.beforeServerStarts {
+        let applied = try await store.migrate()
+        if !applied.isEmpty { logger.info("migrated the database", metadata: ["versions": "\(applied)"]) }
+        for app in apps {
+            try await store.saveApp(AppRecord(id: app.id, bundleId: app.bundleId, createdAt: clock()))
+        }
+        logger.info("storekeeper ready", metadata: ["database": "\(store.backendName)", "apps": "\(apps.map(\.id))"])
+    }
+    return app
+}

@@ -1,0 +1,77 @@
+import AppStoreModels
+import AppStoreVerification
+import Foundation
+import SubscriptionEngine
+
+/// One configured app, ready to serve: its verifiers (one per accepted environment, trusting
+/// Apple's roots and the configured test roots), its receipt verifier and its catalog.
+public struct AppRuntime: Sendable {
+    public let configuration: AppConfiguration
+    public let catalog: Catalog
+    /// Verifiers by environment, in the configured order.
+    let verifiers: [(environment: AppStoreEnvironment, verifier: SignedDataVerifier)]
+    let receiptVerifier: ReceiptVerifier
+
+    public var id: String { configuration.id }
+
+    public init(configuration: AppConfiguration) throws {
+        self.configuration = configuration
+        catalog = configuration.catalog
+        var roots = [AppleRootCertificates.appleRootCAG3]
+        for path in configuration.trustedRoots {
+            roots.append(try Self.loadCertificate(path: path, app: configuration.id))
+        }
+        var verifiers: [(AppStoreEnvironment, SignedDataVerifier)] = []
+        for name in configuration.environments {
+            let environment = AppStoreEnvironment(rawValue: name)
+            do {
+                let verifier = try SignedDataVerifier(
+                    rootCertificates: roots, bundleId: configuration.bundleId, appAppleId: configuration.appAppleId,
+                    environment: environment)
+                verifiers.append((environment, verifier))
+            } catch {
+                throw ConfigurationError("app \(configuration.id): \(error)")
+            }
+        }
+        self.verifiers = verifiers
+        do {
+            receiptVerifier = try ReceiptVerifier(rootCertificates: [AppleRootCertificates.appleIncRoot] + roots.dropFirst())
+        } catch {
+            throw ConfigurationError("app \(configuration.id): \(error)")
+        }
+    }
+
+    /// Reads a DER or PEM certificate file.
+    static func loadCertificate(path: String, app: String) throws -> Data {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError("app \(app): cannot read trusted root \(path)")
+        }
+        if let text = String(data: data, encoding: .utf8), text.contains("-----BEGIN CERTIFICATE-----") {
+            let body = text.components(separatedBy: .newlines).filter { !$0.hasPrefix("-----") }.joined()
+            guard let der = Data(base64Encoded: body) else { throw ConfigurationError("app \(app): \(path) is not a PEM certificate") }
+            return der
+        }
+        return data
+    }
+
+    /// Whether the app accepts data from `environment`.
+    func accepts(_ environment: AppStoreEnvironment) -> Bool {
+        verifiers.contains { $0.environment == environment }
+    }
+
+    /// Verifies with each environment's verifier; the first success wins. A failure is
+    /// reported from the verifier of the environment the data claims, when there is one.
+    func verify<T: Sendable>(
+        _ attempt: (SignedDataVerifier) async -> VerificationResult<T>
+    ) async -> VerificationResult<T> {
+        var firstFailure: VerificationFailure?
+        for (_, verifier) in verifiers {
+            switch await attempt(verifier) {
+            case .valid(let payload): return .valid(payload)
+            case .invalid(let failure):
+                if firstFailure == nil || firstFailure?.reason == .invalidEnvironment { firstFailure = failure }
+            }
+        }
+        return .invalid(firstFailure ?? VerificationFailure(reason: .invalidEnvironment, message: "the app accepts no environment"))
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import SubscriptionEngine
+
+/// One app (tenant) as configured: who it is at Apple, which data to trust, its keys and catalog.
+public struct AppConfiguration: Sendable, Codable, CustomStringConvertible {
+    /// The operator's id, used in paths: `/v1/apps/{id}/…`.
+    public var id: String
+    /// The bundle id every signed payload must carry.
+    public var bundleId: String
+    /// Apple's numeric id of the app; required for Production.
+    public var appAppleId: Int64?
+    /// Which of Apple's environments the app accepts (`Sandbox`, `Production`, `Xcode`, `LocalTesting`).
+    public var environments: [String]
+    /// Paths of extra root certificates (DER or PEM) trusted beside Apple's, for test CAs.
+    public var trustedRoots: [String]
+    /// The app-specific shared secret: the V1 notification `password` and `verifyReceipt` password.
+    public var sharedSecret: String?
+    /// The API keys of this app.
+    public var apiKeys: [APIKeyConfiguration]
+    /// The catalog: product types, groups and entitlements.
+    public var products: [CatalogProduct]
+
+    public init(
+        id: String, bundleId: String, appAppleId: Int64? = nil, environments: [String] = ["Sandbox", "Production"],
+        trustedRoots: [String] = [], sharedSecret: String? = nil, apiKeys: [APIKeyConfiguration] = [], products: [CatalogProduct] = []
+    ) {
+        self.id = id
+        self.bundleId = bundleId
+        self.appAppleId = appAppleId
+        self.environments = environments
+        self.trustedRoots = trustedRoots
+        self.sharedSecret = sharedSecret
+        self.apiKeys = apiKeys
+        self.products = products
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        bundleId = try container.decode(String.self, forKey: .bundleId)
+        appAppleId = try container.decodeIfPresent(Int64.self, forKey: .appAppleId)
+        environments = try container.decodeIfPresent([String].self, forKey: .environments) ?? ["Sandbox", "Production"]
+        trustedRoots = try container.decodeIfPresent([String].self, forKey: .trustedRoots) ?? []
+        sharedSecret = try container.decodeIfPresent(String.self, forKey: .sharedSecret)
+        apiKeys = try container.decodeIfPresent([APIKeyConfiguration].self, forKey: .apiKeys) ?? []
+        products = try container.decodeIfPresent([CatalogProduct].self, forKey: .products) ?? []
+    }
+
+    /// The engine's catalog.
+    public var catalog: Catalog { Catalog(products: products) }
+
+    public var description: String {
+        "app \(id) (\(bundleId)), environments \(environments), \(apiKeys.count) keys, \(products.count) products"
+    }
+}
+
+/// One API key and what it may do.
+public struct APIKeyConfiguration: Sendable, Codable, Hashable, CustomStringConvertible {
+    /// The secret the client sends as `Authorization: Bearer <key>`.
+    public var key: String
+    /// `app` (read and post purchases) or `admin` (also grants and revocations).
+    public var role: Role
+
+    public init(key: String, role: Role) {
+        self.key = key
+        self.role = role
+    }
+
+    /// What a key may do.
+    public enum Role: String, Sendable, Codable, Hashable {
+        case app
+        case admin
+    }
+
+    public var description: String { "\(role.rawValue) key \(KeyFingerprint.of(key))" }
+}

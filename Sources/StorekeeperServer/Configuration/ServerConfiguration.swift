@@ -1,0 +1,177 @@
+import Foundation
+
+/// Everything `storekeeper serve` needs: where to listen, where the data lives, and the apps.
+///
+/// Read from JSON (see ``load(file:environment:)``); every top-level setting can be
+/// overridden from the environment. Secrets it holds never appear in its description.
+public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
+    /// The address to listen on; loopback by default.
+    public var host: String
+    /// The TCP port; 0 picks a free one.
+    public var port: Int
+    /// Where the SQLite database lives when no database URL is given.
+    public var dataDirectory: String
+    /// `postgres://…` for PostgreSQL; `nil` for SQLite in ``dataDirectory``.
+    public var databaseURL: String?
+    /// The apps (tenants) this server serves.
+    public var apps: [AppConfiguration]
+    /// The largest request body accepted, in bytes.
+    public var maximumBodySize: Int
+    /// How the inbox worker runs.
+    public var inbox: InboxConfiguration
+    /// `trace`…`critical`; `info` by default.
+    public var logLevel: String?
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "storekeeper-data", databaseURL: String? = nil,
+        apps: [AppConfiguration] = [], maximumBodySize: Int = 1 << 20, inbox: InboxConfiguration = InboxConfiguration(),
+        logLevel: String? = nil
+    ) {
+        self.host = host
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.databaseURL = databaseURL
+        self.apps = apps
+        self.maximumBodySize = maximumBodySize
+        self.inbox = inbox
+        self.logLevel = logLevel
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = ServerConfiguration()
+        host = try container.decodeIfPresent(String.self, forKey: .host) ?? defaults.host
+        port = try container.decodeIfPresent(Int.self, forKey: .port) ?? defaults.port
+        dataDirectory = try container.decodeIfPresent(String.self, forKey: .dataDirectory) ?? defaults.dataDirectory
+        databaseURL = try container.decodeIfPresent(String.self, forKey: .databaseURL)
+        apps = try container.decodeIfPresent([AppConfiguration].self, forKey: .apps) ?? []
+        maximumBodySize = try container.decodeIfPresent(Int.self, forKey: .maximumBodySize) ?? defaults.maximumBodySize
+        inbox = try container.decodeIfPresent(InboxConfiguration.self, forKey: .inbox) ?? defaults.inbox
+        logLevel = try container.decodeIfPresent(String.self, forKey: .logLevel)
+    }
+
+    public var description: String {
+        let database = databaseURL == nil ? "sqlite in \(dataDirectory)" : "postgresql"
+        return "listen \(host):\(port), \(database), apps [\(apps.map(\.id).joined(separator: ", "))]"
+    }
+
+    /// Reads a configuration file (JSON), resolving `trustedRoots` paths against the file's
+    /// folder, then applies the environment's overrides.
+    public static func load(file: String?, environment: [String: String]) throws -> ServerConfiguration {
+        var configuration = ServerConfiguration()
+        if let file {
+            let url = URL(fileURLWithPath: file)
+            let data: Data
+            do { data = try Data(contentsOf: url) } catch {
+                throw ConfigurationError("cannot read the configuration file \(file)")
+            }
+            do {
+                configuration = try JSONDecoder().decode(ServerConfiguration.self, from: data)
+            } catch {
+                throw ConfigurationError("the configuration file \(file) is not valid: \(ConfigurationError.describe(error))")
+            }
+            let base = url.deletingLastPathComponent()
+            for index in configuration.apps.indices {
+                configuration.apps[index].trustedRoots = configuration.apps[index].trustedRoots.map { path in
+                    path.hasPrefix("/") ? path : base.appendingPathComponent(path).path
+                }
+            }
+        } else if let inline = environment["STOREKEEPER_CONFIG_JSON"], !inline.isEmpty {
+            do {
+                configuration = try JSONDecoder().decode(ServerConfiguration.self, from: Data(inline.utf8))
+            } catch {
+                throw ConfigurationError("STOREKEEPER_CONFIG_JSON is not valid: \(ConfigurationError.describe(error))")
+            }
+        }
+        try configuration.applyEnvironment(environment)
+        try configuration.validate()
+        return configuration
+    }
+
+    /// Applies `STOREKEEPER_HOST`, `_PORT`, `_DATA_DIR`, `_DATABASE_URL`, `_LOG_LEVEL`,
+    /// `_MAX_BODY_BYTES`, and per app `STOREKEEPER_APP_<ID>_SHARED_SECRET` and
+    /// `STOREKEEPER_APP_<ID>_API_KEY` / `_ADMIN_KEY` (the id upper-cased, other characters as `_`).
+    public mutating func applyEnvironment(_ environment: [String: String]) throws {
+        func value(_ name: String) -> String? {
+            guard let value = environment[name], !value.isEmpty else { return nil }
+            return value
+        }
+        if let host = value("STOREKEEPER_HOST") { self.host = host }
+        if let port = value("STOREKEEPER_PORT") {
+            guard let number = Int(port) else { throw ConfigurationError("STOREKEEPER_PORT must be a number") }
+            self.port = number
+        }
+        if let directory = value("STOREKEEPER_DATA_DIR") { dataDirectory = directory }
+        if let url = value("STOREKEEPER_DATABASE_URL") { databaseURL = url }
+        if let level = value("STOREKEEPER_LOG_LEVEL") { logLevel = level }
+        if let size = value("STOREKEEPER_MAX_BODY_BYTES") {
+            guard let number = Int(size) else { throw ConfigurationError("STOREKEEPER_MAX_BODY_BYTES must be a number") }
+            maximumBodySize = number
+        }
+        for index in apps.indices {
+            let prefix = "STOREKEEPER_APP_" + String(apps[index].id.uppercased().map { $0.isLetter || $0.isNumber ? $0 : "_" }) + "_"
+            if let secret = value(prefix + "SHARED_SECRET") { apps[index].sharedSecret = secret }
+            if let key = value(prefix + "API_KEY") { apps[index].apiKeys.append(APIKeyConfiguration(key: key, role: .app)) }
+            if let key = value(prefix + "ADMIN_KEY") { apps[index].apiKeys.append(APIKeyConfiguration(key: key, role: .admin)) }
+        }
+    }
+
+    /// Rejects configurations the server cannot run with.
+    public func validate() throws {
+        guard (0...65535).contains(port) else { throw ConfigurationError("port must be between 0 and 65535") }
+        guard maximumBodySize >= 1024 else { throw ConfigurationError("maximumBodySize must be at least 1024 bytes") }
+        var seen = Set<String>()
+        for app in apps {
+            guard !app.id.isEmpty, app.id.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) else {
+                throw ConfigurationError("app id '\(app.id)' must be letters, digits, '-', '_' or '.'")
+            }
+            guard seen.insert(app.id).inserted else { throw ConfigurationError("app id '\(app.id)' appears twice") }
+            guard !app.bundleId.isEmpty else { throw ConfigurationError("app \(app.id) has no bundleId") }
+            for environment in app.environments where !["Sandbox", "Production", "Xcode", "LocalTesting"].contains(environment) {
+                throw ConfigurationError("app \(app.id): unknown environment '\(environment)'")
+            }
+            if app.environments.contains("Production"), app.appAppleId == nil {
+                throw ConfigurationError("app \(app.id): appAppleId is required for the Production environment")
+            }
+            for key in app.apiKeys where key.key.utf8.count < 16 {
+                throw ConfigurationError("app \(app.id): API keys must be at least 16 characters")
+            }
+        }
+        let keys = apps.flatMap { $0.apiKeys.map(\.key) }
+        guard Set(keys).count == keys.count else { throw ConfigurationError("an API key is configured twice") }
+    }
+}
+
+/// How the inbox worker processes notifications.
+public struct InboxConfiguration: Sendable, Codable, Hashable {
+    /// How often the worker looks for work when nothing wakes it, in seconds.
+    public var pollIntervalSeconds: Double
+    /// How long a worker holds a notification before another may take it, in seconds.
+    public var leaseSeconds: Double
+    /// How many notifications a worker takes at once.
+    public var batchSize: Int
+
+    public init(pollIntervalSeconds: Double = 1, leaseSeconds: Double = 30, batchSize: Int = 32) {
+        self.pollIntervalSeconds = pollIntervalSeconds
+        self.leaseSeconds = leaseSeconds
+        self.batchSize = batchSize
+    }
+}
+
+/// A configuration the server cannot run with.
+public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+
+    static func describe(_ error: any Error) -> String {
+        guard let decoding = error as? DecodingError else { return "unreadable" }
+        switch decoding {
+        case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context), .valueNotFound(_, let context):
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
+        @unknown default:
+            return "unreadable"
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import StorekeeperStore
+
+/// The long-running service that processes the inbox: at start it takes up whatever an
+/// earlier process left pending, then it processes new notifications as the endpoint wakes
+/// it (or every poll interval), until graceful shutdown.
+public struct InboxWorker: Service {
+    let processor: InboxProcessor
+    let configuration: InboxConfiguration
+    let signal: InboxSignal
+    /// Whether this process is the store's only user (SQLite): then leases left by a killed
+    /// process are freed at once instead of waiting for them to run out.
+    let releaseLeasesAtStart: Bool
+
+    public func run() async throws {
+        if releaseLeasesAtStart { try? await processor.store.releaseLeases() }
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    try await processor.drain(batchSize: configuration.batchSize, leaseSeconds: configuration.leaseSeconds)
+                    processor.metrics?.inboxPending((try? await processor.store.pendingCount()) ?? 0)
+                } catch {
+                    processor.logger.error("inbox processing failed; retrying", metadata: ["error": "\(String(describing: error).prefix(300))"])
+                }
+                await signal.wait(upTo: .milliseconds(Int64(configuration.pollIntervalSeconds * 1000)))
+            }
+        }
+    }
+}
+
+/// Wakes the inbox worker when a notification arrives.
+public actor InboxSignal {
+    private var waiter: CheckedContinuation<Void, Never>?
+    private var pending = false
+
+    public init() {}
+
+    /// Wakes the worker (or makes its next wait return at once).
+    public func notify() {
+        if let waiter {
+            self.waiter = nil
+            waiter.resume()
+        } else {
+            pending = true
+        }
+    }
+
+    /// Waits for a notification or the timeout, whichever comes first.
+    func wait(upTo timeout: Duration) async {
+        if pending {
+            pending = false
+            return
+        }
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            await self?.notify()
+        }
+        await withCheckedContinuation { waiter = $0 }
+        pending = false
+        timer.cancel()
+    }
+}

@@ -1,0 +1,40 @@
+import CoreMetrics
+import Foundation
+import Metrics
+import Prometheus
+
+/// The server's metrics, recorded through swift-metrics into this instance's own Prometheus
+/// registry (no global bootstrap, so several servers can live in one test process) and served
+/// at `/metrics`.
+public struct ServerMetrics: Sendable {
+    let registry: PrometheusCollectorRegistry
+    let factory: PrometheusMetricsFactory
+
+    public init() {
+        registry = PrometheusCollectorRegistry()
+        factory = PrometheusMetricsFactory(registry: registry)
+    }
+
+    func request(route: String, status: Int) {
+        Counter(label: "storekeeper_http_requests_total", dimensions: [("route", route), ("status", "\(status)")], factory: factory).increment()
+    }
+
+    func notificationReceived(version: Int) {
+        Counter(label: "storekeeper_notifications_received_total", dimensions: [("version", "\(version)")], factory: factory).increment()
+    }
+
+    func notificationProcessed(state: String) {
+        Counter(label: "storekeeper_notifications_processed_total", dimensions: [("state", state)], factory: factory).increment()
+    }
+
+    func inboxPending(_ count: Int) {
+        Gauge(label: "storekeeper_inbox_pending", dimensions: [], factory: factory).record(count)
+    }
+
+    /// The Prometheus text exposition.
+    func exposition() -> String {
+        var buffer: [UInt8] = []
+        registry.emit(into: &buffer)
+        return String(decoding: buffer, as: UTF8.self)
+    }
+}

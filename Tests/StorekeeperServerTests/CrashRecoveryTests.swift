@@ -1,0 +1,119 @@
+import Foundation
+import Logging
+import StorekeeperStore
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs the built `storekeeper serve` binary as a child process on a free loopback port.
+struct ServerProcess {
+    let process: Process
+    let port: Int
+
+    static var binary: URL {
+        URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0]).deletingLastPathComponent().appendingPathComponent("storekeeper")
+    }
+
+    static func start(config: URL, dataDirectory: URL, port: Int, databaseURL: String?) throws -> ServerProcess {
+        let process = Process()
+        process.executableURL = binary
+        var arguments = ["serve", "--config", config.path, "--data-dir", dataDirectory.path, "--port", "\(port)"]
+        if let databaseURL { arguments += ["--database-url", databaseURL] }
+        process.arguments = arguments
+        process.environment = ["STOREKEEPER_LOG_LEVEL": "warning", "PATH": "/usr/bin:/bin"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return ServerProcess(process: process, port: port)
+    }
+
+    func request(_ path: String, method: String = "GET", key: String? = nil, body: String? = nil) async -> (Int, [String: Any])? {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        request.httpMethod = method
+        request.timeoutInterval = 5
+        if let key { request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization") }
+        if let body { request.httpBody = Data(body.utf8) }
+        guard let (data, response) = try? await URLSession.shared.data(for: request), let http = response as? HTTPURLResponse else { return nil }
+        return (http.statusCode, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
+    }
+
+    /// Polls until `check` holds, at most `seconds`.
+    func waitFor(seconds: Double, _ check: () async -> Bool) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if await check() { return true }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return false
+    }
+
+    /// SIGTERM, then at most 20 s for a graceful exit (SIGKILL after that).
+    func stop() async -> Bool {
+        process.terminate()
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning, Date() < deadline { try? await Task.sleep(for: .milliseconds(100)) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit(); return false }
+        return true
+    }
+
+    /// A TCP port nothing listens on now (bound to 0 and released).
+    static func freePort() -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+@Suite("Crash recovery", .serialized)
+struct CrashRecoveryTests {
+    @Test("a server killed with SIGKILL right after answering 200 processes the notification after restart", arguments: ServerBackend.available)
+    func killNineLosesNothing(backend: ServerBackend) async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: ServerProcess.binary.path), "build the storekeeper product first")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-kill-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (_, ca) = try Fixture.configuration(directory: directory)
+        let config = directory.appendingPathComponent("config.json")
+        var logger = Logger(label: "test.crash")
+        logger.logLevel = .warning
+        var databaseURL: String?
+        let databaseName = "sk_kill_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
+        if backend == .postgresql, let base = ServerBackend.postgresURL {
+            databaseURL = try await SQLStore.createPostgresDatabaseForTests(baseURL: base, name: String(databaseName), logger: logger)
+        }
+        let now = Date()
+        let tx = try SignedData.transaction(id: "k9", original: "k9", purchase: now - 3600, expires: now + 30 * Fixture.day, signed: now - 60)
+        let body = try SignedData.notification(
+            ca, type: "SUBSCRIBED", subtype: "INITIAL_BUY", signed: now - 60, transaction: tx,
+            renewal: try SignedData.renewal(original: "k9", autoRenew: true, signed: now - 60))
+        let data = directory.appendingPathComponent("data")
+
+        let first = try ServerProcess.start(config: config, dataDirectory: data, port: ServerProcess.freePort(), databaseURL: databaseURL)
+        let up = await first.waitFor(seconds: 60) { await first.request("/health")?.0 == 200 }
+        #expect(up, "the server did not start")
+        let answer = await first.request("/v1/apps/alpha/notifications", method: "POST", body: body)
+        kill(first.process.processIdentifier, SIGKILL)
+        first.process.waitUntilExit()
+        #expect(answer?.0 == 200)
+
+        let second = try ServerProcess.start(config: config, dataDirectory: data, port: ServerProcess.freePort(), databaseURL: databaseURL)
+        let recovered = await second.waitFor(seconds: 60) {
+            await second.request("/v1/apps/alpha/subscriptions/k9", key: Fixture.alphaKey)?.1["status"] as? String == "active"
+        }
+        #expect(recovered, "the notification was lost")
+        #expect(await second.stop(), "the server did not stop gracefully on SIGTERM")
+        if let base = ServerBackend.postgresURL, backend == .postgresql {
+            try? await SQLStore.dropPostgresDatabaseForTests(baseURL: base, name: String(databaseName), logger: logger)
+        }
+    }
+}

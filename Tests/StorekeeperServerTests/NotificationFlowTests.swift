@@ -1,0 +1,141 @@
+import AppStoreTestSigning
+import Foundation
+import HummingbirdTesting
+import StorekeeperServer
+import StorekeeperStore
+import Testing
+
+/// A subscription's life in signed V2 notifications: subscribe, fail to renew with grace,
+/// recover, refund.
+struct Lifecycle {
+    let t0 = Fixture.t0
+    let day = Fixture.day
+    let token = "2a9d3c1e-1111-4222-8333-444455556666"
+
+    /// The notification bodies in order, each with the instant to look at the state after it
+    /// and the status expected then.
+    func steps(_ ca: TestCertificateAuthority) throws -> [(body: String, lookAt: Date, expected: String)] {
+        let firstEnd = t0 + 30 * day
+        let tx1 = try SignedData.transaction(id: "1001", original: "1001", purchase: t0, expires: firstEnd, signed: t0, token: token)
+        let subscribed = try SignedData.notification(
+            ca, type: "SUBSCRIBED", subtype: "INITIAL_BUY", uuid: "00000000-0000-4000-8000-000000000001", signed: t0,
+            transaction: tx1, renewal: try SignedData.renewal(original: "1001", autoRenew: true, signed: t0))
+        let failed = try SignedData.notification(
+            ca, type: "DID_FAIL_TO_RENEW", subtype: "GRACE_PERIOD", uuid: "00000000-0000-4000-8000-000000000002", signed: firstEnd,
+            transaction: try SignedData.transaction(id: "1001", original: "1001", purchase: t0, expires: firstEnd, signed: firstEnd, token: token),
+            renewal: try SignedData.renewal(original: "1001", autoRenew: true, billingRetry: true, grace: firstEnd + 16 * day, signed: firstEnd))
+        let recoveredAt = firstEnd + 2 * day
+        let tx2 = try SignedData.transaction(id: "1002", original: "1001", purchase: recoveredAt, expires: recoveredAt + 30 * day, signed: recoveredAt, token: token)
+        let recovered = try SignedData.notification(
+            ca, type: "DID_RENEW", subtype: "BILLING_RECOVERY", uuid: "00000000-0000-4000-8000-000000000003", signed: recoveredAt,
+            transaction: tx2, renewal: try SignedData.renewal(original: "1001", autoRenew: true, signed: recoveredAt))
+        let refundAt = recoveredAt + 5 * day
+        let refunded = try SignedData.notification(
+            ca, type: "REFUND", uuid: "00000000-0000-4000-8000-000000000004", signed: refundAt,
+            transaction: try SignedData.transaction(id: "1002", original: "1001", purchase: recoveredAt, expires: recoveredAt + 30 * day, signed: refundAt, revoked: refundAt, token: token),
+            renewal: nil)
+        return [
+            (subscribed, t0 + day, "active"),
+            (failed, firstEnd + day, "gracePeriod"),
+            (recovered, recoveredAt + day, "active"),
+            (refunded, refundAt + day, "revoked"),
+        ]
+    }
+
+    /// Links the customer through a purchase posted by the app (the first transaction).
+    func link(_ client: some TestClientProtocol, _ ca: TestCertificateAuthority, app: String, key: String) async throws {
+        let tx1 = try SignedData.transaction(id: "1001", original: "1001", purchase: t0, expires: t0 + 30 * day, signed: t0, token: token)
+        let body = "{\"signedTransaction\": \"\(try ca.signTransaction(tx1))\"}"
+        let response = try await client.call(.post, "/v1/apps/\(app)/customers/carol/purchases", key: key, body: body)
+        #expect(response.status == 200)
+    }
+}
+
+@Suite("Notifications end to end")
+struct NotificationFlowTests {
+    @Test("signed V2 notifications drive a subscription through subscribe, grace, recovery and refund; forgeries and replays change nothing", arguments: ServerBackend.available)
+    func lifecycle(backend: ServerBackend) async throws {
+        try await ServerHarness.run(backend) { harness, client in
+            let life = Lifecycle()
+            try await life.link(client, harness.ca, app: "alpha", key: Fixture.alphaKey)
+            let steps = try life.steps(harness.ca)
+            let forger = try TestCertificateAuthorityFactory.untrusted()
+            let forgedRefund = try SignedData.notification(
+                forger, type: "REFUND", signed: Fixture.t0 + Fixture.day,
+                transaction: try SignedData.transaction(id: "1001", original: "1001", purchase: Fixture.t0, expires: Fixture.t0 + 30 * Fixture.day, signed: Fixture.t0 + Fixture.day, revoked: Fixture.t0 + Fixture.day),
+                renewal: nil)
+            for (index, step) in steps.enumerated() {
+                harness.clock.set(step.lookAt - 3600)
+                #expect(try await client.call(.post, "/v1/apps/alpha/notifications", body: step.body).status == 200)
+                try await harness.processor.drain()
+                harness.clock.set(step.lookAt)
+                #expect(try await client.status("alpha", "1001", key: Fixture.alphaKey) == step.expected, "step \(index)")
+                // A forged refund and a replay of every notification so far change nothing.
+                #expect(try await client.call(.post, "/v1/apps/alpha/notifications", body: forgedRefund).status == 200)
+                for earlier in steps[...index] {
+                    #expect(try await client.call(.post, "/v1/apps/alpha/notifications", body: earlier.body).json["duplicate"] as? Bool == true)
+                }
+                try await harness.processor.drain()
+                #expect(try await client.status("alpha", "1001", key: Fixture.alphaKey) == step.expected, "step \(index) after forgery and replays")
+            }
+            let customer = try await client.call(.get, "/v1/apps/alpha/customers/carol", key: Fixture.alphaKey)
+            #expect((customer.json["subscriptions"] as? [[String: Any]])?.first?["status"] as? String == "revoked")
+            #expect((customer.json["entitlements"] as? [[String: Any]])?.isEmpty == true)
+            let rejected = try await client.call(.get, "/v1/apps/alpha/notifications?state=rejected", key: Fixture.alphaKey)
+            let reasons = (rejected.json["notifications"] as? [[String: Any]])?.compactMap { $0["failureReason"] as? String } ?? []
+            #expect(reasons.count == 1)
+            #expect(["verification_failure", "invalid_certificate", "invalid_chain"].contains { reasons.first?.hasPrefix($0) == true }, "\(reasons)")
+            let refunds = try await client.call(.get, "/v1/apps/alpha/notifications?originalTransactionId=1001&type=REFUND", key: Fixture.alphaKey)
+            #expect((refunds.json["notifications"] as? [[String: Any]])?.count == 1)
+            let events = try await client.call(.get, "/v1/apps/alpha/customers/carol/events", key: Fixture.alphaKey)
+            let changes = (events.json["events"] as? [[String: Any]])?.filter { $0["type"] as? String == "subscription.status_changed" }
+                .compactMap { ($0["details"] as? [String: Any])?["to"] as? String }
+            #expect(changes?.last == "revoked")
+        }
+    }
+
+    @Test("a storm of duplicated, shuffled notifications ends in the same state as in-order delivery", arguments: ServerBackend.available)
+    func storm(backend: ServerBackend) async throws {
+        try await ServerHarness.run(backend) { harness, client in
+            let life = Lifecycle()
+            let steps = try life.steps(harness.ca)
+            try await life.link(client, harness.ca, app: "alpha", key: Fixture.alphaKey)
+            try await life.link(client, harness.ca, app: "gamma", key: Fixture.gammaKey)
+            for step in steps {
+                #expect(try await client.call(.post, "/v1/apps/alpha/notifications", body: step.body).status == 200)
+                try await harness.processor.drain()
+            }
+            var generator = SeededGenerator(seed: 0x5EED)
+            let storm = (steps + steps + steps.prefix(2)).map(\.body).shuffled(using: &generator)
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for body in storm {
+                    group.addTask { try await client.call(.post, "/v1/apps/gamma/notifications", body: body).status }
+                }
+                for try await status in group { #expect(status == 200) }
+            }
+            try await harness.processor.drain()
+            for instant in steps.map(\.lookAt) + [Fixture.t0 + 400 * Fixture.day] {
+                harness.clock.set(instant)
+                let inOrder = try await client.call(.get, "/v1/apps/alpha/customers/carol", key: Fixture.alphaKey)
+                let stormed = try await client.call(.get, "/v1/apps/gamma/customers/carol", key: Fixture.gammaKey)
+                #expect(inOrder.status == 200)
+                #expect(inOrder.text == stormed.text)
+            }
+            let processed = try await harness.store.notifications(appId: "gamma", filter: NotificationFilter(state: .processed))
+            #expect(processed.count == steps.count)
+        }
+    }
+}
+
+/// A small deterministic generator (SplitMix64) so a failing shuffle can be replayed.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

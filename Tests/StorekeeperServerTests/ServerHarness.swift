@@ -1,0 +1,132 @@
+import AppStoreModels
+import AppStoreTestSigning
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import StorekeeperServer
+import StorekeeperStore
+import Synchronization
+import Testing
+
+/// The databases server tests run on: SQLite always, PostgreSQL when
+/// `STOREKEEPER_TEST_POSTGRES_URL` is set (each test in a database of its own).
+enum ServerBackend: String, Sendable, CustomTestStringConvertible {
+    case sqlite
+    case postgresql
+
+    static let postgresURL: String? = {
+        let value = ProcessInfo.processInfo.environment["STOREKEEPER_TEST_POSTGRES_URL"] ?? ""
+        return value.isEmpty ? nil : value
+    }()
+
+    static var available: [ServerBackend] {
+        if postgresURL == nil {
+            FileHandle.standardError.write(Data(
+                "StorekeeperServerTests: PostgreSQL tests SKIPPED (STOREKEEPER_TEST_POSTGRES_URL is not set)\n".utf8))
+            return [.sqlite]
+        }
+        return [.sqlite, .postgresql]
+    }
+
+    var testDescription: String { rawValue }
+}
+
+/// A clock tests move by hand.
+final class TestClock: Sendable {
+    private let instant: Mutex<Date>
+    init(_ start: Date) { instant = Mutex(start) }
+    var now: Date { instant.withLock { $0 } }
+    func set(_ date: Date) { instant.withLock { $0 = date } }
+}
+
+/// Keys and ids shared by the tests.
+enum Fixture {
+    static let t0 = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01
+    static let day: TimeInterval = 86_400
+    static let alphaKey = "alpha-app-key-0123456789"
+    static let alphaAdmin = "alpha-admin-key-0123456789"
+    static let betaKey = "beta-app-key-0123456789"
+    static let gammaKey = "gamma-app-key-0123456789"
+    static let bundle = "com.example.alpha"
+
+    /// A fresh test CA and a configuration with three apps: alpha and gamma (same bundle, both
+    /// trusting the CA) and beta (another bundle).
+    static func configuration(directory: URL) throws -> (ServerConfiguration, TestCertificateAuthority) {
+        let ca = try TestCertificateAuthority.generate(notBefore: Date(timeIntervalSince1970: 1_577_836_800), notAfter: Date(timeIntervalSince1970: 2_208_988_800))
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let root = directory.appendingPathComponent("root.der")
+        try ca.rootCertificateDER.write(to: root)
+        let products = [CatalogProductJSON.monthly, CatalogProductJSON.lifetime]
+        let json: [String: Any] = [
+            "apps": [
+                ["id": "alpha", "bundleId": bundle, "environments": ["Sandbox"], "trustedRoots": ["root.der"], "sharedSecret": "alpha-shared-secret",
+                 "apiKeys": [["key": alphaKey, "role": "app"], ["key": alphaAdmin, "role": "admin"]], "products": products],
+                ["id": "beta", "bundleId": "com.example.beta", "environments": ["Sandbox"], "trustedRoots": ["root.der"],
+                 "apiKeys": [["key": betaKey, "role": "app"]], "products": products],
+                ["id": "gamma", "bundleId": bundle, "environments": ["Sandbox"], "trustedRoots": ["root.der"],
+                 "apiKeys": [["key": gammaKey, "role": "app"]], "products": products],
+            ],
+        ]
+        let file = directory.appendingPathComponent("config.json")
+        try JSONSerialization.data(withJSONObject: json).write(to: file)
+        return (try ServerConfiguration.load(file: file.path, environment: [:]), ca)
+    }
+}
+
+enum CatalogProductJSON {
+    static var monthly: [String: Any] { ["productId": "pro.monthly", "type": "autoRenewable", "subscriptionGroupIdentifier": "pro", "entitlements": ["pro"]] }
+    static var lifetime: [String: Any] { ["productId": "pro.lifetime", "type": "nonConsumable", "entitlements": ["pro"]] }
+}
+
+/// A migrated store for `backend`, removed afterwards.
+func withServerStore<T: Sendable>(_ backend: ServerBackend, _ body: @Sendable (SQLStore) async throws -> T) async throws -> T {
+    var logger = Logger(label: "test.server.store")
+    logger.logLevel = .warning
+    switch backend {
+    case .sqlite:
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-server-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        return try await SQLStore.withStore(.sqlite(path: directory.appendingPathComponent("s.sqlite").path), logger: logger, body)
+    case .postgresql:
+        guard let base = ServerBackend.postgresURL else { throw StoreError(code: .unavailable, message: "no PostgreSQL URL") }
+        let name = "sk_server_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
+        let url = try await SQLStore.createPostgresDatabaseForTests(baseURL: base, name: String(name), logger: logger)
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await SQLStore.withStore(.postgres(url: url), logger: logger, body))
+        } catch {
+            result = .failure(error)
+        }
+        try? await SQLStore.dropPostgresDatabaseForTests(baseURL: base, name: String(name), logger: logger)
+        return try result.get()
+    }
+}
+
+/// A server on `backend` with the fixture's apps, its inbox drained by hand.
+struct ServerHarness: Sendable {
+    let configuration: ServerConfiguration
+    let ca: TestCertificateAuthority
+    let clock: TestClock
+    let store: SQLStore
+    let processor: InboxProcessor
+
+    static func run(_ backend: ServerBackend, _ body: @Sendable (ServerHarness, any TestClientProtocol) async throws -> Void) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-config-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (configuration, ca) = try Fixture.configuration(directory: directory)
+        try await withServerStore(backend) { store in
+            let clock = TestClock(Fixture.t0)
+            var logger = Logger(label: "test.server")
+            logger.logLevel = .warning
+            for app in configuration.apps {
+                try await store.saveApp(AppRecord(id: app.id, bundleId: app.bundleId, createdAt: Fixture.t0))
+            }
+            let dependencies = ServerDependencies(store: store, clock: { clock.now }, logger: logger, runsInboxWorker: false)
+            let app = try buildApplication(configuration: configuration, dependencies: dependencies)
+            let processor = InboxProcessor(apps: try AppDirectory(configuration: configuration), store: store, clock: { clock.now }, logger: logger)
+            let harness = ServerHarness(configuration: configuration, ca: ca, clock: clock, store: store, processor: processor)
+            try await app.test(.router) { client in try await body(harness, client) }
+        }
+    }
+}
