@@ -58,6 +58,12 @@ extension ASN1Node {
         guard let first = parts.first, parts.count <= 2 else {
             throw ReceiptDecodingFailure("\(what): malformed AlgorithmIdentifier")
         }
+        // The digest and RSA algorithms receipts use take no parameters: absent or NULL.
+        if parts.count == 2 {
+            guard parts[1].identifier == .null, case .primitive(let bytes) = parts[1].content, bytes.isEmpty else {
+                throw ReceiptDecodingFailure("\(what): unexpected AlgorithmIdentifier parameters")
+            }
+        }
         return try first.objectIdentifier(what)
     }
 }

@@ -14,9 +14,14 @@ struct ReceiptChainValidator: Sendable {
     let roots: [Certificate]
 
     /// `nil` when the chain is valid at `time`, otherwise why it is not.
+    ///
+    /// Every certificate the receipt embeds must belong to the chain (or be a byte-identical
+    /// copy of a configured root, as Apple embeds the Apple Inc. Root): a receipt carrying
+    /// anything else, such as a damaged copy of the root, was not produced by Apple as is.
     func failure(signer: Certificate, embedded: [Certificate], at time: Date) -> String? {
         if roots.contains(signer) {
             return Self.validityFailure(signer, at: time, role: "signing root")
+                ?? Self.strayFailure(embedded, chain: [signer], roots: roots)
         }
         if let failure = Self.validityFailure(signer, at: time, role: "leaf") { return failure }
         if let failure = Self.leafFailure(signer) { return failure }
@@ -41,11 +46,18 @@ struct ReceiptChainValidator: Sendable {
                     lastFailure = failure
                     continue
                 }
-                return nil
+                return Self.strayFailure(embedded, chain: [signer, intermediate], roots: roots)
             }
             lastFailure = "the intermediate's signature does not verify with a configured root"
         }
         return lastFailure
+    }
+
+    private static func strayFailure(_ embedded: [Certificate], chain: [Certificate], roots: [Certificate]) -> String? {
+        guard embedded.allSatisfy({ chain.contains($0) || roots.contains($0) }) else {
+            return "the receipt carries a certificate outside its chain"
+        }
+        return nil
     }
 
     private static func validityFailure(_ certificate: Certificate, at time: Date, role: String) -> String? {

@@ -48,7 +48,11 @@ struct ReceiptSignedData {
         let signedData = try wrapped[0].children(.sequence, "SignedData")
         guard signedData.count >= 4 else { throw ReceiptDecodingFailure("SignedData: too few elements") }
 
-        _ = try signedData[0].smallInteger("SignedData.version")
+        // Version 1: signers named by issuer and serial number and id-data content, as in every
+        // receipt Apple and Xcode have produced (RFC 5652 §5.1).
+        guard try signedData[0].smallInteger("SignedData.version") == 1 else {
+            throw ReceiptDecodingFailure("SignedData.version: only version 1 occurs in receipts")
+        }
         digestAlgorithms = try signedData[1].children(.set, "SignedData.digestAlgorithms").map {
             node throws(ReceiptDecodingFailure) in try node.algorithmIdentifier("SignedData.digestAlgorithms")
         }

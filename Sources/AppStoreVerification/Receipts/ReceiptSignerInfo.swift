@@ -34,7 +34,12 @@ struct ReceiptSignerInfo {
     init(node: ASN1Node) throws(ReceiptDecodingFailure) {
         let parts = try node.children(.sequence, "SignerInfo")
         guard parts.count >= 5 else { throw ReceiptDecodingFailure("SignerInfo: too few elements") }
-        _ = try parts[0].smallInteger("SignerInfo.version")
+        // RFC 5652 §5.3: version 1 names the signer by issuer and serial number (a SEQUENCE),
+        // version 3 by subject key identifier ([0]); nothing else is valid.
+        let version = try parts[0].smallInteger("SignerInfo.version")
+        guard version == (parts[1].identifier == .sequence ? 1 : 3) else {
+            throw ReceiptDecodingFailure("SignerInfo.version: \(version) does not match how the signer is named")
+        }
         if parts[1].identifier == .sequence {
             let issuerAndSerial = try parts[1].children(.sequence, "SignerInfo.sid")
             guard issuerAndSerial.count == 2 else { throw ReceiptDecodingFailure("SignerInfo.sid: malformed") }

@@ -58,27 +58,21 @@ import Testing
         #expect(verifier.verify(data.dropLast(), now: now).status != .valid)
     }
 
-    /// A flipped bit is rejected, unless it lands where it cannot matter (an unused copy of the
-    /// root, announced-but-unused fields): then the decoded receipt is exactly the original.
+    /// A flipped bit anywhere is rejected: in the signed payload or the signature it breaks the
+    /// signature, in a certificate it breaks the chain, and in Apple's embedded copy of the root
+    /// it leaves a certificate outside the chain.
     @Test(arguments: ["revenuecat-sandbox-receipt3-2018", "tpinappreceipt-production-2024", "xcode-storekit-2023-with-transaction"])
-    func bitFlippedReceiptsAreRejectedOrDecodeUnchanged(name: String) throws {
+    func bitFlippedReceiptsAreAlwaysRejected(name: String) throws {
         let verifier = try ReceiptFixtures.verifierWithXcodeRoot()
         let data = try ReceiptFixtures.receipt(name)
-        let original = try #require(verifier.verify(data, now: now).receipt)
-        var flipped = 0
+        try #require(verifier.verify(data, now: now).receipt != nil)
         var generator = SplitMix64(seed: UInt64(data.count))
-        let positions = Array(stride(from: 0, to: data.count, by: 7)) + (0..<200).map { _ in Int.random(in: 0..<data.count, using: &generator) }
+        let positions = Array(stride(from: 0, to: data.count, by: 3)) + (0..<300).map { _ in Int.random(in: 0..<data.count, using: &generator) }
         for position in positions {
             var copy = data
             copy[copy.startIndex + position] ^= 1 << UInt8(position % 8)
-            let result = verifier.verify(copy, now: now)
-            if let receipt = result.receipt {
-                #expect(receipt == original, "\(name): flip at \(position) changed the decoded receipt")
-            } else {
-                flipped += 1
-            }
+            #expect(verifier.verify(copy, now: now).status != .valid, "\(name): flip at \(position) accepted")
         }
-        #expect(flipped > positions.count / 2)
     }
 
     @Test func payloadAndSignatureFlipsAreAlwaysRejected() throws {
