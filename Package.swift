@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
     targets: [
         // Everything Apple sends or accepts, as Codable values. Foundation only.
@@ -93,6 +94,7 @@ let package = Package(
                 "AppStoreModels",
                 "AppStoreVerification",
                 "SubscriptionEngine",
+                "AppStoreServerAPI",
                 "StorekeeperStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -100,7 +102,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-            ]
+                .product(name: "Yams", package: "Yams"),
+            ],
+            resources: [.copy("Resources/openapi.json")]
         ),
         // The command-line tool's commands, as a library so tests can call them.
         .target(
@@ -116,6 +120,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         .executableTarget(name: "storekeeper", dependencies: ["StorekeeperCLI"]),
@@ -157,6 +162,9 @@ let package = Package(
             dependencies: [
                 "StorekeeperServer",
                 "StorekeeperStore",
+                "AppStoreServerAPI",
+                "AppStoreServerAPITesting",
+                .product(name: "Crypto", package: "swift-crypto"),
                 "AppStoreTestSigning",
                 "AppStoreVerification",
                 "AppStoreModels",

@@ -14,11 +14,20 @@ public struct ServerDependencies: Sendable {
     public var runsInboxWorker: Bool
     /// Long-running services the store needs (PostgreSQL's connection pool), run beside the server.
     public var storeServices: [any Service]
+    /// The App Store Server API client of each app with credentials (tests pass fakes).
+    public var appleClients: AppleClients
+    /// Whether to run the reconciliation scheduler, and how.
+    public var scheduler: SchedulerConfiguration?
+    /// Called with the bound TCP port once the server listens (useful with port 0).
+    public var onServerRunning: (@Sendable (Int) async -> Void)?
 
     public init(
         store: any StorekeeperStorage, clock: @escaping @Sendable () -> Date = { Date() }, logger: Logger,
-        runsInboxWorker: Bool = true, storeServices: [any Service] = []
+        runsInboxWorker: Bool = true, storeServices: [any Service] = [],
+        appleClients: AppleClients = AppleClients(), scheduler: SchedulerConfiguration? = nil
     ) {
+        self.appleClients = appleClients
+        self.scheduler = scheduler
         self.store = store
         self.clock = clock
         self.logger = logger
@@ -42,13 +51,18 @@ public struct StoreService: Service {
 
 /// Builds the server from its configuration: opens the database it names (SQLite in the data
 /// directory, or PostgreSQL), migrates it before listening, and runs the inbox worker.
-public func buildApplication(configuration: ServerConfiguration) async throws -> some ApplicationProtocol {
+public func buildApplication(
+    configuration: ServerConfiguration, onServerRunning: (@Sendable (Int) async -> Void)? = nil
+) async throws -> some ApplicationProtocol {
     var logger = Logger(label: "storekeeper")
     logger.logLevel = configuration.logLevel.flatMap(Logger.Level.init(rawValue:)) ?? .info
     let location = try DatabaseLocation.resolve(databaseURL: configuration.databaseURL, dataDirectory: configuration.dataDirectory)
     logger.info("opening the database", metadata: ["database": "\(location.redactedDescription)"])
     let store = try await SQLStore.open(location, logger: logger)
-    let dependencies = ServerDependencies(store: store, logger: logger, storeServices: [StoreService(store: store)])
+    var dependencies = ServerDependencies(
+        store: store, logger: logger, storeServices: [StoreService(store: store)],
+        appleClients: try AppleClients.live(configuration: configuration), scheduler: SchedulerConfiguration())
+    dependencies.onServerRunning = onServerRunning
     return try buildApplication(configuration: configuration, dependencies: dependencies)
 }
 
@@ -61,7 +75,7 @@ public func buildApplication(configuration: ServerConfiguration, dependencies: S
     let processor = InboxProcessor(apps: directory, store: store, clock: dependencies.clock, logger: dependencies.logger, metrics: metrics)
     let api = StorekeeperAPI(
         apps: directory, store: store, clock: dependencies.clock, signal: signal, metrics: metrics,
-        maximumBodySize: configuration.maximumBodySize)
+        maximumBodySize: configuration.maximumBodySize, appleClients: dependencies.appleClients)
     let router = Router(context: BasicRequestContext.self)
     router.add(middleware: JSONErrorMiddleware(metrics: metrics))
     api.addRoutes(to: router)
@@ -72,10 +86,19 @@ public func buildApplication(configuration: ServerConfiguration, dependencies: S
             processor: processor, configuration: configuration.inbox, signal: signal,
             releaseLeasesAtStart: store.backendName == "sqlite"))
     }
+    if let scheduling = dependencies.scheduler {
+        let runner = JobRunner(
+            apps: directory, store: store, clients: dependencies.appleClients, clock: dependencies.clock,
+            logger: dependencies.logger, configuration: scheduling, inboxWritten: { await signal.notify() })
+        services.append(JobScheduler(runner: runner))
+    }
     var app = Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "storekeeper"),
         services: services,
+        onServerRunning: { [onServerRunning = dependencies.onServerRunning] channel in
+            await onServerRunning?(channel.localAddress?.port ?? 0)
+        },
         logger: dependencies.logger
     )
     let apps = configuration.apps

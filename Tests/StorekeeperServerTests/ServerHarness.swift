@@ -57,14 +57,15 @@ enum Fixture {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let root = directory.appendingPathComponent("root.der")
         try ca.rootCertificateDER.write(to: root)
+        try (try TestReceipts.authority()).rootCertificateDER.write(to: directory.appendingPathComponent("receipt-root.der"))
         let products = [CatalogProductJSON.monthly, CatalogProductJSON.lifetime]
         let json: [String: Any] = [
             "apps": [
-                ["id": "alpha", "bundleId": bundle, "environments": ["Sandbox"], "trustedRoots": ["root.der"], "sharedSecret": "alpha-shared-secret",
+                ["id": "alpha", "bundleId": bundle, "environments": ["Sandbox"], "trustedRoots": ["root.der", "receipt-root.der"], "sharedSecret": "alpha-shared-secret",
                  "apiKeys": [["key": alphaKey, "role": "app"], ["key": alphaAdmin, "role": "admin"]], "products": products],
-                ["id": "beta", "bundleId": "com.example.beta", "environments": ["Sandbox"], "trustedRoots": ["root.der"],
+                ["id": "beta", "bundleId": "com.example.beta", "environments": ["Sandbox"], "trustedRoots": ["root.der", "receipt-root.der"],
                  "apiKeys": [["key": betaKey, "role": "app"]], "products": products],
-                ["id": "gamma", "bundleId": bundle, "environments": ["Sandbox"], "trustedRoots": ["root.der"],
+                ["id": "gamma", "bundleId": bundle, "environments": ["Sandbox"], "trustedRoots": ["root.der", "receipt-root.der"],
                  "apiKeys": [["key": gammaKey, "role": "app"]], "products": products],
             ],
         ]
@@ -103,6 +104,39 @@ func withServerStore<T: Sendable>(_ backend: ServerBackend, _ body: @Sendable (S
     }
 }
 
+/// Two independent stores (separate connections or pools, as two server replicas have) on one
+/// migrated database for `backend`, removed afterwards.
+func withTwoServerStores<T: Sendable>(_ backend: ServerBackend, _ body: @Sendable (SQLStore, SQLStore) async throws -> T) async throws -> T {
+    let logger = {
+        var logger = Logger(label: "test.server.store")
+        logger.logLevel = .warning
+        return logger
+    }()
+    switch backend {
+    case .sqlite:
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-server-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let location = DatabaseLocation.sqlite(path: directory.appendingPathComponent("s.sqlite").path)
+        return try await SQLStore.withStore(location, logger: logger) { first in
+            try await SQLStore.withStore(location, logger: logger) { second in try await body(first, second) }
+        }
+    case .postgresql:
+        guard let base = ServerBackend.postgresURL else { throw StoreError(code: .unavailable, message: "no PostgreSQL URL") }
+        let name = "sk_server_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
+        let url = try await SQLStore.createPostgresDatabaseForTests(baseURL: base, name: String(name), logger: logger)
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await SQLStore.withStore(.postgres(url: url), logger: logger) { first in
+                try await SQLStore.withStore(.postgres(url: url), logger: logger) { second in try await body(first, second) }
+            })
+        } catch {
+            result = .failure(error)
+        }
+        try? await SQLStore.dropPostgresDatabaseForTests(baseURL: base, name: String(name), logger: logger)
+        return try result.get()
+    }
+}
+
 /// A server on `backend` with the fixture's apps, its inbox drained by hand.
 struct ServerHarness: Sendable {
     let configuration: ServerConfiguration
@@ -111,10 +145,21 @@ struct ServerHarness: Sendable {
     let store: SQLStore
     let processor: InboxProcessor
 
-    static func run(_ backend: ServerBackend, _ body: @Sendable (ServerHarness, any TestClientProtocol) async throws -> Void) async throws {
+    /// Runs `body` against a fresh server; `configure` may change the fixture's configuration
+    /// and `appleClients` gives the apps' App Store Server API clients (none by default).
+    static func run(
+        _ backend: ServerBackend,
+        configure: (inout ServerConfiguration) throws -> Void = { _ in },
+        appleClients: (ServerConfiguration) throws -> AppleClients = { _ in AppleClients() },
+        _ body: @Sendable (ServerHarness, any TestClientProtocol) async throws -> Void
+    ) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-config-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (configuration, ca) = try Fixture.configuration(directory: directory)
+        let (fixture, ca) = try Fixture.configuration(directory: directory)
+        var edited = fixture
+        try configure(&edited)
+        let configuration = edited
+        let clients = try appleClients(configuration)
         try await withServerStore(backend) { store in
             let clock = TestClock(Fixture.t0)
             var logger = Logger(label: "test.server")
@@ -122,7 +167,7 @@ struct ServerHarness: Sendable {
             for app in configuration.apps {
                 try await store.saveApp(AppRecord(id: app.id, bundleId: app.bundleId, createdAt: Fixture.t0))
             }
-            let dependencies = ServerDependencies(store: store, clock: { clock.now }, logger: logger, runsInboxWorker: false)
+            let dependencies = ServerDependencies(store: store, clock: { clock.now }, logger: logger, runsInboxWorker: false, appleClients: clients)
             let app = try buildApplication(configuration: configuration, dependencies: dependencies)
             let processor = InboxProcessor(apps: try AppDirectory(configuration: configuration), store: store, clock: { clock.now }, logger: logger)
             let harness = ServerHarness(configuration: configuration, ca: ca, clock: clock, store: store, processor: processor)

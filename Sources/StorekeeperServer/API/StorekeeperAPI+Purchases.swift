@@ -41,11 +41,14 @@ extension StorekeeperAPI {
             raw = signed
             source = "storeKit2"
         } else if let receipt = input.receipt, input.signedTransaction == nil {
+            if let refusal = filter.checkReceipt(receipt) {
+                throw APIError(.unprocessableContent, code: refusal.isFraud ? "refused_receipt" : "invalid_receipt", message: refusal.reason)
+            }
             switch app.receiptVerifier.verify(base64Encoded: receipt, now: now) {
             case .invalid(let status, let reason):
                 throw APIError(.unprocessableContent, code: "invalid_receipt", message: "status \(status.rawValue): \(reason)")
             case .valid(let appReceipt):
-                if let reason = filter.check(bundleId: appReceipt.bundleId, environment: appReceipt.environment, productIds: appReceipt.inAppPurchases.compactMap(\.productId)) {
+                if let reason = filter.check(bundleId: nil, environment: appReceipt.environment, productIds: []) {
                     throw APIError(.unprocessableContent, code: "refused_receipt", message: reason)
                 }
                 history.add(receipt: appReceipt.legacyReceipt(requestDate: now))

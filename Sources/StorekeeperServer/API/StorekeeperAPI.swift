@@ -15,6 +15,8 @@ struct StorekeeperAPI: Sendable {
     let signal: InboxSignal
     let metrics: ServerMetrics
     let maximumBodySize: Int
+    /// The App Store Server API clients (support and offer routes).
+    var appleClients = AppleClients()
 
     func addRoutes(to router: Router<BasicRequestContext>) {
         router.get("/health") { _, _ in try await health() }
@@ -24,7 +26,7 @@ struct StorekeeperAPI: Sendable {
         }
         router.get("/openapi.json") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json"],
-                     body: ResponseBody(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
+                     body: ResponseBody(byteBuffer: OpenAPIDocument.bytes))
         }
         router.post("/verifyReceipt") { request, _ in try await verifyReceipt(request) }
         let app = router.group("v1/apps/:appId")
@@ -35,6 +37,8 @@ struct StorekeeperAPI: Sendable {
         app.get("customers/:customerId/events") { request, context in try await events(request, context) }
         app.post("customers/:customerId/purchases") { request, context in try await postPurchase(request, context) }
         app.post("customers/:customerId/grants") { request, context in try await postGrant(request, context) }
+        addSupportRoutes(to: app)
+        addOfferRoutes(to: app)
     }
 
     // MARK: - Access

@@ -19,11 +19,18 @@ public struct AppConfiguration: Sendable, Codable, CustomStringConvertible {
     public var apiKeys: [APIKeyConfiguration]
     /// The catalog: product types, groups and entitlements.
     public var products: [CatalogProduct]
+    /// The App Store Server API credentials; apps without them run no jobs that talk to Apple.
+    public var appStoreServerAPI: AppStoreAPISettings?
+    /// How to answer Apple's refund `CONSUMPTION_REQUEST`s (default ``RefundPolicy/doNotAnswer``).
+    public var refundPolicy: RefundPolicy?
 
     public init(
         id: String, bundleId: String, appAppleId: Int64? = nil, environments: [String] = ["Sandbox", "Production"],
-        trustedRoots: [String] = [], sharedSecret: String? = nil, apiKeys: [APIKeyConfiguration] = [], products: [CatalogProduct] = []
+        trustedRoots: [String] = [], sharedSecret: String? = nil, apiKeys: [APIKeyConfiguration] = [], products: [CatalogProduct] = [],
+        appStoreServerAPI: AppStoreAPISettings? = nil, refundPolicy: RefundPolicy? = nil
     ) {
+        self.appStoreServerAPI = appStoreServerAPI
+        self.refundPolicy = refundPolicy
         self.id = id
         self.bundleId = bundleId
         self.appAppleId = appAppleId
@@ -44,6 +51,8 @@ public struct AppConfiguration: Sendable, Codable, CustomStringConvertible {
         sharedSecret = try container.decodeIfPresent(String.self, forKey: .sharedSecret)
         apiKeys = try container.decodeIfPresent([APIKeyConfiguration].self, forKey: .apiKeys) ?? []
         products = try container.decodeIfPresent([CatalogProduct].self, forKey: .products) ?? []
+        appStoreServerAPI = try container.decodeIfPresent(AppStoreAPISettings.self, forKey: .appStoreServerAPI)
+        refundPolicy = try container.decodeIfPresent(RefundPolicy.self, forKey: .refundPolicy)
     }
 
     /// The engine's catalog.

@@ -1,8 +1,9 @@
 import Foundation
+import Yams
 
 /// Everything `storekeeper serve` needs: where to listen, where the data lives, and the apps.
 ///
-/// Read from JSON (see ``load(file:environment:)``); every top-level setting can be
+/// Read from JSON or YAML (see ``load(file:environment:)``); every top-level setting can be
 /// overridden from the environment. Secrets it holds never appear in its description.
 public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
     /// The address to listen on; loopback by default.
@@ -55,7 +56,8 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
         return "listen \(host):\(port), \(database), apps [\(apps.map(\.id).joined(separator: ", "))]"
     }
 
-    /// Reads a configuration file (JSON), resolving `trustedRoots` paths against the file's
+    /// Reads a configuration file, JSON or (when its name ends in `.yaml` or `.yml`) YAML of
+    /// the same shape, resolving `trustedRoots` paths against the file's
     /// folder, then applies the environment's overrides.
     public static func load(file: String?, environment: [String: String]) throws -> ServerConfiguration {
         var configuration = ServerConfiguration()
@@ -66,7 +68,7 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
                 throw ConfigurationError("cannot read the configuration file \(file)")
             }
             do {
-                configuration = try JSONDecoder().decode(ServerConfiguration.self, from: data)
+                configuration = try decode(data, yaml: ["yaml", "yml"].contains(url.pathExtension.lowercased()))
             } catch {
                 throw ConfigurationError("the configuration file \(file) is not valid: \(ConfigurationError.describe(error))")
             }
@@ -86,6 +88,12 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
         try configuration.applyEnvironment(environment)
         try configuration.validate()
         return configuration
+    }
+
+    /// Decodes a configuration document: YAML through Yams, otherwise JSON.
+    static func decode(_ data: Data, yaml: Bool) throws -> ServerConfiguration {
+        guard yaml else { return try JSONDecoder().decode(ServerConfiguration.self, from: data) }
+        return try YAMLDecoder().decode(ServerConfiguration.self, from: data)
     }
 
     /// Applies `STOREKEEPER_HOST`, `_PORT`, `_DATA_DIR`, `_DATABASE_URL`, `_LOG_LEVEL`,

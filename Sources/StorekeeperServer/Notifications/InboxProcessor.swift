@@ -34,6 +34,10 @@ public struct InboxProcessor: Sendable {
     }
 
     /// Processes pending rows until none is left; returns how many were handled.
+    ///
+    /// The V2 rows of a batch are verified concurrently first (signature checks are pure
+    /// computation and touch no store); their effects are then decided and applied one row at
+    /// a time in inbox order, exactly as without the head start.
     @discardableResult
     public func drain(batchSize: Int = 32, leaseSeconds: Double = 30) async throws -> Int {
         var handled = 0
@@ -42,21 +46,23 @@ public struct InboxProcessor: Sendable {
             let batch = try await store.claimPending(
                 limit: batchSize, owner: owner, now: now, leaseUntil: now.addingTimeInterval(leaseSeconds))
             if batch.isEmpty { return handled }
+            let verifications = await verifyConcurrently(batch, now: now)
             for row in batch {
-                try await process(row)
+                try await process(row, verification: row.id.flatMap { verifications[$0] })
                 handled += 1
             }
         }
     }
 
-    /// Processes one row and records its outcome.
-    func process(_ row: InboxNotification) async throws {
+    /// Processes one row and records its outcome; `verification` is the row's V2 verification
+    /// when it was done ahead (see ``drain(batchSize:leaseSeconds:)``).
+    func process(_ row: InboxNotification, verification: V2Verification? = nil) async throws {
         guard let id = row.id else { return }
         let now = clock()
         let changeset: Changeset
         if let app = apps.apps[row.appId] {
             switch row.version {
-            case 2: changeset = await processV2(row, id: id, app: app, now: now)
+            case 2: changeset = await processV2(row, id: id, app: app, now: now, verification: verification)
             default: changeset = processV1(row, id: id, app: app, now: now)
             }
         } else {
@@ -78,17 +84,17 @@ public struct InboxProcessor: Sendable {
             inboxId: id, state: .rejected, failureReason: reason, metadata: metadata, processedAt: now))
     }
 
-    private func processV2(_ row: InboxNotification, id: Int64, app: AppRuntime, now: Date) async -> Changeset {
-        guard let body = try? JSONDecoder().decode(ResponseBodyV2.self, from: Data(row.body.utf8)),
-            let signedPayload = body.signedPayload
-        else {
-            return Self.rejected(row, id: id, reason: "malformed: the body has no signedPayload", now: now)
-        }
+    private func processV2(_ row: InboxNotification, id: Int64, app: AppRuntime, now: Date, verification: V2Verification?) async -> Changeset {
         let verified: VerifiedNotification
-        switch await app.verify({ await $0.verifyAndDecodeNotificationWithNestedData(signedPayload, now: now) }) {
-        case .invalid(let failure):
-            return Self.rejected(row, id: id, reason: "\(failure.reason.rawValue): \(failure.message)", now: now)
-        case .valid(let value): verified = value
+        let signedPayload: String
+        let outcome: V2Verification
+        if let verification { outcome = verification } else { outcome = await Self.verifyV2(row, app: app, now: now) }
+        switch outcome {
+        case .refused(let reason):
+            return Self.rejected(row, id: id, reason: reason, now: now)
+        case .verified(let value, let payload):
+            verified = value
+            signedPayload = payload
         }
         let notification = verified.notification
         let chain = verified.transaction?.originalTransactionId ?? verified.renewalInfo?.originalTransactionId

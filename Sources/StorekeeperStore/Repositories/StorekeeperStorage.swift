@@ -2,7 +2,7 @@ import Foundation
 
 /// Everything the server stores, behind one value: what `buildApplication` takes.
 public protocol StorekeeperStorage: AppRepository, CustomerRepository, LedgerRepository, NotificationInbox, EventLog,
-    JobQueue, AuditLog
+    JobQueue, AuditLog, ReconciliationQueries
 {
     /// Which backend this is (`sqlite`, `postgresql`), for logs and `/health`.
     var backendName: String { get }

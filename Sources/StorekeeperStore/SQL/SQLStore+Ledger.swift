@@ -58,9 +58,10 @@ extension SQLStore {
     public func ledger(appId: String, customerId: String) async throws -> [LedgerEntry] {
         try await backend.read { db in
             try await db.raw("""
-                SELECT * FROM ledger WHERE app_id = \(bind: appId) AND (customer_id = \(bind: customerId)
-                OR original_transaction_id IN (SELECT value FROM customer_aliases WHERE app_id = \(bind: appId)
-                AND kind = \(bind: CustomerAlias.Kind.originalTransactionId.rawValue) AND customer_id = \(bind: customerId)))
+                SELECT * FROM ledger WHERE app_id = \(bind: appId) AND customer_id = \(bind: customerId)
+                UNION
+                SELECT * FROM ledger WHERE app_id = \(bind: appId) AND original_transaction_id IN (SELECT value FROM customer_aliases
+                WHERE app_id = \(bind: appId) AND kind = \(bind: CustomerAlias.Kind.originalTransactionId.rawValue) AND customer_id = \(bind: customerId))
                 ORDER BY signed_at, id
                 """).all().map(Self.ledgerEntry)
         }
@@ -69,9 +70,10 @@ extension SQLStore {
     public func ledger(appId: String, originalTransactionId: String) async throws -> [LedgerEntry] {
         try await backend.read { db in
             try await db.raw("""
-                SELECT * FROM ledger WHERE app_id = \(bind: appId) AND (original_transaction_id = \(bind: originalTransactionId)
-                OR (kind = \(bind: "revocation") AND transaction_id IN (SELECT transaction_id FROM ledger
-                WHERE app_id = \(bind: appId) AND original_transaction_id = \(bind: originalTransactionId))))
+                SELECT * FROM ledger WHERE app_id = \(bind: appId) AND original_transaction_id = \(bind: originalTransactionId)
+                UNION
+                SELECT * FROM ledger WHERE app_id = \(bind: appId) AND kind = \(bind: "revocation") AND transaction_id IN
+                (SELECT transaction_id FROM ledger WHERE app_id = \(bind: appId) AND original_transaction_id = \(bind: originalTransactionId))
                 ORDER BY signed_at, id
                 """).all().map(Self.ledgerEntry)
         }

@@ -1,0 +1,92 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// The HTTP side of `storekeeper bench server`: concurrent clients against one server.
+struct BenchLoad: Sendable {
+    let client: HTTPClient
+    let base: String
+    let key: String
+    let concurrency: Int
+
+    /// POSTs every body, waits for the inbox to empty, then reads statuses; times each phase.
+    func measure(bodies: [String], chains: [String], reads: Int, database: String) async throws -> ServerBenchmark.Report {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let postFailures = await concurrently(count: bodies.count) { index in
+            try await send(.POST, "/v1/apps/\(ServerBenchmark.appId)/notifications", body: bodies[index]).status == 200
+        }
+        let ingest = start.duration(to: clock.now)
+        while true {
+            let health = try await send(.GET, "/health")
+            guard health.status == 200 || health.status == 503 else { throw ServerBenchmark.Failure(description: "/health answered \(health.status)") }
+            if (health.json["pendingNotifications"] as? String) == "0" { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let process = start.duration(to: clock.now)
+        let processed = try await processedCount()
+        let readStart = clock.now
+        let readFailures = await concurrently(count: reads) { index in
+            try await send(.GET, "/v1/apps/\(ServerBenchmark.appId)/subscriptions/\(chains[index % chains.count])", key: key).status == 200
+        }
+        let read = readStart.duration(to: clock.now)
+        return ServerBenchmark.Report(
+            database: database, notifications: bodies.count,
+            ingestSeconds: Self.seconds(ingest), ingestedPerSecond: Self.rate(bodies.count, ingest),
+            processSeconds: Self.seconds(process), processedPerSecond: Self.rate(bodies.count, process),
+            reads: reads, readSeconds: Self.seconds(read), readsPerSecond: Self.rate(reads, read),
+            concurrency: concurrency, failures: postFailures + readFailures + max(0, bodies.count - processed))
+    }
+
+    /// Runs `count` operations on `concurrency` workers; returns how many failed or threw.
+    func concurrently(count: Int, _ operation: @escaping @Sendable (Int) async throws -> Bool) async -> Int {
+        await withTaskGroup(of: Int.self) { group in
+            for worker in 0..<min(concurrency, max(count, 1)) {
+                group.addTask {
+                    var failures = 0
+                    for index in stride(from: worker, to: count, by: concurrency) {
+                        if Task.isCancelled { return failures + 1 }
+                        if (try? await operation(index)) != true { failures += 1 }
+                    }
+                    return failures
+                }
+            }
+            return await group.reduce(0, +)
+        }
+    }
+
+    /// The server's count of notifications processed (not rejected, not duplicate), from `/metrics`.
+    func processedCount() async throws -> Int {
+        let metrics = try await send(.GET, "/metrics")
+        let prefix = "storekeeper_notifications_processed_total{state=\"processed\"}"
+        for line in metrics.text.split(separator: "\n") where line.hasPrefix(prefix) {
+            return Int(Double(line.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces)) ?? 0)
+        }
+        return 0
+    }
+
+    func send(_ method: HTTPMethod, _ path: String, key: String? = nil, body: String? = nil) async throws -> (status: Int, json: [String: Any], text: String) {
+        var request = HTTPClientRequest(url: base + path)
+        request.method = method
+        if let key { request.headers.add(name: "Authorization", value: "Bearer \(key)") }
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: body))
+        }
+        let response = try await client.execute(request, timeout: .seconds(60))
+        let buffer = try await response.body.collect(upTo: 16 << 20)
+        let text = String(buffer: buffer)
+        let json = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
+        return (Int(response.status.code), json, text)
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    static func rate(_ count: Int, _ duration: Duration) -> Double {
+        let seconds = seconds(duration)
+        return seconds > 0 ? (Double(count) / seconds * 10).rounded() / 10 : 0
+    }
+}

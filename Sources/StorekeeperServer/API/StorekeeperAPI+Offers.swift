@@ -1,0 +1,100 @@
+import AppStoreServerAPI
+import Foundation
+import Hummingbird
+import StorekeeperStore
+import SubscriptionEngine
+
+extension StorekeeperAPI {
+    /// `POST /v1/apps/{appId}/offers/sign` (app key).
+    func addOfferRoutes(to app: RouterGroup<BasicRequestContext>) {
+        app.post("offers/sign") { request, context in try await signOffer(request, context) }
+    }
+
+    struct OfferSignRequest: Decodable {
+        var customerId: String
+        var productId: String
+        var offerId: String
+        /// Lower-case UUID the app passes to StoreKit; empty when absent (legacy format).
+        var appAccountToken: String?
+        /// The nonce; generated when absent.
+        var nonce: String?
+        /// `legacy` (default: the ECDSA signature of StoreKit 1 and `Product.PurchaseOption
+        /// .promotionalOffer(offerID:keyID:nonce:signature:timestamp:)`) or `jws` (the signed
+        /// promotional offer of iOS 18.2+).
+        var format: String?
+        /// For `jws`: any transaction id of the customer (recommended by Apple).
+        var transactionId: String?
+    }
+
+    struct OfferSignResponse: Encodable {
+        var format: String
+        var productId: String
+        var offerId: String
+        var keyId: String
+        var nonce: String
+        var timestamp: Int64
+        var appAccountToken: String?
+        var signature: String?
+        var signedOffer: String?
+    }
+
+    /// Checks with the engine that the customer may redeem a promotional offer of the product's
+    /// subscription group, then signs the offer with the app's In-App Purchase key.
+    func signOffer(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let (app, _) = try authorize(request, context)
+        let input = try JSONBody.decode(OfferSignRequest.self, from: try await body(request))
+        guard (1...256).contains(input.customerId.utf8.count) else { throw APIError.badRequest("customerId must be 1 to 256 characters") }
+        guard (1...256).contains(input.productId.utf8.count), (1...256).contains(input.offerId.utf8.count) else {
+            throw APIError.badRequest("productId and offerId must be 1 to 256 characters")
+        }
+        let format = input.format ?? "legacy"
+        guard ["legacy", "jws"].contains(format) else { throw APIError.badRequest("format must be legacy or jws") }
+        let token = try input.appAccountToken.map { text -> String in
+            guard let uuid = UUID(uuidString: text) else { throw APIError.badRequest("appAccountToken must be a UUID") }
+            return uuid.uuidString.lowercased()
+        }
+        let nonce: UUID
+        if let text = input.nonce {
+            guard let parsed = UUID(uuidString: text) else { throw APIError.badRequest("nonce must be a UUID") }
+            nonce = parsed
+        } else {
+            nonce = UUID()
+        }
+        guard let group = app.catalog.product(input.productId)?.subscriptionGroupIdentifier else {
+            throw APIError(.unprocessableContent, code: "unknown_product", message: "\(input.productId) is not an auto-renewable subscription of the catalog")
+        }
+        let now = clock()
+        let entries = try await store.ledger(appId: app.id, customerId: input.customerId)
+        let state = CustomerState(history: PurchaseHistory(ledger: entries), catalog: app.catalog, at: now)
+        guard let eligibility = state.eligibility[group], eligibility.promotionalOffer else {
+            let reason = state.eligibility[group].map { "\($0.promotionalOfferReason)" } ?? "never subscribed"
+            throw APIError(.conflict, code: "not_eligible", message: "the customer may not redeem a promotional offer in group \(group): \(reason)")
+        }
+        guard let settings = app.configuration.appStoreServerAPI else {
+            throw APIError(.conflict, code: "no_app_store_credentials", message: "the app has no appStoreServerAPI key to sign offers with")
+        }
+        let key: InAppPurchaseKey
+        do { key = try settings.key(app: app.id) } catch {
+            throw APIError(.internalServerError, code: "signing_key_unavailable", message: "the app's signing key cannot be read")
+        }
+        let timestamp = now.millisecondsSince1970
+        var response = OfferSignResponse(
+            format: format, productId: input.productId, offerId: input.offerId, keyId: key.keyId,
+            nonce: nonce.uuidString.lowercased(), timestamp: timestamp, appAccountToken: token)
+        do {
+            if format == "legacy" {
+                let signature = try PromotionalOfferSignature(fields: .init(
+                    bundleId: app.configuration.bundleId, keyId: key.keyId, productId: input.productId, offerId: input.offerId,
+                    appAccountToken: token ?? "", nonce: nonce, timestamp: timestamp), key: key)
+                response.signature = signature.signature
+            } else {
+                let signer = StoreKitJWSSigner(key: key, issuerId: settings.issuerId, bundleId: app.configuration.bundleId)
+                response.signedOffer = try signer.promotionalOffer(
+                    productId: input.productId, offerIdentifier: input.offerId, transactionId: input.transactionId, nonce: nonce, issuedAt: now)
+            }
+        } catch {
+            throw APIError(.internalServerError, code: "signing_failed", message: "the offer could not be signed")
+        }
+        return JSONBody.response(value: response)
+    }
+}

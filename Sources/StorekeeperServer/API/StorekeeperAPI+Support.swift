@@ -1,0 +1,175 @@
+import AppStoreModels
+import AppStoreServerAPI
+import AppStoreVerification
+import Foundation
+import Hummingbird
+import StorekeeperStore
+
+extension StorekeeperAPI {
+    /// Support tools (admin key): renewal-date extension, app account token, test notification.
+    func addSupportRoutes(to app: RouterGroup<BasicRequestContext>) {
+        app.post("subscriptions/:originalTransactionId/extend") { request, context in try await extendRenewal(request, context) }
+        app.put("subscriptions/:originalTransactionId/appAccountToken") { request, context in try await setAppAccountToken(request, context) }
+        app.post("notifications/test") { request, context in try await requestTestNotification(request, context) }
+        app.get("notifications/test/:token") { request, context in try await testNotificationStatus(request, context) }
+    }
+
+    struct ExtendRequest: Decodable {
+        var extendByDays: Int32
+        /// Apple's reason: 0 undeclared, 1 customer satisfaction, 2 other, 3 service issue.
+        var extendReasonCode: Int32?
+        /// Makes the request idempotent at Apple; generated when absent.
+        var requestIdentifier: String?
+        var reason: String
+    }
+
+    struct TokenRequest: Decodable {
+        var appAccountToken: String
+        var reason: String
+    }
+
+    /// The app's Apple client, or 409 when the app has no App Store Server API credentials.
+    func appleClient(_ app: AppRuntime) throws -> any AppStoreServerAPIClientProtocol {
+        guard let client = appleClients.client(for: app.id) else {
+            throw APIError(.conflict, code: "no_app_store_credentials", message: "the app has no appStoreServerAPI credentials configured")
+        }
+        return client
+    }
+
+    /// Runs an Apple call, turning Apple's refusals into 502 with Apple's reason.
+    func callApple<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as AppStoreServerAPIError {
+            throw APIError(.badGateway, code: "app_store_error", message: error.description)
+        }
+    }
+
+    func chainParameter(_ context: BasicRequestContext) throws -> String {
+        let chain = try context.parameters.require("originalTransactionId")
+        guard (1...128).contains(chain.utf8.count), chain.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+            throw APIError.badRequest("originalTransactionId must be 1 to 128 letters or digits")
+        }
+        return chain
+    }
+
+    static func checkedReason(_ text: String) throws -> String {
+        let reason = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...1000).contains(reason.count) else { throw APIError.badRequest("reason must be 1 to 1000 characters") }
+        return reason
+    }
+
+    /// `POST /v1/apps/{appId}/subscriptions/{originalTransactionId}/extend` (admin): extends the
+    /// renewal date at Apple, audits it and schedules an immediate refresh of the chain.
+    func extendRenewal(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let (app, principal) = try authorize(request, context, admin: true)
+        let chain = try chainParameter(context)
+        let input = try JSONBody.decode(ExtendRequest.self, from: try await body(request))
+        let reason = try Self.checkedReason(input.reason)
+        guard (1...90).contains(input.extendByDays) else { throw APIError.badRequest("extendByDays must be 1 to 90") }
+        let code = input.extendReasonCode ?? 0
+        guard (0...3).contains(code) else { throw APIError.badRequest("extendReasonCode must be 0 to 3") }
+        let identifier = input.requestIdentifier ?? UUID().uuidString.lowercased()
+        guard (1...128).contains(identifier.utf8.count) else { throw APIError.badRequest("requestIdentifier is too long") }
+        let client = try appleClient(app)
+        let answer = try await callApple {
+            try await client.extendSubscriptionRenewalDate(originalTransactionId: chain, request: ExtendRenewalDateRequest(
+                extendByDays: input.extendByDays, extendReasonCode: ExtendReasonCode(rawValue: code), requestIdentifier: identifier))
+        }
+        let now = clock()
+        try await store.enqueue(JobRecord(
+            appId: app.id, kind: JobKind.refreshSubscription.rawValue,
+            payload: JSONEncoder.payload(RefreshPayload(originalTransactionId: chain)), runAt: now,
+            idempotencyKey: "refresh:\(chain):extend:\(identifier)"))
+        let details = InboxProcessor.json(["originalTransactionId": chain, "extendByDays": "\(input.extendByDays)",
+                                           "requestIdentifier": identifier, "success": answer.success.map { "\($0)" }])
+        let customer = try await store.customer(appId: app.id, alias: .originalTransactionId(chain))
+        try await store.apply(Changeset(appId: app.id, at: now, audit: [AuditEntry(
+            appId: app.id, actor: principal.actor, action: "extend_renewal", customerId: customer, reason: reason, details: details, at: now)]))
+        return JSONBody.response(value: ExtendResponse(
+            originalTransactionId: answer.originalTransactionId ?? chain, success: answer.success ?? false,
+            effectiveDate: answer.effectiveDate, webOrderLineItemId: answer.webOrderLineItemId, requestIdentifier: identifier))
+    }
+
+    struct ExtendResponse: Encodable {
+        var originalTransactionId: String
+        var success: Bool
+        var effectiveDate: Date?
+        var webOrderLineItemId: String?
+        var requestIdentifier: String
+    }
+
+    /// `PUT /v1/apps/{appId}/subscriptions/{originalTransactionId}/appAccountToken` (admin).
+    func setAppAccountToken(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let (app, principal) = try authorize(request, context, admin: true)
+        let chain = try chainParameter(context)
+        let input = try JSONBody.decode(TokenRequest.self, from: try await body(request))
+        let reason = try Self.checkedReason(input.reason)
+        guard let token = UUID(uuidString: input.appAccountToken) else { throw APIError.badRequest("appAccountToken must be a UUID") }
+        let client = try appleClient(app)
+        try await callApple {
+            try await client.setAppAccountToken(
+                originalTransactionId: chain, request: UpdateAppAccountTokenRequest(appAccountToken: token.uuidString.lowercased()))
+        }
+        let now = clock()
+        let customer = try await store.customer(appId: app.id, alias: .originalTransactionId(chain))
+        try await store.apply(Changeset(appId: app.id, at: now, audit: [AuditEntry(
+            appId: app.id, actor: principal.actor, action: "set_app_account_token", customerId: customer, reason: reason,
+            details: InboxProcessor.json(["originalTransactionId": chain, "appAccountToken": token.uuidString.lowercased()]), at: now)]))
+        return JSONBody.response(value: ["originalTransactionId": chain, "appAccountToken": token.uuidString.lowercased()])
+    }
+
+    /// `POST /v1/apps/{appId}/notifications/test` (admin): asks Apple to send a test notification.
+    func requestTestNotification(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let (app, _) = try authorize(request, context, admin: true)
+        let client = try appleClient(app)
+        let answer = try await callApple { try await client.requestTestNotification() }
+        guard let token = answer.testNotificationToken else {
+            throw APIError(.badGateway, code: "app_store_error", message: "Apple returned no testNotificationToken")
+        }
+        return JSONBody.response(status: .accepted, value: ["testNotificationToken": token])
+    }
+
+    /// `GET /v1/apps/{appId}/notifications/test/{token}` (admin): Apple's delivery attempts of
+    /// a test notification, and whether it reached this server's inbox.
+    func testNotificationStatus(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let (app, _) = try authorize(request, context, admin: true)
+        let token = try context.parameters.require("token")
+        guard (1...256).contains(token.utf8.count) else { throw APIError.badRequest("the token is too long") }
+        let client = try appleClient(app)
+        let answer = try await callApple { try await client.getTestNotificationStatus(testNotificationToken: token) }
+        let now = clock()
+        var uuid: String?
+        if let signed = answer.signedPayload,
+            case .valid(let notification) = await app.verify({ await $0.verifyAndDecodeNotification(signed, now: now) })
+        {
+            uuid = notification.notificationUUID
+        }
+        var inboxId: Int64?
+        var inboxState: String?
+        if let uuid {
+            let rows = try await store.notifications(appId: app.id, filter: NotificationFilter(notificationType: "TEST", limit: 200))
+            if let row = rows.first(where: { $0.metadata?.notificationUUID?.lowercased() == uuid.lowercased() }) {
+                inboxId = row.id
+                inboxState = row.state.rawValue
+            }
+        }
+        return JSONBody.response(value: TestNotificationStatus(
+            testNotificationToken: token, notificationUUID: uuid,
+            sendAttempts: (answer.sendAttempts ?? []).map { .init(attemptDate: $0.attemptDate, result: $0.sendAttemptResult?.rawValue) },
+            received: inboxId != nil, inboxId: inboxId, inboxState: inboxState))
+    }
+
+    struct TestNotificationStatus: Encodable {
+        struct Attempt: Encodable {
+            var attemptDate: Date?
+            var result: String?
+        }
+        var testNotificationToken: String
+        var notificationUUID: String?
+        var sendAttempts: [Attempt]
+        var received: Bool
+        var inboxId: Int64?
+        var inboxState: String?
+    }
+}

@@ -1,0 +1,86 @@
+import AppStoreModels
+import AppStoreServerAPI
+import AppStoreVerification
+import Foundation
+import StorekeeperStore
+import SubscriptionEngine
+
+extension JobRunner {
+    /// A refresh at the engine's next look: unless a notification already moved the look,
+    /// ask Apple for the customer's statuses, record them, and plan the following look.
+    func refresh(_ job: JobRecord, app: AppRuntime, client: any AppStoreServerAPIClientProtocol) async throws {
+        let payload = try Self.decode(RefreshPayload.self, job)
+        let chain = payload.originalTransactionId
+        let now = clock()
+        if let planned = payload.ledgerCount {
+            let known = try await store.ledger(appId: app.id, originalTransactionId: chain)
+            if known.count != planned {
+                let state = CustomerState(history: PurchaseHistory(ledger: known), catalog: app.catalog, at: now)
+                if let next = state.nextLooks[chain]?.date, next > now.addingTimeInterval(60) {
+                    try await scheduleNextLook(chain: chain, app: app, now: now)
+                    return
+                }
+                if state.nextLooks[chain]?.date == nil, state.subscription(chain) != nil { return }
+            }
+        }
+        let response: StatusResponse
+        do {
+            response = try await client.getAllSubscriptionStatuses(transactionId: chain)
+        } catch let error as AppStoreServerAPIError where error.httpStatus == 404 {
+            throw PermanentFailure(description: "Apple does not know \(chain): \(error)")
+        }
+        var signedTransactions: [String] = []
+        var signedRenewals: [String] = []
+        for group in response.data ?? [] {
+            for item in group.lastTransactions ?? [] {
+                if let transaction = item.signedTransactionInfo { signedTransactions.append(transaction) }
+                if let renewal = item.signedRenewalInfo { signedRenewals.append(renewal) }
+            }
+        }
+        let chains = try await record(
+            app: app, signedTransactions: signedTransactions, signedRenewals: signedRenewals, source: "appStoreServerAPI",
+            cause: "refresh:\(job.id ?? 0)", now: now)
+        for recorded in chains.union([chain]).sorted() {
+            try await scheduleNextLook(chain: recorded, app: app, now: now)
+        }
+    }
+
+    /// Verifies Apple's signed transactions and renewal infos with the app's verifiers and
+    /// records them as ledger facts (with status-change events), as notifications are.
+    /// Data that fails verification is skipped and logged. Returns the chains touched.
+    @discardableResult
+    func record(
+        app: AppRuntime, signedTransactions: [String], signedRenewals: [String], source: String, cause: String, now: Date
+    ) async throws -> Set<String> {
+        var entries: [LedgerEntry] = []
+        var chains = Set<String>()
+        for signed in signedTransactions {
+            switch await app.verify({ await $0.verifyAndDecodeTransaction(signed, now: now) }) {
+            case .invalid(let failure):
+                logger.warning("Apple's transaction failed verification", metadata: ["app": "\(app.id)", "reason": "\(failure.reason.rawValue)"])
+            case .valid(let transaction):
+                guard let fact = PurchaseFact(transaction: transaction) else { continue }
+                chains.insert(fact.originalTransactionId)
+                entries.append(LedgerEntry(appId: app.id, fact: .purchase(fact), source: source, raw: signed, recordedAt: now))
+            }
+        }
+        for signed in signedRenewals {
+            switch await app.verify({ await $0.verifyAndDecodeRenewalInfo(signed, now: now) }) {
+            case .invalid(let failure):
+                logger.warning("Apple's renewal info failed verification", metadata: ["app": "\(app.id)", "reason": "\(failure.reason.rawValue)"])
+            case .valid(let renewal):
+                guard let fact = RenewalFact(renewalInfo: renewal) else { continue }
+                chains.insert(fact.originalTransactionId)
+                entries.append(LedgerEntry(appId: app.id, fact: .renewal(fact), source: source, raw: signed, recordedAt: now))
+            }
+        }
+        guard !entries.isEmpty else { return chains }
+        let events = try await StatusChanges.events(
+            appId: app.id, chains: chains, newEntries: entries, catalog: app.catalog, store: store, customerId: nil,
+            cause: cause, now: now)
+        // Facts only: a chain reaches its customer through the aliases the app's purchases and
+        // notifications made.
+        try await store.apply(Changeset(appId: app.id, at: now, entries: entries, events: events))
+        return chains
+    }
+}

@@ -1,0 +1,88 @@
+import AppStoreModels
+import AppStoreServerAPI
+import AppStoreVerification
+import Foundation
+import StorekeeperStore
+import SubscriptionEngine
+
+extension JobRunner {
+    /// Plans a look for every chain of the ledger that has none pending (new chains, chains
+    /// whose last look found nothing to plan).
+    func planLooks(app: AppRuntime) async throws {
+        let now = clock()
+        let pending = Set(try await store.pendingJobKeys(appId: app.id, kind: JobKind.refreshSubscription.rawValue)
+            .compactMap { $0.split(separator: ":").dropFirst().first.map(String.init) })
+        for chain in try await store.knownChains(appId: app.id) where !pending.contains(chain) {
+            try await scheduleNextLook(chain: chain, app: app, now: now)
+        }
+    }
+
+    /// Replays through the inbox every notification Apple failed to deliver in the window
+    /// (`onlyFailures`); the inbox and its processor drop what was already received.
+    func sweepNotifications(_ job: JobRecord, app: AppRuntime, client: any AppStoreServerAPIClientProtocol) async throws {
+        let window = try Self.decode(SweepPayload.self, job)
+        let request = NotificationHistoryRequest(
+            startDate: Date(timeIntervalSince1970: Double(window.startMillis) / 1000),
+            endDate: Date(timeIntervalSince1970: Double(window.endMillis) / 1000), onlyFailures: true)
+        var token: String?
+        var replayed = 0
+        repeat {
+            let page = try await client.getNotificationHistory(paginationToken: token, request: request)
+            for item in page.notificationHistory ?? [] {
+                guard let signed = item.signedPayload else { continue }
+                try await replay(signedPayload: signed, app: app)
+                replayed += 1
+            }
+            token = page.hasMore == true ? page.paginationToken : nil
+        } while token != nil
+        if replayed > 0 {
+            logger.info("replayed missed notifications", metadata: ["app": "\(app.id)", "count": "\(replayed)"])
+            await inboxWritten()
+        }
+    }
+
+    /// Stores a notification from Apple's history in the inbox as if Apple had delivered it.
+    func replay(signedPayload: String, app: AppRuntime) async throws {
+        let now = clock()
+        let body = JSONEncoder.payload(["signedPayload": signedPayload])
+        var uuid: String?
+        if case .valid(let notification) = await app.verify({ await $0.verifyAndDecodeNotification(signedPayload, now: now) }) {
+            uuid = notification.notificationUUID
+        }
+        let row = InboxNotification(
+            appId: app.id, idempotencyKey: InboxNotification.idempotencyKey(version: 2, notificationUUID: uuid, body: Data(body.utf8)),
+            version: 2, body: body, headers: ["Source": "notification-history"], receivedAt: now)
+        _ = try await store.receive(row)
+    }
+
+    /// Fans a refund sweep out into one ``JobKind/refundCheck`` per known chain.
+    func sweepRefunds(_ job: JobRecord, app: AppRuntime) async throws {
+        let now = clock()
+        let sweep = job.idempotencyKey
+        for chain in try await store.knownChains(appId: app.id) {
+            try await store.enqueue(JobRecord(
+                appId: app.id, kind: JobKind.refundCheck.rawValue,
+                payload: JSONEncoder.payload(RefreshPayload(originalTransactionId: chain)), runAt: now,
+                idempotencyKey: "refundCheck:\(chain):\(sweep)"))
+        }
+    }
+
+    /// Records the refunded transactions Apple lists for a chain's customer.
+    func checkRefunds(_ job: JobRecord, app: AppRuntime, client: any AppStoreServerAPIClientProtocol) async throws {
+        let chain = try Self.decode(RefreshPayload.self, job).originalTransactionId
+        var revision: String?
+        var signed: [String] = []
+        repeat {
+            let page: RefundHistoryResponse
+            do {
+                page = try await client.getRefundHistory(transactionId: chain, revision: revision)
+            } catch let error as AppStoreServerAPIError where error.httpStatus == 404 {
+                throw PermanentFailure(description: "Apple does not know \(chain): \(error)")
+            }
+            signed += page.signedTransactions ?? []
+            revision = page.hasMore == true ? page.revision : nil
+        } while revision != nil
+        try await record(app: app, signedTransactions: signed, signedRenewals: [], source: "appStoreServerAPI",
+                         cause: "refunds:\(job.id ?? 0)", now: clock())
+    }
+}

@@ -1,0 +1,89 @@
+import AppStoreModels
+import AppStoreServerAPI
+import AppStoreVerification
+import Foundation
+import Logging
+import StorekeeperStore
+import SubscriptionEngine
+
+/// Runs one leased job of each ``JobKind``. Every job's effect is idempotent: facts go through
+/// the ledger's keys, replayed notifications through the inbox's, follow-up jobs through the
+/// queue's idempotency keys, so a job run twice (a lease that ran out) changes nothing more.
+public struct JobRunner: Sendable {
+    let apps: AppDirectory
+    let store: any StorekeeperStorage
+    let clients: AppleClients
+    let clock: @Sendable () -> Date
+    let logger: Logger
+    let configuration: SchedulerConfiguration
+    /// Called after notifications were added to the inbox (wakes the inbox worker).
+    let inboxWritten: @Sendable () async -> Void
+
+    public init(
+        apps: AppDirectory, store: any StorekeeperStorage, clients: AppleClients, clock: @escaping @Sendable () -> Date,
+        logger: Logger, configuration: SchedulerConfiguration = SchedulerConfiguration(),
+        inboxWritten: @escaping @Sendable () async -> Void = {}
+    ) {
+        self.apps = apps
+        self.store = store
+        self.clients = clients
+        self.clock = clock
+        self.logger = logger
+        self.configuration = configuration
+        self.inboxWritten = inboxWritten
+    }
+
+    /// Why a job cannot run and should not be retried.
+    struct PermanentFailure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Runs `job`; throws to have it retried (or failed for good by a ``PermanentFailure``).
+    func run(_ job: JobRecord) async throws {
+        guard let app = apps.apps[job.appId] else { throw PermanentFailure(description: "no app \(job.appId) is configured") }
+        guard let client = clients.client(for: job.appId) else {
+            throw PermanentFailure(description: "app \(job.appId) has no App Store Server API credentials")
+        }
+        switch JobKind(rawValue: job.kind) {
+        case .refreshSubscription:
+            try await refresh(job, app: app, client: client)
+        case .planLooks:
+            try await planLooks(app: app)
+        case .notificationSweep:
+            try await sweepNotifications(job, app: app, client: client)
+        case .refundSweep:
+            try await sweepRefunds(job, app: app)
+        case .refundCheck:
+            try await checkRefunds(job, app: app, client: client)
+        case .consumptionAnswer:
+            try await answerConsumption(job, app: app, client: client)
+        default:
+            throw PermanentFailure(description: "unknown job kind \(job.kind)")
+        }
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, _ job: JobRecord) throws -> T {
+        do {
+            return try JSONDecoder().decode(type, from: Data(job.payload.utf8))
+        } catch {
+            throw PermanentFailure(description: "the payload of job \(job.id ?? 0) is not a \(type)")
+        }
+    }
+
+    /// Enqueues a refresh of `chain` at its next look, if it has one; returns the date.
+    @discardableResult
+    func scheduleNextLook(chain: String, app: AppRuntime, now: Date) async throws -> Date? {
+        let entries = try await store.ledger(appId: app.id, originalTransactionId: chain)
+        let state = CustomerState(history: PurchaseHistory(ledger: entries), catalog: app.catalog, at: now)
+        guard let date = state.nextLooks[chain]?.date else { return nil }
+        let payload = RefreshPayload(originalTransactionId: chain, ledgerCount: entries.count)
+        try await store.enqueue(JobRecord(
+            appId: app.id, kind: JobKind.refreshSubscription.rawValue, payload: JSONEncoder.payload(payload), runAt: date,
+            idempotencyKey: "refresh:\(chain):\(date.millisecondsSince1970)"))
+        return date
+    }
+}
+
+extension Date {
+    var millisecondsSince1970: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import StorekeeperStore
+
+/// The reconciliation scheduler: a service that plans the periodic sweeps, leases due jobs
+/// from the store (PostgreSQL `FOR UPDATE SKIP LOCKED`, so several replicas never run one job
+/// at once; SQLite has a single writer), runs them and records each outcome: done, retried
+/// with backoff, or failed for good. Jobs live in the database, so they survive restarts.
+public struct JobScheduler: Service {
+    let runner: JobRunner
+    /// This process's lease owner name.
+    public let owner: String
+
+    public init(runner: JobRunner, owner: String = "scheduler-\(UUID().uuidString.prefix(8))") {
+        self.runner = runner
+        self.owner = owner
+    }
+
+    var configuration: SchedulerConfiguration { runner.configuration }
+
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    try await tick()
+                } catch {
+                    runner.logger.error("job scheduling failed; retrying", metadata: ["error": "\(String(describing: error).prefix(300))"])
+                }
+                try? await Task.sleep(for: .milliseconds(Int64(configuration.pollIntervalSeconds * 1000)))
+            }
+        }
+    }
+
+    /// One pass: plans the periodic jobs, then runs every due job. Returns how many ran.
+    @discardableResult
+    public func tick() async throws -> Int {
+        try await planPeriodic()
+        return try await runDue()
+    }
+
+    /// Enqueues the periodic jobs of every app that talks to Apple, keyed by their period so
+    /// that every replica planning them keeps one; and a consumption answer per new
+    /// `CONSUMPTION_REQUEST` in the inbox.
+    public func planPeriodic() async throws {
+        let now = runner.clock()
+        for appId in runner.clients.appIds where runner.apps.apps[appId] != nil {
+            let sweepEnd = Self.periodStart(now, configuration.notificationSweepSeconds)
+            let previous = try await runner.store.latestJob(appId: appId, kind: JobKind.notificationSweep.rawValue, state: .done)
+            let previousEnd = previous.flatMap { try? JSONDecoder().decode(SweepPayload.self, from: Data($0.payload.utf8)) }?.endMillis
+            let start = (previousEnd ?? (sweepEnd - Int64(configuration.notificationSweepSeconds * 1000)))
+                - Int64(configuration.sweepOverlapSeconds * 1000)
+            try await enqueue(appId: appId, kind: .notificationSweep, at: sweepEnd,
+                              payload: JSONEncoder.payload(SweepPayload(startMillis: min(start, sweepEnd), endMillis: sweepEnd)))
+            try await enqueue(appId: appId, kind: .refundSweep, at: Self.periodStart(now, configuration.refundSweepSeconds))
+            try await enqueue(appId: appId, kind: .planLooks, at: Self.periodStart(now, configuration.planSeconds))
+            let requests = try await runner.store.notifications(
+                appId: appId, filter: NotificationFilter(notificationType: "CONSUMPTION_REQUEST", state: .processed, limit: 200))
+            for row in requests {
+                guard let id = row.id else { continue }
+                try await runner.store.enqueue(JobRecord(
+                    appId: appId, kind: JobKind.consumptionAnswer.rawValue, payload: JSONEncoder.payload(ConsumptionPayload(inboxId: id)),
+                    runAt: now, idempotencyKey: "consumption:\(id)"))
+            }
+        }
+    }
+
+    private func enqueue(appId: String, kind: JobKind, at millis: Int64, payload: String = "{}") async throws {
+        try await runner.store.enqueue(JobRecord(
+            appId: appId, kind: kind.rawValue, payload: payload, runAt: Date(timeIntervalSince1970: Double(millis) / 1000),
+            idempotencyKey: "\(kind.rawValue):\(millis)"))
+    }
+
+    /// The start of the period of `seconds` that contains `date`, in milliseconds.
+    static func periodStart(_ date: Date, _ seconds: Double) -> Int64 {
+        let period = max(1, Int64(seconds * 1000))
+        let millis = date.millisecondsSince1970
+        return millis - ((millis % period) + period) % period
+    }
+
+    /// Leases and runs due jobs until none is left; returns how many ran.
+    @discardableResult
+    public func runDue() async throws -> Int {
+        var ran = 0
+        while true {
+            let now = runner.clock()
+            let batch = try await runner.store.leaseJobs(
+                limit: configuration.batchSize, owner: owner, now: now, leaseUntil: now.addingTimeInterval(configuration.leaseSeconds))
+            if batch.isEmpty { return ran }
+            for job in batch {
+                try await execute(job)
+                ran += 1
+            }
+        }
+    }
+
+    /// Runs one leased job and records its outcome.
+    func execute(_ job: JobRecord) async throws {
+        guard let id = job.id else { return }
+        do {
+            try await runner.run(job)
+            try await runner.store.completeJob(id: id, owner: owner)
+        } catch let failure as JobRunner.PermanentFailure {
+            runner.logger.warning("job failed for good", metadata: ["job": "\(id)", "kind": "\(job.kind)", "error": "\(failure)"])
+            try await runner.store.failJob(id: id, owner: owner, error: failure.description, retryAt: nil)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            let message = String(String(describing: error).prefix(500))
+            let retryAt = job.attempts >= configuration.maximumAttempts
+                ? nil : runner.clock().addingTimeInterval(min(21_600, 30 * pow(2, Double(max(0, job.attempts - 1)))))
+            runner.logger.notice("job failed", metadata: ["job": "\(id)", "kind": "\(job.kind)", "error": "\(message)"])
+            try await runner.store.failJob(id: id, owner: owner, error: message, retryAt: retryAt)
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Logging
+import StorekeeperStore
+import Testing
+
+@Suite("storekeeper bench server")
+struct BenchServerCommandTests {
+    /// Runs the built binary with `arguments`, at most `timeout` seconds.
+    static func run(_ arguments: [String], timeout: TimeInterval = 120) throws -> (status: Int32, output: Data) {
+        let process = Process()
+        process.executableURL = ServerProcess.binary
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        watchdog.cancel()
+        return (process.terminationStatus, data)
+    }
+
+    @Test("a tiny run ingests, processes and reads everything and prints its figures", arguments: ServerBackend.available)
+    func tinyRun(backend: ServerBackend) async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: ServerProcess.binary.path), "build the storekeeper product first")
+        var arguments = ["bench", "server", "--notifications", "12", "--reads", "9", "--concurrency", "3", "--timeout", "90"]
+        var cleanup: (@Sendable () async -> Void)?
+        if backend == .postgresql, let base = ServerBackend.postgresURL {
+            let logger = Logger(label: "test.bench")
+            let name = "sk_bench_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
+            let url = try await SQLStore.createPostgresDatabaseForTests(baseURL: base, name: String(name), logger: logger)
+            arguments += ["--database-url", url]
+            cleanup = { try? await SQLStore.dropPostgresDatabaseForTests(baseURL: base, name: String(name), logger: logger) }
+        }
+        let result = try Self.run(arguments)
+        await cleanup?()
+        #expect(result.status == 0)
+        let report = try #require(try JSONSerialization.jsonObject(with: result.output) as? [String: Any])
+        #expect(report["database"] as? String == backend.rawValue)
+        #expect(report["notifications"] as? Int == 12)
+        #expect(report["reads"] as? Int == 9)
+        #expect(report["concurrency"] as? Int == 3)
+        #expect(report["failures"] as? Int == 0)
+        for key in ["ingestSeconds", "ingestedPerSecond", "processedPerSecond", "readsPerSecond"] {
+            #expect(((report[key] as? Double) ?? 0) > 0, "\(key)")
+        }
+    }
+
+    @Test("out-of-range options are usage errors")
+    func usage() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: ServerProcess.binary.path), "build the storekeeper product first")
+        for arguments in [["--notifications", "0"], ["--concurrency", "0"], ["--reads", "-1"], ["--database-url", "mysql://x"]] {
+            #expect(try Self.run(["bench", "server"] + arguments).status == 2)
+        }
+    }
+}
