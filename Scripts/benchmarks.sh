@@ -49,3 +49,11 @@ echo
 echo "== subscription engine, storekeeper bench engine (1 and 2 threads)"
 "$bin" bench engine --seconds "$seconds"
 "$bin" bench engine --seconds "$seconds" --threads 2
+
+echo
+echo "== server: notifications ingested and status reads (SQLite in a temporary data dir)"
+"$bin" bench server --notifications "${BENCH_NOTIFICATIONS:-2000}" --concurrency 8
+if [ -n "${BENCH_POSTGRES_URL:-}" ]; then
+  echo "== server: the same on PostgreSQL"
+  "$bin" bench server --notifications "${BENCH_NOTIFICATIONS:-2000}" --concurrency 8 --database-url "$BENCH_POSTGRES_URL"
+fi
