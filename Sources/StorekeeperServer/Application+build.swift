@@ -81,16 +81,17 @@ public func buildApplication(configuration: ServerConfiguration, dependencies: S
     api.addRoutes(to: router)
 
     var services = dependencies.storeServices
+    let startup = StartupGate()
     if dependencies.runsInboxWorker {
-        services.append(InboxWorker(
+        services.append(startup.holding(InboxWorker(
             processor: processor, configuration: configuration.inbox, signal: signal,
-            releaseLeasesAtStart: store.backendName == "sqlite"))
+            releaseLeasesAtStart: store.backendName == "sqlite")))
     }
     if let scheduling = dependencies.scheduler {
         let runner = JobRunner(
             apps: directory, store: store, clients: dependencies.appleClients, clock: dependencies.clock,
             logger: dependencies.logger, configuration: scheduling, inboxWritten: { await signal.notify() })
-        services.append(JobScheduler(runner: runner))
+        services.append(startup.holding(JobScheduler(runner: runner)))
     }
     var app = Application(
         router: router,
@@ -111,6 +112,7 @@ public func buildApplication(configuration: ServerConfiguration, dependencies: S
             try await store.saveApp(AppRecord(id: app.id, bundleId: app.bundleId, createdAt: clock()))
         }
         logger.info("storekeeper ready", metadata: ["database": "\(store.backendName)", "apps": "\(apps.map(\.id))"])
+        startup.open()
     }
     return app
 }
