@@ -5,7 +5,7 @@ import PackageDescription
 
 let package = Package(
     name: "Storekeeper",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "AppStoreModels", targets: ["AppStoreModels"]),
         .library(name: "AppStoreVerification", targets: ["AppStoreVerification"]),
