@@ -145,17 +145,19 @@ struct SupportRoutesTests {
         }
     }
 
+    /// One valid call of each support route of app alpha: method, path, body.
+    static let supportCalls: [(HTTPRequest.Method, String, String?)] = [
+        (.post, "/v1/apps/alpha/subscriptions/\(chain)/extend", #"{"extendByDays": 3, "reason": "x"}"#),
+        (.put, "/v1/apps/alpha/subscriptions/\(chain)/appAccountToken", #"{"appAccountToken": "7f1e0c2a-1111-4000-8000-0000000000ab", "reason": "x"}"#),
+        (.post, "/v1/apps/alpha/notifications/test", nil),
+        (.get, "/v1/apps/alpha/notifications/test/abc", nil),
+    ]
+
     @Test("support routes need alpha's admin key: an app key gets 403, another app's key 404, and Apple is not called", arguments: ServerBackend.available)
     func access(_ backend: ServerBackend) async throws {
         let apple = AppleAccess()
         try await apple.run(backend) { harness, client in
-            let calls: [(HTTPRequest.Method, String, String?)] = [
-                (.post, "/v1/apps/alpha/subscriptions/\(Self.chain)/extend", #"{"extendByDays": 3, "reason": "x"}"#),
-                (.put, "/v1/apps/alpha/subscriptions/\(Self.chain)/appAccountToken", #"{"appAccountToken": "7f1e0c2a-1111-4000-8000-0000000000ab", "reason": "x"}"#),
-                (.post, "/v1/apps/alpha/notifications/test", nil),
-                (.get, "/v1/apps/alpha/notifications/test/abc", nil),
-            ]
-            for (method, path, body) in calls {
+            for (method, path, body) in Self.supportCalls {
                 let app = try await client.call(method, path, key: Fixture.alphaKey, body: body)
                 #expect(app.status == 403, "\(path)")
                 #expect(app.json.errorCode == "forbidden")
@@ -235,13 +237,7 @@ struct SupportRoutesTests {
     @Test("an app without App Store Server API credentials gets 409 no_app_store_credentials", arguments: ServerBackend.available)
     func noCredentials(_ backend: ServerBackend) async throws {
         try await ServerHarness.run(backend) { harness, client in
-            let calls: [(HTTPRequest.Method, String, String?)] = [
-                (.post, "/v1/apps/alpha/subscriptions/\(Self.chain)/extend", #"{"extendByDays": 3, "reason": "x"}"#),
-                (.put, "/v1/apps/alpha/subscriptions/\(Self.chain)/appAccountToken", #"{"appAccountToken": "7f1e0c2a-1111-4000-8000-0000000000ab", "reason": "x"}"#),
-                (.post, "/v1/apps/alpha/notifications/test", nil),
-                (.get, "/v1/apps/alpha/notifications/test/abc", nil),
-            ]
-            for (method, path, body) in calls {
+            for (method, path, body) in Self.supportCalls {
                 let response = try await client.call(method, path, key: Fixture.alphaAdmin, body: body)
                 #expect(response.status == 409, "\(path)")
                 #expect(response.json.errorCode == "no_app_store_credentials")
