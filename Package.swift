@@ -106,6 +106,20 @@ let package = Package(
             ],
             resources: [.copy("Resources/openapi.json")]
         ),
+        // A local App Store: a simulated population on a controllable clock, signed data, Apple's
+        // endpoints on loopback and notification delivery with Apple's retries and losses.
+        .target(
+            name: "AppStoreSimulator",
+            dependencies: [
+                "AppStoreModels",
+                "AppStoreVerification",
+                "AppStoreTestSigning",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The command-line tool's commands, as a library so tests can call them.
         .target(
             name: "StorekeeperCLI",
@@ -117,6 +131,7 @@ let package = Package(
                 "AppStoreServerAPI",
                 "StorekeeperStore",
                 "StorekeeperServer",
+                "AppStoreSimulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -179,6 +194,20 @@ let package = Package(
                 "SubscriptionEngine",
                 "AppStoreModels",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "AppStoreSimulatorTests",
+            dependencies: [
+                "AppStoreSimulator",
+                "AppStoreModels",
+                "AppStoreVerification",
+                "AppStoreTestSigning",
+                "AppStoreServerAPI",
+                "StorekeeperTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         .testTarget(

@@ -18,6 +18,7 @@ public struct Storekeeper: AsyncParsableCommand {
             ServeCommand.self,
             MigrateCommand.self,
             OfferCommand.self,
+            DemoCommand.self,
             ImportCommand.self,
         ]
     )

@@ -19,11 +19,18 @@ public actor RateBudget {
         public var sandboxFactor: Double
         /// The share of the production limit granted elsewhere (Xcode, local testing, a simulator).
         public var otherEnvironmentFactor: Double
+        /// A factor on every limit, in every environment: 1 against Apple; an App Store
+        /// simulator running its clock N times faster than real time allows N.
+        public var timeCompression: Double
 
-        public init(productionLimits: [String: RateLimit] = [:], sandboxFactor: Double = 0.1, otherEnvironmentFactor: Double = 1) {
+        public init(
+            productionLimits: [String: RateLimit] = [:], sandboxFactor: Double = 0.1, otherEnvironmentFactor: Double = 1,
+            timeCompression: Double = 1
+        ) {
             self.productionLimits = productionLimits
             self.sandboxFactor = sandboxFactor
             self.otherEnvironmentFactor = otherEnvironmentFactor
+            self.timeCompression = max(1, timeCompression)
         }
     }
 
@@ -49,7 +56,8 @@ public actor RateBudget {
 
     /// The limit that applies to `endpoint` in `environment`.
     public nonisolated func limit(for endpoint: APIEndpoint, environment: AppStoreEnvironment) -> RateLimit {
-        let production = configuration.productionLimits[endpoint.name] ?? RateLimit(perSecond: endpoint.productionRate)
+        var production = configuration.productionLimits[endpoint.name] ?? RateLimit(perSecond: endpoint.productionRate)
+        if configuration.timeCompression > 1 { production = production.scaled(by: configuration.timeCompression) }
         switch environment {
         case .production: return production
         case .sandbox: return production.scaled(by: configuration.sandboxFactor)

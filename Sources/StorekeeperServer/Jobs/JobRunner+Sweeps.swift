@@ -7,12 +7,21 @@ import SubscriptionEngine
 
 extension JobRunner {
     /// Plans a look for every chain of the ledger that has none pending (new chains, chains
-    /// whose last look found nothing to plan).
+    /// whose last look found nothing to plan). After the first plan only chains with facts
+    /// recorded since the previous plan (with one period of overlap) are considered: a chain
+    /// whose facts have not changed keeps the verdict it had, so planning does not grow with
+    /// the number of dormant chains.
     func planLooks(app: AppRuntime) async throws {
         let now = clock()
         let pending = Set(try await store.pendingJobKeys(appId: app.id, kind: JobKind.refreshSubscription.rawValue)
             .compactMap { $0.split(separator: ":").dropFirst().first.map(String.init) })
-        for chain in try await store.knownChains(appId: app.id) where !pending.contains(chain) {
+        let previous = try await store.latestJob(appId: app.id, kind: JobKind.planLooks.rawValue, state: .done)
+        let chains = if let previous {
+            try await store.knownChains(appId: app.id, recordedSince: previous.runAt.addingTimeInterval(-configuration.planSeconds))
+        } else {
+            try await store.knownChains(appId: app.id)
+        }
+        for chain in chains where !pending.contains(chain) {
             try await scheduleNextLook(chain: chain, app: app, now: now)
         }
     }

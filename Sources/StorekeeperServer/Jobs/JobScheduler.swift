@@ -56,7 +56,9 @@ public struct JobScheduler: Service {
             try await enqueue(appId: appId, kind: .planLooks, at: Self.periodStart(now, configuration.planSeconds))
             let requests = try await runner.store.notifications(
                 appId: appId, filter: NotificationFilter(notificationType: "CONSUMPTION_REQUEST", state: .processed, limit: 200))
-            for row in requests {
+            // Apple waits 12 hours for an answer: older requests were planned (or are moot).
+            let answerable = now.addingTimeInterval(-configuration.consumptionWindowSeconds)
+            for row in requests where row.receivedAt >= answerable {
                 guard let id = row.id else { continue }
                 try await runner.store.enqueue(JobRecord(
                     appId: appId, kind: JobKind.consumptionAnswer.rawValue, payload: JSONEncoder.payload(ConsumptionPayload(inboxId: id)),

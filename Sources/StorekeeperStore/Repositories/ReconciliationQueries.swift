@@ -6,6 +6,8 @@ import Foundation
 public protocol ReconciliationQueries: Sendable {
     /// Every original transaction id the app's ledger names, sorted.
     func knownChains(appId: String) async throws -> [String]
+    /// The original transaction ids with ledger entries recorded at or after `date`, sorted.
+    func knownChains(appId: String, recordedSince date: Date) async throws -> [String]
     /// The app's job of `kind` in `state` with the latest `runAt`, if any.
     func latestJob(appId: String, kind: String, state: JobState) async throws -> JobRecord?
     /// The idempotency keys of the app's pending jobs of `kind`.

@@ -11,6 +11,16 @@ extension SQLStore {
         }
     }
 
+    public func knownChains(appId: String, recordedSince date: Date) async throws -> [String] {
+        try await backend.read { db in
+            try await db.raw("""
+                SELECT DISTINCT original_transaction_id FROM ledger
+                WHERE app_id = \(bind: appId) AND original_transaction_id IS NOT NULL AND recorded_at >= \(bind: date.storeMillis)
+                ORDER BY original_transaction_id
+                """).all().map { try $0.string("original_transaction_id") }
+        }
+    }
+
     public func latestJob(appId: String, kind: String, state: JobState) async throws -> JobRecord? {
         try await backend.read { db in
             try await db.raw("""

@@ -1,0 +1,57 @@
+import Foundation
+
+/// What population to simulate: how many customers, over which span, with which products and
+/// behaviour, from which seed.
+public struct PopulationConfiguration: Sendable, Hashable, Codable {
+    /// How many customers (Apple accounts) arrive.
+    public var customers: Int
+    /// The first instant of the simulation.
+    public var start: Date
+    /// How long the simulation runs, in days.
+    public var days: Double
+    /// Customers arrive uniformly over this share of the run.
+    public var arrivalShare: Double
+    /// The seed of every random choice: the same seed gives the same run.
+    public var seed: UInt64
+    public var behaviour: PopulationBehaviour
+    public var products: [SimulatedProduct]
+
+    public init(
+        customers: Int, start: Date, days: Double, arrivalShare: Double = 0.75, seed: UInt64 = 1,
+        behaviour: PopulationBehaviour = PopulationBehaviour(), products: [SimulatedProduct] = SimulatedProduct.demoCatalog
+    ) {
+        self.customers = customers
+        self.start = start
+        self.days = days
+        self.arrivalShare = arrivalShare
+        self.seed = seed
+        self.behaviour = behaviour
+        self.products = products
+    }
+
+    /// The last instant of the simulation.
+    public var end: Date { start.addingTimeInterval(days * 86_400) }
+}
+
+/// What the population did during one ``PopulationSimulator/advance(to:)``.
+public struct LifecycleOutput: Sendable {
+    /// The notifications Apple sends, in the order they happened (already in the store's history).
+    public var notifications: [NotificationRecord] = []
+    /// Purchases the customers' devices report to the app's server (StoreKit 2 transactions).
+    public var purchases: [DevicePurchase] = []
+
+    public init() {}
+}
+
+/// A transaction a customer's device has just received from StoreKit and hands to the app's server.
+public struct DevicePurchase: Sendable, Hashable {
+    /// The app's own id of the customer.
+    public var customerId: String
+    public var appAccountToken: String?
+    public var transactionId: String
+    public var originalTransactionId: String
+    public var productId: String
+    /// The JWS transaction as StoreKit 2 gives it to the app.
+    public var signedTransaction: String
+    public var date: Date
+}

@@ -1,0 +1,190 @@
+import AppStoreModels
+import Foundation
+
+/// Runs a population of simulated customers through their subscriptions and purchases: the
+/// simulated App Store's truth.
+///
+/// ``advance(to:)`` applies every event due up to an instant in time order, writing transactions,
+/// subscription truths and the notification history into the ``SimulatedAppStore``, and returns
+/// the notifications to deliver and the purchases the customers' devices report. Every choice
+/// comes from the configuration's seed, so a run is reproducible. Not thread-safe: one task
+/// drives it.
+public final class PopulationSimulator {
+    public let configuration: PopulationConfiguration
+    public let store: SimulatedAppStore
+    public let signer: SimulatorSigner
+    let products: [String: SimulatedProduct]
+    var behaviour: PopulationBehaviour { configuration.behaviour }
+    var random: SeededRandom
+    var queue = EventQueue()
+    var output = LifecycleOutput()
+    var nextTransaction: Int64 = 2_000_000_000_000_000
+    /// Per chain: bumped at every new period or lapse, so events of an old period are ignored.
+    var tokens: [String: Int] = [:]
+    /// Per purchaser chain: its family members' chains.
+    var familyMembers: [String: [String]] = [:]
+    /// Per chain: the customer number, for customer ids.
+    var chainCustomers: [String: Int] = [:]
+    var currentInstant: Date
+    /// Events applied so far.
+    public private(set) var eventsApplied = 0
+
+    public init(configuration: PopulationConfiguration, store: SimulatedAppStore, signer: SimulatorSigner) {
+        self.configuration = configuration
+        self.store = store
+        self.signer = signer
+        self.products = Dictionary(configuration.products.map { ($0.productId, $0) }, uniquingKeysWith: { first, _ in first })
+        self.random = SeededRandom.derived(seed: configuration.seed, "population")
+        self.currentInstant = configuration.start
+        let window = max(1, configuration.days * configuration.arrivalShare * 86_400)
+        for customer in 0..<max(0, configuration.customers) {
+            let offset = (Double(customer) + Double.random(in: 0..<1, using: &random)) / Double(max(1, configuration.customers)) * window
+            queue.schedule(.arrive(customer: customer), at: configuration.start.addingTimeInterval(offset.rounded()))
+        }
+    }
+
+    /// The instant of the next event, if any.
+    public var nextEventDate: Date? { queue.nextDate }
+
+    /// Applies every event due at or before `instant`.
+    public func advance(to instant: Date) throws -> LifecycleOutput {
+        output = LifecycleOutput()
+        while let (date, event) = queue.popDue(by: instant) {
+            currentInstant = date
+            try apply(event, at: date)
+            eventsApplied += 1
+        }
+        currentInstant = max(currentInstant, instant)
+        return output
+    }
+
+    /// The app's id of a customer (what its server knows the customer by).
+    public static func customerId(_ number: Int) -> String { "customer-\(number)" }
+
+    private func apply(_ event: LifecycleEvent, at date: Date) throws {
+        switch event {
+        case .arrive(let customer): try arrive(customer, at: date)
+        case .renew(let chain, let due): try renew(chain, due: due, at: date)
+        case .billingOutcome(let chain, let token, let recovered):
+            guard tokens[chain] == token else { return }
+            try finishBillingRetry(chain, recovered: recovered, at: date)
+        case .graceExpired(let chain, let token):
+            guard tokens[chain] == token, let truth = store.subscription(chain), truth.isInBillingRetryPeriod else { return }
+            try notify(.gracePeriodExpired, nil, chain: chain, at: date)
+        case .autoRenew(let chain, let token, let on):
+            guard tokens[chain] == token else { return }
+            try setAutoRenew(chain, on: on, at: date)
+        case .refund(let chain, let token):
+            guard tokens[chain] == token else { return }
+            try refund(chain, at: date)
+        case .changePlan(let chain, let token, let productId):
+            guard tokens[chain] == token else { return }
+            try changePlan(chain, to: productId, at: date)
+        case .priceIncrease(let chain, let token):
+            guard tokens[chain] == token else { return }
+            try announcePriceIncrease(chain, at: date)
+        case .priceConsent(let chain, let token):
+            guard tokens[chain] == token else { return }
+            try consentToPriceIncrease(chain, at: date)
+        case .winBack(let chain, let token):
+            guard tokens[chain] == token else { return }
+            try winBack(chain, at: date)
+        case .oneTime(let customer, let productId): try buyOnce(customer, productId: productId, at: date)
+        case .consumptionRequest(let transactionId): try requestConsumption(transactionId, at: date)
+        case .refundDecision(let transactionId, let refunded): try decideRefund(transactionId, refunded: refunded, at: date)
+        }
+    }
+
+    // MARK: Shared pieces
+
+    func newTransactionId() -> String {
+        nextTransaction += 1
+        return String(nextTransaction)
+    }
+
+    func newUUID() -> String {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255, using: &random) }
+        bytes[6] = (bytes[6] & 0x0F) | 0x40
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        let uuid = UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                               bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return uuid.uuidString.lowercased()
+    }
+
+    /// A whole-second instant uniformly inside `(start, end)`, or nil when the span is under two seconds.
+    func randomInstant(after start: Date, before end: Date) -> Date? {
+        let span = Int(end.timeIntervalSince(start))
+        guard span >= 2 else { return nil }
+        return start.addingTimeInterval(Double(Int.random(in: 1..<span, using: &random)))
+    }
+
+    func bump(_ chain: String) -> Int {
+        let token = (tokens[chain] ?? 0) + 1
+        tokens[chain] = token
+        return token
+    }
+
+    /// Signs, records and queues a notification about a chain (its latest transaction and
+    /// renewal info), and mirrors it to the chain's family members.
+    func notify(_ type: NotificationTypeV2, _ subtype: Subtype?, chain: String, at date: Date, transaction: JWSTransactionDecodedPayload? = nil) throws {
+        guard let truth = store.subscription(chain) else { return }
+        let subject = transaction ?? store.transaction(id: truth.lastTransactionId)
+        try emit(type, subtype, transaction: subject, subscription: truth, at: date)
+    }
+
+    /// Signs, records and queues one notification.
+    func emit(
+        _ type: NotificationTypeV2, _ subtype: Subtype?, transaction: JWSTransactionDecodedPayload?, subscription: SubscriptionTruth?,
+        at date: Date, reason: ConsumptionRequestReason? = nil
+    ) throws {
+        let uuid = newUUID()
+        let signed = try signer.signNotification(
+            type: type, subtype: subtype, uuid: uuid, transaction: transaction, subscription: subscription, store: store,
+            signedDate: date, consumptionRequestReason: reason)
+        let record = NotificationRecord(
+            notificationUUID: uuid, notificationType: type, subtype: subtype,
+            originalTransactionId: transaction?.originalTransactionId ?? subscription?.originalTransactionId,
+            transactionId: transaction?.transactionId, firstSendDate: date, signedPayload: signed)
+        store.recordNotification(record)
+        output.notifications.append(record)
+    }
+
+    /// Reports a transaction the customer's device received to the app's server.
+    func reportPurchase(_ transaction: JWSTransactionDecodedPayload, customer: Int, at date: Date) throws {
+        guard let id = transaction.transactionId, let chain = transaction.originalTransactionId, let product = transaction.productId else { return }
+        output.purchases.append(DevicePurchase(
+            customerId: Self.customerId(customer), appAccountToken: transaction.appAccountToken, transactionId: id,
+            originalTransactionId: chain, productId: product, signedTransaction: try signer.signTransaction(transaction, signedDate: date),
+            date: date))
+    }
+
+    /// A transaction of this app for `product`.
+    func makeTransaction(
+        product: SimulatedProduct, originalTransactionId: String?, purchaseDate: Date, originalPurchaseDate: Date?, expiresDate: Date?,
+        reason: TransactionReason, appAccountToken: String?, ownership: InAppOwnershipType = .purchased, price: Int64? = nil
+    ) -> JWSTransactionDecodedPayload {
+        let id = newTransactionId()
+        var transaction = JWSTransactionDecodedPayload()
+        transaction.transactionId = id
+        transaction.originalTransactionId = originalTransactionId ?? id
+        transaction.bundleId = store.bundleId
+        transaction.productId = product.productId
+        transaction.subscriptionGroupIdentifier = product.subscriptionGroupIdentifier
+        transaction.purchaseDate = purchaseDate
+        transaction.originalPurchaseDate = originalPurchaseDate ?? purchaseDate
+        transaction.expiresDate = expiresDate
+        transaction.quantity = 1
+        transaction.type = product.type
+        transaction.appAccountToken = appAccountToken
+        transaction.inAppOwnershipType = ownership
+        transaction.environment = store.environment
+        transaction.storefront = "USA"
+        transaction.storefrontId = "143441"
+        transaction.transactionReason = reason
+        transaction.currency = product.currency
+        transaction.price = price ?? product.price
+        if product.type == .autoRenewableSubscription { transaction.webOrderLineItemId = String(Int64(id).map { $0 + 1 } ?? 0) }
+        return transaction
+    }
+}

@@ -1,0 +1,79 @@
+import AppStoreModels
+import Foundation
+
+/// One product of the simulated app, as App Store Connect would define it.
+public struct SimulatedProduct: Sendable, Hashable, Codable {
+    public var productId: String
+    /// `Auto-Renewable Subscription`, `Non-Renewing Subscription`, `Consumable` or `Non-Consumable`.
+    public var type: ProductType
+    /// The subscription group of an auto-renewable subscription.
+    public var subscriptionGroupIdentifier: String?
+    /// Apple's service level inside the group: 1 is the highest. Moving to a smaller number is an
+    /// upgrade (immediate), to a larger one a downgrade (at the next renewal).
+    public var level: Int?
+    /// The period of a subscription (`P1W`, `P1M`, `P3M`, `P6M`, `P1Y`).
+    public var period: String?
+    /// The price in milliunits of ``currency``.
+    public var price: Int64
+    public var currency: String
+    /// Days of a free-trial introductory offer, when the product has one.
+    public var freeTrialDays: Int?
+    /// Whether Family Sharing is on for the product.
+    public var familyShareable: Bool
+
+    public init(
+        productId: String, type: ProductType, subscriptionGroupIdentifier: String? = nil, level: Int? = nil, period: String? = nil,
+        price: Int64, currency: String = "USD", freeTrialDays: Int? = nil, familyShareable: Bool = false
+    ) {
+        self.productId = productId
+        self.type = type
+        self.subscriptionGroupIdentifier = subscriptionGroupIdentifier
+        self.level = level
+        self.period = period
+        self.price = price
+        self.currency = currency
+        self.freeTrialDays = freeTrialDays
+        self.familyShareable = familyShareable
+    }
+
+    /// The end of one period that starts at `start` (calendar arithmetic in UTC, as Apple bills).
+    public func periodEnd(from start: Date) -> Date {
+        Self.add(period ?? "P1M", to: start)
+    }
+
+    /// Adds an ISO 8601 period of whole days, weeks, months or years to a date in UTC.
+    static func add(_ period: String, to date: Date) -> Date {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        let body = period.dropFirst()
+        guard period.first == "P", let unit = body.last, let count = Int(body.dropLast()), count > 0 else {
+            return date.addingTimeInterval(30 * 86_400)
+        }
+        var components = DateComponents()
+        switch unit {
+        case "D": components.day = count
+        case "W": components.day = 7 * count
+        case "M": components.month = count
+        case "Y": components.year = count
+        default: components.day = 30
+        }
+        return calendar.date(byAdding: components, to: date) ?? date.addingTimeInterval(30 * 86_400)
+    }
+
+    /// The catalog the demo sells: three subscriptions in one group (two levels, two durations),
+    /// a consumable, a non-consumable and a non-renewing season pass.
+    public static let demoCatalog: [SimulatedProduct] = [
+        SimulatedProduct(
+            productId: "premium.monthly", type: .autoRenewableSubscription, subscriptionGroupIdentifier: "21000001", level: 2, period: "P1M",
+            price: 9_990, freeTrialDays: 7, familyShareable: true),
+        SimulatedProduct(
+            productId: "premium.yearly", type: .autoRenewableSubscription, subscriptionGroupIdentifier: "21000001", level: 2, period: "P1Y",
+            price: 79_990, familyShareable: true),
+        SimulatedProduct(
+            productId: "pro.monthly", type: .autoRenewableSubscription, subscriptionGroupIdentifier: "21000001", level: 1, period: "P1M",
+            price: 14_990, familyShareable: true),
+        SimulatedProduct(productId: "coins.100", type: .consumable, price: 990),
+        SimulatedProduct(productId: "themes.lifetime", type: .nonConsumable, price: 4_990),
+        SimulatedProduct(productId: "season.pass", type: .nonRenewingSubscription, period: "P3M", price: 19_990),
+    ]
+}

@@ -1,0 +1,92 @@
+import ArgumentParser
+import Foundation
+
+/// `storekeeper demo`: the whole system on one machine. Starts the Storekeeper server on SQLite
+/// and the App Store simulator, wires them together (notifications, App Store Server API,
+/// purchases reported by the simulated devices), runs a population through compressed time
+/// while printing progress, then keeps both running in real time with the addresses printed.
+///
+/// With `--check` it stops at the end instead and compares, for every subscription, the server's
+/// state with the simulator's truth: `matched N/N subscriptions`, exit 0 only on a full match.
+public struct DemoCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Run the server against the App Store simulator (a population in compressed time).",
+        discussion: """
+            Without --check: 200 customers over 120 simulated days, then the server keeps running \
+            (Ctrl-C stops it). With --check: 1,000 customers over 365 days with 20% of notifications \
+            lost and 10% duplicated, then a comparison with the simulator's truth.
+            """
+    )
+
+    @Flag(help: "Run to the end, compare every subscription with the simulator's truth, exit 0 only on a full match.")
+    var check = false
+
+    @Option(help: "How many customers (default 200, or 1000 with --check).")
+    var customers: Int?
+
+    @Option(help: "How many simulated days (default 120, or 365 with --check).")
+    var days: Double?
+
+    @Option(name: .customLong("drop-rate"), help: "Share of notifications lost for good, 0…1 (default 0.2).")
+    var dropRate: Double = 0.2
+
+    @Option(name: .customLong("duplicate-rate"), help: "Share of notifications delivered twice, 0…1 (default 0.1).")
+    var duplicateRate: Double = 0.1
+
+    @Option(help: "The seed of every random choice (same seed, same run).")
+    var seed: UInt64 = 1
+
+    @Option(name: .customLong("data-dir"), help: "Where the server keeps its SQLite database (default: a new temporary folder).")
+    var dataDirectory: String?
+
+    @Option(help: "The server's TCP port (default 8080; 0 picks a free one; --check always picks one).")
+    var port: Int = 8080
+
+    @Option(name: .customLong("step-hours"), help: "Simulated hours per step of the loop (default 1).")
+    var stepHours: Double = 1
+
+    @Flag(name: .customLong("without-reconciliation"), help: "Give the server no App Store Server API access: see what lost notifications cost.")
+    var withoutReconciliation = false
+
+    @Flag(help: "Print less (no progress lines).")
+    var quiet = false
+
+    public init() {}
+
+    public func validate() throws {
+        if let customers, !(1...1_000_000).contains(customers) { throw ValidationError("--customers must be between 1 and 1000000") }
+        if let days, !(days > 0 && days <= 3_650) { throw ValidationError("--days must be more than 0 and at most 3650") }
+        guard (0...1).contains(dropRate) else { throw ValidationError("--drop-rate must be between 0 and 1") }
+        guard (0...1).contains(duplicateRate) else { throw ValidationError("--duplicate-rate must be between 0 and 1") }
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        guard stepHours > 0, stepHours <= 24 * 7 else { throw ValidationError("--step-hours must be more than 0 and at most 168") }
+    }
+
+    public func run() async throws {
+        let settings = DemoSettings(
+            check: check, customers: customers ?? (check ? 1_000 : 200), days: days ?? (check ? 365 : 120), dropRate: dropRate,
+            duplicateRate: duplicateRate, seed: seed, dataDirectory: dataDirectory, port: check ? 0 : port, stepHours: stepHours,
+            quiet: quiet, reconciles: !withoutReconciliation)
+        let outcome = try await DemoRunner(settings: settings).run()
+        if settings.check, !outcome.allMatched {
+            throw CLIFailure(exitCode: 1, message: "")
+        }
+    }
+}
+
+/// The demo's knobs, as parsed.
+struct DemoSettings: Sendable {
+    var check: Bool
+    var customers: Int
+    var days: Double
+    var dropRate: Double
+    var duplicateRate: Double
+    var seed: UInt64
+    var dataDirectory: String?
+    var port: Int
+    var stepHours: Double
+    var quiet: Bool
+    /// Whether the server may call the simulator's App Store Server API.
+    var reconciles: Bool = true
+}

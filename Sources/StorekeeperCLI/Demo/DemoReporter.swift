@@ -1,0 +1,75 @@
+import AppStoreSimulator
+import Foundation
+
+/// What the demo prints: where things run, progress through simulated time, the delivery and
+/// reconciliation figures, and the comparison.
+struct DemoReporter {
+    let settings: DemoSettings
+    let world: DemoWorld
+    let counter: APICallCounter
+
+    func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    func starting(serverBase: String) {
+        say("Storekeeper demo: \(settings.customers) customers over \(Self.number(settings.days)) simulated days, "
+            + "\(Self.percent(settings.dropRate)) of notifications lost, \(Self.percent(settings.duplicateRate)) duplicated, seed \(settings.seed)")
+        say("  server      \(serverBase) (SQLite in \(world.directory.appendingPathComponent("data").path))")
+        say("  simulated   \(Self.day(world.start)) → \(Self.day(world.end))")
+    }
+
+    func progress(at instant: Date, population: PopulationSimulator, delivery: DeliveryReport, purchases: Int, processed: Int) {
+        guard !settings.quiet else { return }
+        let day = Int((instant.timeIntervalSince(world.start) / 86_400).rounded())
+        let subscriptions = world.store.subscriptions()
+        let active = subscriptions.filter { $0.status(at: instant) == .active }.count
+        say("  day \(String(day).leftPadded(4))  \(Self.day(instant))  subscriptions \(subscriptions.count) (\(active) active)"
+            + "  notifications \(delivery.notifications) sent, \(delivery.dropped) lost, \(delivery.duplicatesSent) duplicated"
+            + "  purchases \(purchases)  server processed \(processed)  Apple API calls \(counter.total)")
+    }
+
+    func simulated(elapsed: Duration, delivery: DeliveryReport, purchases: Int, processed: Int) {
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        say("Simulated \(Self.number(settings.days)) days in \(String(format: "%.1f", seconds)) s: "
+            + "\(delivery.notifications) notifications (\(delivery.attempts) attempts, \(delivery.dropped) lost for good, "
+            + "\(delivery.duplicatesSent) duplicates), \(purchases) purchases reported by devices, \(processed) inbox entries processed")
+        let calls = counter.snapshot.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        let subscriptions = max(1, world.store.subscriptions().count)
+        let perDay = Double(counter.total) / Double(subscriptions) / max(1, settings.days)
+        say("Reconciliation made \(counter.total) Apple API calls (\(calls.isEmpty ? "none" : calls)); "
+            + String(format: "%.3f", perDay) + " per subscription per day, against 1.000 for daily polling")
+    }
+
+    func comparison(_ result: DemoComparison.Result) {
+        let statuses = result.byStatus.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        say("Truth at the end: \(statuses)")
+        for line in result.mismatches.prefix(20) { say("  mismatch \(line)") }
+        if result.mismatches.count > 20 { say("  … and \(result.mismatches.count - 20) more") }
+        say("matched \(result.matched)/\(result.total) subscriptions")
+    }
+
+    func live(serverBase: String) {
+        say("")
+        say("The server keeps running in real time (Ctrl-C stops it); the simulated customers keep living.")
+        say("  API          \(serverBase)   (admin key: \(world.adminKey))")
+        say("  health       curl \(serverBase)/health")
+        say("  metrics      curl \(serverBase)/metrics")
+        say("  API docs     curl \(serverBase)/openapi.json")
+        say("  notifications  curl -H 'Authorization: Bearer \(world.adminKey)' '\(serverBase)/v1/apps/\(DemoWorld.appId)/notifications?limit=5'")
+        if let sample = world.store.subscriptions().first {
+            say("  a subscription  curl -H 'Authorization: Bearer \(world.adminKey)' \(serverBase)/v1/apps/\(DemoWorld.appId)/subscriptions/\(sample.originalTransactionId)")
+            say("  its customer    curl -H 'Authorization: Bearer \(world.adminKey)' \(serverBase)/v1/apps/\(DemoWorld.appId)/customers/\(sample.customerId)")
+        }
+    }
+
+    static func day(_ date: Date) -> String { String(ISO8601DateFormatter().string(from: date).prefix(10)) }
+    static func percent(_ value: Double) -> String { "\(Self.number(value * 100))%" }
+    static func number(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)
+    }
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
+}

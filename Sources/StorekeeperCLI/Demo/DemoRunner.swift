@@ -1,0 +1,121 @@
+import AppStoreSimulator
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import StorekeeperServer
+import StorekeeperStore
+import Synchronization
+
+/// Runs the demo: the Storekeeper server (SQLite) and the App Store simulator side by side in
+/// one process, talking over loopback HTTP exactly as they would across the internet.
+///
+/// The simulation clock drives both: the population moves in steps of simulated time; after each
+/// step Apple's notifications due are delivered to the server's notification URL, the devices
+/// report their purchases to the server's API, the server's inbox is drained and its
+/// reconciliation jobs due at that instant run against the simulator's App Store Server API.
+struct DemoRunner {
+    let settings: DemoSettings
+
+    struct Outcome {
+        var allMatched: Bool
+    }
+
+    func run() async throws -> Outcome {
+        let world = try DemoWorld(settings: settings)
+        var logger = Logger(label: "storekeeper.demo")
+        logger.logLevel = .error
+        let counter = APICallCounter()
+        let ports = PortMailbox()
+
+        let endpoints = try SimulatorEndpoints(
+            store: world.store, signer: world.signer, clock: world.clock,
+            configuration: SimulatorHTTPConfiguration(
+                issuerId: DemoWorld.issuerId, keys: [DemoWorld.keyId: world.apiKey.publicKey], sharedSecret: world.sharedSecret))
+        let appleRouter = Router(context: BasicRequestContext.self)
+        appleRouter.add(middleware: counter)
+        endpoints.addRoutes(to: appleRouter)
+        let apple = Application(
+            router: appleRouter, configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "simulated-app-store"),
+            onServerRunning: { channel in await ports.put("apple", channel.localAddress?.port ?? 0) }, logger: logger)
+
+        let appleServices = ServiceGroup(configuration: .init(services: [apple], logger: logger))
+        return try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await appleServices.run() }
+            let applePort = try await ports.take("apple")
+            let configuration = world.serverConfiguration(applePort: applePort)
+            let store = try await SQLStore.open(
+                try DatabaseLocation.resolve(databaseURL: nil, dataDirectory: configuration.dataDirectory), logger: logger)
+            var dependencies = ServerDependencies(
+                store: store, clock: { [clock = world.clock] in clock.now }, logger: logger, runsInboxWorker: false,
+                storeServices: [StoreService(store: store)], appleClients: try AppleClients.live(configuration: configuration, rateBudget: DemoWorld.rateBudget),
+                scheduler: nil)
+            dependencies.onServerRunning = { port in await ports.put("server", port) }
+            let server = try buildApplication(configuration: configuration, dependencies: dependencies)
+            let serverServices = ServiceGroup(configuration: .init(
+                services: [server], gracefulShutdownSignals: settings.check ? [] : [.sigterm, .sigint], logger: logger))
+            let stop = DemoStop()
+            tasks.addTask {
+                defer { stop.set() }
+                try await serverServices.run()
+            }
+            let serverPort = try await ports.take("server")
+            let outcome = try await HTTPClient.withDemoClient { client in
+                try await DemoLoop(
+                    world: world, settings: settings, store: store, configuration: configuration, counter: counter,
+                    client: client, serverPort: serverPort, stop: stop
+                ).run()
+            }
+            await serverServices.triggerGracefulShutdown()
+            await appleServices.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+            return outcome
+        }
+    }
+}
+
+/// Set when the server stops (a signal in the live phase), so the demo loop ends with it.
+final class DemoStop: Sendable {
+    private let flag = Mutex(false)
+    func set() { flag.withLock { $0 = true } }
+    var isSet: Bool { flag.withLock { $0 } }
+}
+
+/// Hands the bound port of each server to the task waiting for it.
+actor PortMailbox {
+    private var ports: [String: Int] = [:]
+    private var waiters: [String: CheckedContinuation<Int, Never>] = [:]
+
+    func put(_ name: String, _ port: Int) {
+        if let waiter = waiters.removeValue(forKey: name) {
+            waiter.resume(returning: port)
+        } else {
+            ports[name] = port
+        }
+    }
+
+    func take(_ name: String) async throws -> Int {
+        if let port = ports.removeValue(forKey: name) { return port }
+        let port = await withCheckedContinuation { waiters[name] = $0 }
+        guard port > 0 else { throw CLIFailure.usage("the \(name) server did not start") }
+        return port
+    }
+}
+
+extension HTTPClient {
+    /// Runs `body` with a client of its own, shut down afterwards.
+    static func withDemoClient<T: Sendable>(_ body: (HTTPClient) async throws -> T) async throws -> T {
+        let client = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: .init(connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 8)))
+        do {
+            let value = try await body(client)
+            try? await client.shutdown()
+            return value
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
+}

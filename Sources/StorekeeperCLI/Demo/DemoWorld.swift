@@ -1,0 +1,98 @@
+import AppStoreModels
+import AppStoreServerAPI
+import AppStoreSimulator
+import AppStoreTestSigning
+import Crypto
+import Foundation
+import StorekeeperServer
+import SubscriptionEngine
+
+/// Everything the demo wires together, made fresh for a run: a test certificate authority and a
+/// receipt signer for the simulated Apple, an In-App Purchase key for the App Store Server API,
+/// the simulated App Store and its population, and the server's configuration trusting them.
+struct DemoWorld: Sendable {
+    static let appId = "demo"
+    static let bundleId = "com.example.storekeeper.demo"
+    static let appAppleId: Int64 = 1_234_567_890
+    static let issuerId = "5e1f1a7e-0000-4000-8000-00000000d3m0"
+    static let keyId = "DEMOKEY001"
+
+    /// The server's rate budget: the simulated clock runs thousands of times faster than real
+    /// time, so Apple's per-second limits are scaled by as much (the simulator still enforces
+    /// Apple's hourly limits in real time).
+    static let rateBudget = RateBudget(configuration: .init(timeCompression: 1_000))
+
+    let settings: DemoSettings
+    let directory: URL
+    let start: Date
+    let end: Date
+    let clock: SimulationClock
+    let store: SimulatedAppStore
+    let signer: SimulatorSigner
+    let apiKey: P256.Signing.PrivateKey
+    /// The server's admin key for this run (printed for the user; never logged by the server).
+    let adminKey: String
+    let sharedSecret: String
+
+    init(settings: DemoSettings, now: Date = Date()) throws {
+        self.settings = settings
+        let base = settings.dataDirectory.map { URL(fileURLWithPath: $0) }
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("storekeeper-demo-\(UUID().uuidString.prefix(8).lowercased())")
+        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+        directory = base
+        // The run ends now, so the server continues in real time where the simulation stops.
+        end = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
+        start = end.addingTimeInterval(-settings.days * 86_400)
+        clock = SimulationClock(start: start)
+        let ca = try TestCertificateAuthority.generate(
+            notBefore: start.addingTimeInterval(-86_400), notAfter: end.addingTimeInterval(10 * 365 * 86_400))
+        let receipts = try ReceiptSigningAuthority.generate(
+            validFrom: start.addingTimeInterval(-86_400), validUntil: end.addingTimeInterval(10 * 365 * 86_400))
+        signer = SimulatorSigner(certificateAuthority: ca, receiptAuthority: receipts)
+        store = SimulatedAppStore(bundleId: Self.bundleId, appAppleId: Self.appAppleId, environment: .production)
+        apiKey = P256.Signing.PrivateKey()
+        adminKey = "sk_demo_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        sharedSecret = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        try ca.rootCertificateDER.write(to: rootPath)
+        try receipts.rootCertificateDER.write(to: receiptRootPath)
+    }
+
+    var rootPath: URL { directory.appendingPathComponent("simulator-root.der") }
+    var receiptRootPath: URL { directory.appendingPathComponent("simulator-receipt-root.der") }
+
+    /// The population the simulator runs.
+    var population: PopulationConfiguration {
+        PopulationConfiguration(customers: settings.customers, start: start, days: settings.days, seed: settings.seed)
+    }
+
+    /// The server's configuration: one app trusting the simulator's roots, calling the
+    /// simulator's App Store Server API, with the demo catalog.
+    func serverConfiguration(applePort: Int) -> ServerConfiguration {
+        let products = population.products.map { product in
+            CatalogProduct(
+                productId: product.productId, type: Self.kind(product.type), subscriptionGroupIdentifier: product.subscriptionGroupIdentifier,
+                duration: product.type == .nonRenewingSubscription ? product.period.flatMap(ISO8601Duration.init) : nil,
+                price: Double(product.price) / 1000, currency: product.currency)
+        }
+        let app = AppConfiguration(
+            id: Self.appId, bundleId: Self.bundleId, appAppleId: Self.appAppleId, environments: ["Production"],
+            trustedRoots: [rootPath.path, receiptRootPath.path], sharedSecret: sharedSecret,
+            apiKeys: [APIKeyConfiguration(key: adminKey, role: .admin)], products: products,
+            appStoreServerAPI: settings.reconciles ? AppStoreAPISettings(
+                issuerId: Self.issuerId, keyId: Self.keyId, privateKey: apiKey.pemRepresentation, environment: "Production",
+                baseURL: "http://127.0.0.1:\(applePort)") : nil,
+            refundPolicy: nil)
+        return ServerConfiguration(
+            host: "127.0.0.1", port: settings.port, dataDirectory: directory.appendingPathComponent("data").path, apps: [app],
+            logLevel: "error")
+    }
+
+    static func kind(_ type: ProductType) -> ProductKind {
+        switch type {
+        case .autoRenewableSubscription: .autoRenewable
+        case .nonRenewingSubscription: .nonRenewing
+        case .consumable: .consumable
+        default: .nonConsumable
+        }
+    }
+}

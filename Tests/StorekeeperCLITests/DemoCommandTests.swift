@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+
+@Suite("storekeeper demo")
+struct DemoCommandTests {
+    static func matched(_ text: String) -> (matched: Int, total: Int)? {
+        guard let line = text.split(separator: "\n").last(where: { $0.hasPrefix("matched ") }) else { return nil }
+        let numbers = line.dropFirst("matched ".count).split(separator: " ")[0].split(separator: "/").compactMap { Int($0) }
+        return numbers.count == 2 ? (numbers[0], numbers[1]) : nil
+    }
+
+    @Test("--check matches every subscription although notifications are lost and duplicated, and reports Apple API calls")
+    func checkMatchesEverySubscription() throws {
+        let output = try StorekeeperProcess.run(
+            ["demo", "--check", "--customers", "60", "--days", "100", "--drop-rate", "0.3", "--duplicate-rate", "0.2", "--seed", "5",
+             "--step-hours", "3", "--quiet"], timeout: 600)
+        #expect(output.exitCode == 0, "\(output.text)\n\(output.standardError)")
+        let result = try #require(Self.matched(output.text), "\(output.text)")
+        #expect(result.total >= 30)
+        #expect(result.matched == result.total)
+        #expect(output.text.contains("Apple API calls"))
+        #expect(output.text.contains("lost for good"))
+    }
+
+    @Test("without reconciliation, lost notifications leave the server behind and --check fails")
+    func checkFailsWithoutReconciliation() throws {
+        let output = try StorekeeperProcess.run(
+            ["demo", "--check", "--customers", "30", "--days", "75", "--drop-rate", "1", "--duplicate-rate", "0", "--seed", "2",
+             "--step-hours", "6", "--quiet", "--without-reconciliation"], timeout: 600)
+        #expect(output.exitCode == 1, "\(output.text)\n\(output.standardError)")
+        let result = try #require(Self.matched(output.text), "\(output.text)")
+        #expect(result.matched < result.total)
+        #expect(output.text.contains("mismatch"))
+    }
+
+    @Test("bad knobs are usage errors", arguments: [
+        ["--drop-rate", "1.5"], ["--duplicate-rate", "-0.1"], ["--customers", "0"], ["--days", "0"], ["--step-hours", "0"],
+    ])
+    func badKnobsAreUsageErrors(_ arguments: [String]) throws {
+        let output = try StorekeeperProcess.run(["demo", "--check"] + arguments)
+        #expect(output.exitCode == 2, "\(output.standardError)")
+        #expect(!output.standardError.isEmpty)
+    }
+}
