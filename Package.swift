@@ -132,6 +132,7 @@ let package = Package(
                 "StorekeeperStore",
                 "StorekeeperServer",
                 "AppStoreSimulator",
+                .product(name: "Yams", package: "Yams"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -185,6 +186,7 @@ let package = Package(
                 "AppStoreModels",
                 "SubscriptionEngine",
                 "storekeeper",
+                "AppStoreSimulator",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),

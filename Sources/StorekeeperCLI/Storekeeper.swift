@@ -19,6 +19,7 @@ public struct Storekeeper: AsyncParsableCommand {
             MigrateCommand.self,
             OfferCommand.self,
             DemoCommand.self,
+            SimulateCommand.self,
             ImportCommand.self,
         ]
     )

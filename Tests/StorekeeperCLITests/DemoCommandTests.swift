@@ -9,11 +9,11 @@ struct DemoCommandTests {
         return numbers.count == 2 ? (numbers[0], numbers[1]) : nil
     }
 
-    @Test("--check matches every subscription although notifications are lost and duplicated, and reports Apple API calls")
+    @Test("--check matches every subscription although V1 and V2 notifications are lost and duplicated, and reports Apple API calls")
     func checkMatchesEverySubscription() throws {
         let output = try StorekeeperProcess.run(
             ["demo", "--check", "--customers", "60", "--days", "100", "--drop-rate", "0.3", "--duplicate-rate", "0.2", "--seed", "5",
-             "--step-hours", "3", "--quiet"], timeout: 600)
+             "--step-hours", "3", "--quiet", "--v1"], timeout: 600)
         #expect(output.exitCode == 0, "\(output.text)\n\(output.standardError)")
         let result = try #require(Self.matched(output.text), "\(output.text)")
         #expect(result.total >= 30)

@@ -30,7 +30,7 @@ public struct NotificationTypeV1: AppStoreOpenValue {
     public static let refund = NotificationTypeV1(rawValue: "REFUND")
     /// A Family Sharing member lost access to the purchase.
     public static let revoke = NotificationTypeV1(rawValue: "REVOKE")
-    /// The customer consented to a subscription price increase.
+    /// The App Store started asking the customer to consent to a price increase (`price_consent_status` 0).
     public static let priceIncreaseConsent = NotificationTypeV1(rawValue: "PRICE_INCREASE_CONSENT")
     /// The customer asked for a refund of a consumable; send consumption information.
     public static let consumptionRequest = NotificationTypeV1(rawValue: "CONSUMPTION_REQUEST")

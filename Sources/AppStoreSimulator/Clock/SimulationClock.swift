@@ -10,30 +10,32 @@ import Synchronization
 public final class SimulationClock: Sendable {
     private struct State {
         var instant: Date
-        /// When following the wall clock: simulated minus real time.
-        var offset: TimeInterval?
+        /// When following the wall clock: the real instant it started from, and the pace.
+        var realAnchor: Date?
+        var rate: Double = 1
+
+        func now(real: Date) -> Date {
+            guard let realAnchor else { return instant }
+            return instant.addingTimeInterval(real.timeIntervalSince(realAnchor) * rate)
+        }
     }
 
     private let state: Mutex<State>
 
     public init(start: Date) {
-        state = Mutex(State(instant: start, offset: nil))
+        state = Mutex(State(instant: start))
     }
 
     /// The simulated instant.
     public var now: Date {
-        state.withLock { state in
-            if let offset = state.offset { return Date().addingTimeInterval(offset) }
-            return state.instant
-        }
+        state.withLock { $0.now(real: Date()) }
     }
 
     /// Moves the clock to `instant` (never backwards) and stops it there.
     public func set(_ instant: Date) {
         state.withLock { state in
-            let current = state.offset.map { Date().addingTimeInterval($0) } ?? state.instant
-            state.instant = max(current, instant)
-            state.offset = nil
+            state.instant = max(state.now(real: Date()), instant)
+            state.realAnchor = nil
         }
     }
 
@@ -42,14 +44,17 @@ public final class SimulationClock: Sendable {
         set(now.addingTimeInterval(seconds))
     }
 
-    /// From now on the clock runs at the wall clock's pace, from its current instant.
-    public func followWallClock() {
+    /// From now on the clock runs with the wall clock from its current instant, `rate` simulated
+    /// seconds per real second (1: real time; 60: a minute a second).
+    public func followWallClock(rate: Double = 1) {
         state.withLock { state in
-            guard state.offset == nil else { return }
-            state.offset = state.instant.timeIntervalSince(Date())
+            let real = Date()
+            state.instant = state.now(real: real)
+            state.realAnchor = real
+            state.rate = rate.isFinite && rate > 0 ? rate : 1
         }
     }
 
     /// Whether the clock moves with the wall clock.
-    public var isFollowingWallClock: Bool { state.withLock { $0.offset != nil } }
+    public var isFollowingWallClock: Bool { state.withLock { $0.realAnchor != nil } }
 }

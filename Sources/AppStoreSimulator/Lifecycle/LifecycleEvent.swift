@@ -17,6 +17,8 @@ enum LifecycleEvent: Sendable {
     case oneTime(customer: Int, productId: String)
     case consumptionRequest(transactionId: String)
     case refundDecision(transactionId: String, refunded: Bool)
+    /// A scenario's action.
+    case scripted(customer: Int, action: ScenarioAction)
 }
 
 /// A min-heap of events by instant; ties keep insertion order, so a run is deterministic.

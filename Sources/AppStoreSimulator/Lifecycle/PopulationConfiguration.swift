@@ -15,11 +15,16 @@ public struct PopulationConfiguration: Sendable, Hashable, Codable {
     public var seed: UInt64
     public var behaviour: PopulationBehaviour
     public var products: [SimulatedProduct]
+    /// Renewal periods and trials as short as Apple's sandbox makes them (a month in 5 minutes),
+    /// for runs on a wall clock.
+    public var sandboxDurations: Bool = false
 
     public init(
         customers: Int, start: Date, days: Double, arrivalShare: Double = 0.75, seed: UInt64 = 1,
-        behaviour: PopulationBehaviour = PopulationBehaviour(), products: [SimulatedProduct] = SimulatedProduct.demoCatalog
+        behaviour: PopulationBehaviour = PopulationBehaviour(), products: [SimulatedProduct] = SimulatedProduct.demoCatalog,
+        sandboxDurations: Bool = false
     ) {
+        self.sandboxDurations = sandboxDurations
         self.customers = customers
         self.start = start
         self.days = days

@@ -80,7 +80,9 @@ extension PopulationSimulator {
         }
         try notify(.priceIncrease, .pending, chain: chain, at: date)
         try mirrorToFamily(chain, notification: (.priceIncrease, .pending), newPeriod: nil, at: date)
-        if random.chance(behaviour.priceIncreaseConsentRate), let when = randomInstant(after: date, before: truth.expiresDate) {
+        if let consent = forcedConsent.removeValue(forKey: chain) {
+            if consent { queue.schedule(.priceConsent(chain: chain, token: tokens[chain] ?? 0), at: min(date.addingTimeInterval(86_400), truth.expiresDate.addingTimeInterval(-1))) }
+        } else if random.chance(behaviour.priceIncreaseConsentRate), let when = randomInstant(after: date, before: truth.expiresDate) {
             queue.schedule(.priceConsent(chain: chain, token: tokens[chain] ?? 0), at: when)
         }
     }
@@ -114,7 +116,7 @@ extension PopulationSimulator {
         transaction.offerDiscountType = source.offerDiscountType
         transaction.offerPeriod = source.offerPeriod
         let member = transaction.originalTransactionId ?? ""
-        let memberCustomer = "\(Self.customerId(customer))-family"
+        let memberCustomer = "\(customerId(customer))-family"
         store.record(transaction, customerId: memberCustomer)
         var copy = truth
         copy.originalTransactionId = member

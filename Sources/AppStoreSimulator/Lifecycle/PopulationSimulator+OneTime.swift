@@ -33,7 +33,7 @@ extension PopulationSimulator {
     /// A one-time purchase: Apple sends `ONE_TIME_CHARGE`; the device reports the transaction.
     func buyOnce(_ customer: Int, productId: String, at date: Date) throws {
         guard let product = products[productId] else { return }
-        let customerId = Self.customerId(customer)
+        let customerId = customerId(customer)
         if product.type == .nonConsumable,
            store.transactions(ofCustomer: customerId).contains(where: { $0.productId == productId && $0.revocationDate == nil }) {
             return

@@ -23,15 +23,18 @@ extension PopulationSimulator {
         try planOneTimePurchases(customer, from: date)
     }
 
-    func subscribe(_ customer: Int, product: SimulatedProduct, appAccountToken: String, at date: Date) throws {
+    func subscribe(_ customer: Int, product: SimulatedProduct, appAccountToken: String, at date: Date, offer: String? = nil) throws {
         var trial = false
         var offerCode = false
-        if let days = product.freeTrialDays, days > 0, random.chance(behaviour.trialRate) {
+        if let offer {
+            trial = offer == "trial" && (product.freeTrialDays ?? 0) > 0
+            offerCode = offer == "offerCode"
+        } else if let days = product.freeTrialDays, days > 0, random.chance(behaviour.trialRate) {
             trial = true
         } else if random.chance(behaviour.offerCodeRate) {
             offerCode = true
         }
-        let expires = trial ? date.addingTimeInterval(Double(product.freeTrialDays ?? 7) * 86_400) : product.periodEnd(from: date)
+        let expires = trial ? trialEnd(days: product.freeTrialDays ?? 7, from: date) : periodEnd(product, from: date)
         var transaction = makeTransaction(
             product: product, originalTransactionId: nil, purchaseDate: date, originalPurchaseDate: nil, expiresDate: expires,
             reason: .purchase, appAccountToken: appAccountToken, price: trial ? 0 : offerCode ? product.price / 2 : product.price)
@@ -46,9 +49,9 @@ extension PopulationSimulator {
             transaction.offerPeriod = "P1M"
         }
         let chain = transaction.originalTransactionId ?? ""
-        store.record(transaction, customerId: Self.customerId(customer), orderId: "MK\(transaction.transactionId ?? "")")
+        store.record(transaction, customerId: customerId(customer), orderId: "MK\(transaction.transactionId ?? "")")
         store.update(SubscriptionTruth(
-            originalTransactionId: chain, customerId: Self.customerId(customer),
+            originalTransactionId: chain, customerId: customerId(customer),
             subscriptionGroupIdentifier: product.subscriptionGroupIdentifier ?? "", productId: product.productId, expiresDate: expires,
             lastTransactionId: transaction.transactionId ?? "", appAccountToken: appAccountToken, recentSubscriptionStartDate: date,
             renewalPrice: product.price, currency: product.currency))
@@ -113,6 +116,10 @@ extension PopulationSimulator {
             try lapse(chain, intent: .customerDidNotConsentToPriceIncrease, subtype: .priceIncrease, at: date)
             return
         }
+        if let plan = forcedBilling.removeValue(forKey: chain) {
+            try failBilling(chain, due: due, at: date, plan: plan)
+            return
+        }
         if random.chance(behaviour.billingFailureRate) {
             try failBilling(chain, due: due, at: date)
             return
@@ -124,7 +131,7 @@ extension PopulationSimulator {
     func startPeriod(_ chain: String, from start: Date, at date: Date, notification: (NotificationTypeV2, Subtype?), reason: TransactionReason = .renewal,
                      offer: (OfferType, String)? = nil) throws {
         guard let truth = store.subscription(chain), let product = products[truth.autoRenewProductId] else { return }
-        let expires = product.periodEnd(from: start)
+        let expires = periodEnd(product, from: start)
         let first = store.transaction(id: chain)
         let price = truth.renewalPrice ?? product.price
         var transaction = makeTransaction(
@@ -170,7 +177,7 @@ extension PopulationSimulator {
     }
 
     /// A failed renewal: billing retry, with a grace period when the app has one.
-    func failBilling(_ chain: String, due: Date, at date: Date) throws {
+    func failBilling(_ chain: String, due: Date, at date: Date, plan: String? = nil) throws {
         let graceDays = Double(behaviour.gracePeriodDays)
         let graceEnd = graceDays > 0 ? due.addingTimeInterval(graceDays * 86_400) : nil
         store.modify(chain) { truth in
@@ -182,6 +189,18 @@ extension PopulationSimulator {
         try notify(.didFailToRenew, graceEnd == nil ? nil : .gracePeriod, chain: chain, at: date)
         try mirrorToFamily(chain, notification: (.didFailToRenew, graceEnd == nil ? nil : .gracePeriod), newPeriod: nil, at: date)
         let retryEnd = due.addingTimeInterval(60 * 86_400)
+        if let plan {
+            if let graceEnd { queue.schedule(.graceExpired(chain: chain, token: token), at: graceEnd) }
+            switch plan {
+            case "grace" where graceEnd != nil:
+                queue.schedule(.billingOutcome(chain: chain, token: token, recovered: true), at: due.addingTimeInterval(graceDays * 43_200))
+            case "grace", "retry":
+                queue.schedule(.billingOutcome(chain: chain, token: token, recovered: true), at: (graceEnd ?? due).addingTimeInterval(5 * 86_400))
+            default:
+                queue.schedule(.billingOutcome(chain: chain, token: token, recovered: false), at: retryEnd)
+            }
+            return
+        }
         if let graceEnd, random.chance(behaviour.graceRecoveryRate), let when = randomInstant(after: due, before: graceEnd) {
             queue.schedule(.billingOutcome(chain: chain, token: token, recovered: true), at: when)
             return

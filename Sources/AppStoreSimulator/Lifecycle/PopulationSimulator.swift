@@ -26,6 +26,8 @@ public final class PopulationSimulator {
     /// Per chain: the customer number, for customer ids.
     var chainCustomers: [String: Int] = [:]
     var currentInstant: Date
+    /// Builds the V1 body of each notification too, when the app also listens to V1.
+    public var v1Builder: NotificationV1Builder?
     /// Events applied so far.
     public private(set) var eventsApplied = 0
 
@@ -43,6 +45,9 @@ public final class PopulationSimulator {
         }
     }
 
+    /// The instant the simulator has advanced to.
+    public var simulatedInstant: Date { currentInstant }
+
     /// The instant of the next event, if any.
     public var nextEventDate: Date? { queue.nextDate }
 
@@ -58,8 +63,16 @@ public final class PopulationSimulator {
         return output
     }
 
+    /// Names of scripted customers, by number.
+    var customerNames: [Int: String] = [:]
+    /// Scripted outcomes that override the dice: billing recovery per chain, price-increase consent.
+    var forcedBilling: [String: String] = [:]
+    var forcedConsent: [String: Bool] = [:]
+
     /// The app's id of a customer (what its server knows the customer by).
-    public static func customerId(_ number: Int) -> String { "customer-\(number)" }
+    public func customerId(_ number: Int) -> String {
+        customerNames[number].map { "customer-\($0)" } ?? "customer-\(number)"
+    }
 
     private func apply(_ event: LifecycleEvent, at date: Date) throws {
         switch event {
@@ -90,12 +103,25 @@ public final class PopulationSimulator {
             guard tokens[chain] == token else { return }
             try winBack(chain, at: date)
         case .oneTime(let customer, let productId): try buyOnce(customer, productId: productId, at: date)
+        case .scripted(let customer, let action): try perform(action, customer: customer, at: date)
         case .consumptionRequest(let transactionId): try requestConsumption(transactionId, at: date)
         case .refundDecision(let transactionId, let refunded): try decideRefund(transactionId, refunded: refunded, at: date)
         }
     }
 
     // MARK: Shared pieces
+
+    /// The end of a period of `product` from `start` (compressed like the sandbox when configured).
+    func periodEnd(_ product: SimulatedProduct, from start: Date) -> Date {
+        guard configuration.sandboxDurations else { return product.periodEnd(from: start) }
+        return start.addingTimeInterval(SimulatedProduct.sandboxSeconds(of: product.period ?? "P1M"))
+    }
+
+    /// The end of a free trial of `days` from `start`.
+    func trialEnd(days: Int, from start: Date) -> Date {
+        guard configuration.sandboxDurations else { return start.addingTimeInterval(Double(days) * 86_400) }
+        return start.addingTimeInterval(SimulatedProduct.sandboxSeconds(of: "P\(days)D"))
+    }
 
     func newTransactionId() -> String {
         nextTransaction += 1
@@ -142,10 +168,11 @@ public final class PopulationSimulator {
         let signed = try signer.signNotification(
             type: type, subtype: subtype, uuid: uuid, transaction: transaction, subscription: subscription, store: store,
             signedDate: date, consumptionRequestReason: reason)
+        let v1Body = try v1Builder?.body(type: type, subtype: subtype, transaction: transaction, subscription: subscription, store: store, at: date)
         let record = NotificationRecord(
             notificationUUID: uuid, notificationType: type, subtype: subtype,
             originalTransactionId: transaction?.originalTransactionId ?? subscription?.originalTransactionId,
-            transactionId: transaction?.transactionId, firstSendDate: date, signedPayload: signed)
+            transactionId: transaction?.transactionId, firstSendDate: date, signedPayload: signed, v1Body: v1Body)
         store.recordNotification(record)
         output.notifications.append(record)
     }
@@ -154,7 +181,7 @@ public final class PopulationSimulator {
     func reportPurchase(_ transaction: JWSTransactionDecodedPayload, customer: Int, at date: Date) throws {
         guard let id = transaction.transactionId, let chain = transaction.originalTransactionId, let product = transaction.productId else { return }
         output.purchases.append(DevicePurchase(
-            customerId: Self.customerId(customer), appAccountToken: transaction.appAccountToken, transactionId: id,
+            customerId: customerId(customer), appAccountToken: transaction.appAccountToken, transactionId: id,
             originalTransactionId: chain, productId: product, signedTransaction: try signer.signTransaction(transaction, signedDate: date),
             date: date))
     }

@@ -41,6 +41,20 @@ public struct SimulatedProduct: Sendable, Hashable, Codable {
         Self.add(period ?? "P1M", to: start)
     }
 
+    /// The length of a period in Apple's sandbox, which compresses renewal periods (1 week → 3
+    /// minutes, 1 month → 5, 2 months → 10, 3 months → 15, 6 months → 30, 1 year → 1 hour).
+    public static func sandboxSeconds(of period: String) -> TimeInterval {
+        switch period {
+        case "P1W", "P7D": 180
+        case "P1M": 300
+        case "P2M": 600
+        case "P3M": 900
+        case "P6M": 1_800
+        case "P1Y": 3_600
+        default: 300
+        }
+    }
+
     /// Adds an ISO 8601 period of whole days, weeks, months or years to a date in UTC.
     static func add(_ period: String, to date: Date) -> Date {
         var calendar = Calendar(identifier: .gregorian)

@@ -23,6 +23,8 @@ public final class SimulatedAppStore: Sendable {
         var modified: [String: Int] = [:]
         var sequence = 0
         var subscriptions: [String: SubscriptionTruth] = [:]
+        /// Per account, its subscriptions' original transaction ids.
+        var subscriptionsByCustomer: [String: Set<String>] = [:]
         var orders: [String: [String]] = [:]
         var appTransactionIds: [String: String] = [:]
         var notifications: [NotificationRecord] = []
@@ -94,7 +96,13 @@ public final class SimulatedAppStore: Sendable {
 
     /// Stores the truth of one subscription.
     public func update(_ subscription: SubscriptionTruth) {
-        state.withLock { $0.subscriptions[subscription.originalTransactionId] = subscription }
+        state.withLock { state in
+            if let previous = state.subscriptions[subscription.originalTransactionId], previous.customerId != subscription.customerId {
+                state.subscriptionsByCustomer[previous.customerId]?.remove(subscription.originalTransactionId)
+            }
+            state.subscriptions[subscription.originalTransactionId] = subscription
+            state.subscriptionsByCustomer[subscription.customerId, default: []].insert(subscription.originalTransactionId)
+        }
     }
 
     /// The truth of one subscription.
@@ -109,15 +117,21 @@ public final class SimulatedAppStore: Sendable {
 
     /// The account's subscriptions.
     public func subscriptions(ofCustomer customerId: String) -> [SubscriptionTruth] {
-        subscriptions().filter { $0.customerId == customerId }
+        state.withLock { state in (state.subscriptionsByCustomer[customerId] ?? []).compactMap { state.subscriptions[$0] } }
+            .sorted { $0.originalTransactionId < $1.originalTransactionId }
     }
 
-    /// Changes one subscription under the lock; returns the new value (nil if unknown).
+    /// Changes one subscription under the lock (its chain and owner stay); returns the new value
+    /// (nil if unknown).
     @discardableResult
     public func modify(_ originalTransactionId: String, _ change: (inout SubscriptionTruth) -> Void) -> SubscriptionTruth? {
         state.withLock { state in
             guard var value = state.subscriptions[originalTransactionId] else { return nil }
+            let owner = value.customerId
             change(&value)
+            // The chain and its owner are identity, not state.
+            value.originalTransactionId = originalTransactionId
+            value.customerId = owner
             state.subscriptions[originalTransactionId] = value
             return value
         }

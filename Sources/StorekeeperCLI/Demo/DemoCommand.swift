@@ -1,3 +1,4 @@
+import AppStoreSimulator
 import ArgumentParser
 import Foundation
 
@@ -46,6 +47,12 @@ public struct DemoCommand: AsyncParsableCommand {
     @Option(name: .customLong("step-hours"), help: "Simulated hours per step of the loop (default 1).")
     var stepHours: Double = 1
 
+    @Option(name: .customLong("live-speed"), help: "After the compressed run, simulated seconds per real second (default 1: real time).")
+    var liveSpeed: Double = 1
+
+    @Flag(name: .customLong("v1"), help: "Also deliver Version 1 notifications (with receipts) to the server, as apps with both URLs get.")
+    var v1 = false
+
     @Flag(name: .customLong("without-reconciliation"), help: "Give the server no App Store Server API access: see what lost notifications cost.")
     var withoutReconciliation = false
 
@@ -61,13 +68,14 @@ public struct DemoCommand: AsyncParsableCommand {
         guard (0...1).contains(duplicateRate) else { throw ValidationError("--duplicate-rate must be between 0 and 1") }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         guard stepHours > 0, stepHours <= 24 * 7 else { throw ValidationError("--step-hours must be more than 0 and at most 168") }
+        guard liveSpeed > 0, liveSpeed <= 1_000_000 else { throw ValidationError("--live-speed must be more than 0 and at most 1000000") }
     }
 
     public func run() async throws {
         let settings = DemoSettings(
             check: check, customers: customers ?? (check ? 1_000 : 200), days: days ?? (check ? 365 : 120), dropRate: dropRate,
             duplicateRate: duplicateRate, seed: seed, dataDirectory: dataDirectory, port: check ? 0 : port, stepHours: stepHours,
-            quiet: quiet, reconciles: !withoutReconciliation)
+            quiet: quiet, reconciles: !withoutReconciliation, sendsV1: v1, liveSpeed: liveSpeed)
         let outcome = try await DemoRunner(settings: settings).run()
         if settings.check, !outcome.allMatched {
             throw CLIFailure(exitCode: 1, message: "")
@@ -89,4 +97,10 @@ struct DemoSettings: Sendable {
     var quiet: Bool
     /// Whether the server may call the simulator's App Store Server API.
     var reconciles: Bool = true
+    /// Whether V1 notifications are delivered beside V2.
+    var sendsV1: Bool = false
+    /// The pace of the live phase.
+    var liveSpeed: Double = 1
+    /// A scripted run instead of a random population (`storekeeper simulate`).
+    var scenario: Scenario?
 }

@@ -32,11 +32,14 @@ struct DemoLoop {
             apps: apps, store: store, clients: try AppleClients.live(configuration: configuration, rateBudget: DemoWorld.rateBudget), clock: { clock.now }, logger: logger,
             configuration: SchedulerConfiguration())
         let scheduler = JobScheduler(runner: runner, owner: "demo")
-        let population = PopulationSimulator(configuration: world.population, store: world.store, signer: world.signer)
+        let population = world.makePopulation()
+        if settings.sendsV1 { population.v1Builder = NotificationV1Builder(signer: world.signer, sharedSecret: world.sharedSecret) }
+        var checkpoints = ScenarioCheckpoints(scenario: settings.scenario, start: world.start)
         let delivery = NotificationDelivery(
             store: world.store,
             configuration: DeliveryConfiguration(
-                v2URL: URL(string: "\(serverBase)/v1/apps/\(DemoWorld.appId)/notifications"), dropRate: settings.dropRate,
+                v2URL: URL(string: "\(serverBase)/v1/apps/\(DemoWorld.appId)/notifications"),
+                v1URL: settings.sendsV1 ? URL(string: "\(serverBase)/v1/apps/\(DemoWorld.appId)/notifications") : nil, dropRate: settings.dropRate,
                 duplicateRate: settings.duplicateRate, maximumDelay: 120, reorder: true, seed: settings.seed),
             transport: AsyncHTTPNotificationTransport(client: client))
         let reporter = DemoReporter(settings: settings, world: world, counter: counter)
@@ -61,8 +64,11 @@ struct DemoLoop {
                 reporter.progress(at: instant, population: population, delivery: delivery.totals, purchases: purchases, processed: processed)
                 nextReport = nextReport.addingTimeInterval(Self.reportInterval(days: settings.days))
             }
+            for expectation in checkpoints.due(at: instant) {
+                try await checkpoints.check(expectation, population: population, client: client, serverBase: serverBase, key: world.adminKey)
+            }
             if instant >= world.end { break }
-            instant = min(instant.addingTimeInterval(step), world.end)
+            instant = min(instant.addingTimeInterval(step), world.end, checkpoints.next ?? world.end)
         }
         // Apple's notification history is the backstop for what never arrived: one last sweep
         // up to the end, as the scheduler runs every few hours anyway.
@@ -74,10 +80,14 @@ struct DemoLoop {
 
         let comparison = try await DemoComparison(world: world, client: client, serverBase: serverBase).compare(at: world.end)
         reporter.comparison(comparison)
-        guard !settings.check else { return DemoRunner.Outcome(allMatched: comparison.allMatched) }
+        if settings.scenario != nil {
+            reporter.say("expectations met \(checkpoints.met)/\(checkpoints.checked)")
+        }
+        let success = comparison.allMatched && checkpoints.met == checkpoints.checked
+        guard !settings.check else { return DemoRunner.Outcome(allMatched: success) }
 
         // Live: the clock follows real time from here; the population keeps living.
-        clock.followWallClock()
+        clock.followWallClock(rate: settings.liveSpeed)
         reporter.live(serverBase: serverBase)
         while !stop.isSet, !Task.isCancelled {
             do {
@@ -95,7 +105,7 @@ struct DemoLoop {
             }
             try? await Task.sleep(for: .seconds(1))
         }
-        return DemoRunner.Outcome(allMatched: comparison.allMatched)
+        return DemoRunner.Outcome(allMatched: success)
     }
 
     static func reportInterval(days: Double) -> TimeInterval {

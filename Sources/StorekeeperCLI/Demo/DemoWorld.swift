@@ -62,7 +62,17 @@ struct DemoWorld: Sendable {
 
     /// The population the simulator runs.
     var population: PopulationConfiguration {
-        PopulationConfiguration(customers: settings.customers, start: start, days: settings.days, seed: settings.seed)
+        PopulationConfiguration(
+            customers: settings.customers, start: start, days: settings.days, seed: settings.seed,
+            products: settings.scenario?.products ?? SimulatedProduct.demoCatalog)
+    }
+
+    /// The simulator of this run: the scenario's script, or a random population.
+    func makePopulation() -> PopulationSimulator {
+        if let scenario = settings.scenario {
+            return PopulationSimulator(scenario: scenario, start: start, store: store, signer: signer, seed: settings.seed)
+        }
+        return PopulationSimulator(configuration: population, store: store, signer: signer)
     }
 
     /// The server's configuration: one app trusting the simulator's roots, calling the

@@ -56,8 +56,9 @@ public struct JobScheduler: Service {
             try await enqueue(appId: appId, kind: .planLooks, at: Self.periodStart(now, configuration.planSeconds))
             let requests = try await runner.store.notifications(
                 appId: appId, filter: NotificationFilter(notificationType: "CONSUMPTION_REQUEST", state: .processed, limit: 200))
-            // Apple waits 12 hours for an answer: older requests were planned (or are moot).
-            let answerable = now.addingTimeInterval(-configuration.consumptionWindowSeconds)
+            // Each request is planned once (its job records an answer or that the 12-hour window
+            // passed); requests a week old were planned long ago, so they are not offered again.
+            let answerable = now.addingTimeInterval(-max(7 * 86_400, 2 * configuration.consumptionWindowSeconds))
             for row in requests where row.receivedAt >= answerable {
                 guard let id = row.id else { continue }
                 try await runner.store.enqueue(JobRecord(

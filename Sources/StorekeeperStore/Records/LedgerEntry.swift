@@ -30,9 +30,16 @@ public struct LedgerEntry: Sendable, Hashable {
         id: Int64? = nil, appId: String, fact: LedgerFact, customerId: String? = nil, source: String,
         raw: String? = nil, recordedAt: Date
     ) {
+        self.init(id: id, appId: appId, key: Self.key(for: fact), fact: fact, customerId: customerId, source: source, raw: raw, recordedAt: recordedAt)
+    }
+
+    /// An entry read back from storage, with the key it was stored under (not recomputed).
+    init(
+        id: Int64?, appId: String, key: String, fact: LedgerFact, customerId: String?, source: String, raw: String?, recordedAt: Date
+    ) {
         self.id = id
         self.appId = appId
-        self.key = Self.key(for: fact)
+        self.key = key
         self.fact = fact
         self.customerId = customerId
         self.source = source

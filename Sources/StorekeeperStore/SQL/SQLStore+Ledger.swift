@@ -63,7 +63,7 @@ extension SQLStore {
                 SELECT * FROM ledger WHERE app_id = \(bind: appId) AND original_transaction_id IN (SELECT value FROM customer_aliases
                 WHERE app_id = \(bind: appId) AND kind = \(bind: CustomerAlias.Kind.originalTransactionId.rawValue) AND customer_id = \(bind: customerId))
                 ORDER BY signed_at, id
-                """).all().map(Self.ledgerEntry)
+                """).all().map { try self.ledgerEntry($0) }
         }
     }
 
@@ -75,19 +75,17 @@ extension SQLStore {
                 SELECT * FROM ledger WHERE app_id = \(bind: appId) AND kind = \(bind: "revocation") AND transaction_id IN
                 (SELECT transaction_id FROM ledger WHERE app_id = \(bind: appId) AND original_transaction_id = \(bind: originalTransactionId))
                 ORDER BY signed_at, id
-                """).all().map(Self.ledgerEntry)
+                """).all().map { try self.ledgerEntry($0) }
         }
     }
 
-    static func ledgerEntry(_ row: any SQLRow) throws -> LedgerEntry {
-        var entry = LedgerEntry(
-            id: try row.int64("id"), appId: try row.string("app_id"),
-            fact: try StoreCoding.decode(LedgerFact.self, from: try row.string("fact"), column: "fact"),
+    func ledgerEntry(_ row: any SQLRow) throws -> LedgerEntry {
+        let key = try row.string("fact_key")
+        return LedgerEntry(
+            id: try row.int64("id"), appId: try row.string("app_id"), key: key,
+            fact: try factCache.fact(key: key) { try StoreCoding.decode(LedgerFact.self, from: try row.string("fact"), column: "fact") },
             customerId: try row.optionalString("customer_id"), source: try row.string("source"),
-            raw: try row.optionalString("raw"), recordedAt: try row.date("recorded_at")
-        )
-        entry.key = try row.string("fact_key")
-        return entry
+            raw: try row.optionalString("raw"), recordedAt: try row.date("recorded_at"))
     }
 
     public func events(appId: String, customerId: String, limit: Int) async throws -> [EventRecord] {

@@ -11,6 +11,7 @@ import SQLKit
 public struct SQLStore: StorekeeperStorage {
     let backend: any SQLBackend
     let clock: @Sendable () -> Date
+    let factCache = LedgerFactCache()
 
     /// Which database this is.
     public var dialect: SQLStoreDialect { backend.dialect }

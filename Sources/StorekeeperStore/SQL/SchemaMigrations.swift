@@ -56,11 +56,17 @@ enum SchemaMigrations {
                 """,
                 "CREATE INDEX audit_app ON audit_log (app_id, id)",
             ]),
+            // Lookups by notification type (the scheduler's consumption requests) and by ledger
+            // recording time (planning looks for chains that changed) without scanning.
+            (2, [
+                "CREATE INDEX inbox_type ON notification_inbox (app_id, notification_type, state, id)",
+                "CREATE INDEX ledger_recorded ON ledger (app_id, recorded_at)",
+            ]),
         ]
     }
 
     /// The newest version this build knows.
-    static let latestVersion = 1
+    static let latestVersion = 2
 
     /// Applies the missing steps; returns their versions.
     static func migrate(_ db: any SQLDatabase, dialect: SQLStoreDialect, now: Int64) async throws -> [Int] {
