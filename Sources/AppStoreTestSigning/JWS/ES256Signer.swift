@@ -68,9 +68,16 @@ public struct JWSProtectedHeader: Codable, Hashable, Sendable {
 /// Base64url without padding (RFC 7515 §2).
 enum Base64URL {
     static func encode(_ bytes: some DataProtocol) -> String {
-        var text = Data(bytes).base64EncodedString()
-        text = text.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-        while text.hasSuffix("=") { text.removeLast() }
-        return text
+        // One pass over the base64 bytes: `+` → `-`, `/` → `_`, padding dropped.
+        var utf8 = Array(Data(bytes).base64EncodedData())
+        while utf8.last == UInt8(ascii: "=") { utf8.removeLast() }
+        for index in utf8.indices {
+            if utf8[index] == UInt8(ascii: "+") {
+                utf8[index] = UInt8(ascii: "-")
+            } else if utf8[index] == UInt8(ascii: "/") {
+                utf8[index] = UInt8(ascii: "_")
+            }
+        }
+        return String(decoding: utf8, as: UTF8.self)
     }
 }

@@ -42,38 +42,80 @@ struct DemoRunner {
 
         let appleServices = ServiceGroup(configuration: .init(services: [apple], logger: logger))
         return try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await appleServices.run() }
-            let applePort = try await ports.take("apple")
-            let configuration = world.serverConfiguration(applePort: applePort)
-            let store = try await SQLStore.open(
-                try DatabaseLocation.resolve(databaseURL: nil, dataDirectory: configuration.dataDirectory), logger: logger)
-            var dependencies = ServerDependencies(
-                store: store, clock: { [clock = world.clock] in clock.now }, logger: logger, runsInboxWorker: false,
-                storeServices: [StoreService(store: store)], appleClients: try AppleClients.live(configuration: configuration, rateBudget: DemoWorld.rateBudget),
-                scheduler: nil)
-            dependencies.onServerRunning = { port in await ports.put("server", port) }
-            let server = try buildApplication(configuration: configuration, dependencies: dependencies)
-            let serverServices = ServiceGroup(configuration: .init(
-                services: [server], gracefulShutdownSignals: settings.check ? [] : [.sigterm, .sigint], logger: logger))
-            let stop = DemoStop()
             tasks.addTask {
-                defer { stop.set() }
+                do {
+                    try await appleServices.run()
+                } catch {
+                    await ports.fail("apple", "the App Store simulator could not start: \(error)")
+                    throw error
+                }
+            }
+            let applePort: Int
+            do {
+                applePort = try await ports.take("apple")
+            } catch {
+                try? await tasks.waitForAll()
+                throw error
+            }
+            let serverGroup = ServerGroupBox()
+            do {
+                let outcome = try await runServer(applePort: applePort, world: world, logger: logger, counter: counter, ports: ports, tasks: &tasks, box: serverGroup)
+                await serverGroup.group?.triggerGracefulShutdown()
+                await appleServices.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+                return outcome
+            } catch {
+                // Stop what runs, quietly, then report the first failure.
+                await serverGroup.group?.triggerGracefulShutdown()
+                await appleServices.triggerGracefulShutdown()
+                try? await tasks.waitForAll()
+                throw error
+            }
+        }
+    }
+
+    /// Starts the server beside the running simulator and runs the demo loop against both.
+    private func runServer(
+        applePort: Int, world: DemoWorld, logger: Logger, counter: APICallCounter, ports: PortMailbox,
+        tasks: inout ThrowingTaskGroup<Void, any Error>, box: ServerGroupBox
+    ) async throws -> Outcome {
+        let configuration = world.serverConfiguration(applePort: applePort)
+        let store = try await SQLStore.open(
+            try DatabaseLocation.resolve(databaseURL: nil, dataDirectory: configuration.dataDirectory), logger: logger)
+        var dependencies = ServerDependencies(
+            store: store, clock: { [clock = world.clock] in clock.now }, logger: logger, runsInboxWorker: false,
+            storeServices: [StoreService(store: store)],
+            appleClients: try AppleClients.live(configuration: configuration, rateBudget: DemoWorld.rateBudget), scheduler: nil)
+        dependencies.onServerRunning = { port in await ports.put("server", port) }
+        let server = try buildApplication(configuration: configuration, dependencies: dependencies)
+        let serverServices = ServiceGroup(configuration: .init(
+            services: [server], gracefulShutdownSignals: settings.check ? [] : [.sigterm, .sigint], logger: logger))
+        box.group = serverServices
+        let stop = DemoStop()
+        tasks.addTask {
+            defer { stop.set() }
+            do {
                 try await serverServices.run()
+            } catch {
+                await ports.fail("server", "the server could not listen on \(configuration.host):\(configuration.port) (\(error)); choose another --port, or --port 0")
+                throw error
             }
-            let serverPort = try await ports.take("server")
-            let outcome = try await HTTPClient.withDemoClient { client in
-                try await DemoLoop(
-                    world: world, settings: settings, store: store, configuration: configuration, counter: counter,
-                    client: client, serverPort: serverPort, stop: stop
-                ).run()
-            }
-            await serverServices.triggerGracefulShutdown()
-            await appleServices.triggerGracefulShutdown()
-            try await tasks.waitForAll()
-            return outcome
+        }
+        let serverPort = try await ports.take("server")
+        return try await HTTPClient.withDemoClient { client in
+            try await DemoLoop(
+                world: world, settings: settings, store: store, configuration: configuration, counter: counter,
+                client: client, serverPort: serverPort, stop: stop
+            ).run()
         }
     }
 }
+
+/// The server's service group once it exists, so a failure can stop it.
+final class ServerGroupBox {
+    var group: ServiceGroup?
+}
+
 
 /// Set when the server stops (a signal in the live phase), so the demo loop ends with it.
 final class DemoStop: Sendable {
@@ -84,22 +126,29 @@ final class DemoStop: Sendable {
 
 /// Hands the bound port of each server to the task waiting for it.
 actor PortMailbox {
-    private var ports: [String: Int] = [:]
-    private var waiters: [String: CheckedContinuation<Int, Never>] = [:]
+    private var ports: [String: Result<Int, CLIFailure>] = [:]
+    private var waiters: [String: CheckedContinuation<Result<Int, CLIFailure>, Never>] = [:]
 
     func put(_ name: String, _ port: Int) {
+        deliver(name, port > 0 ? .success(port) : .failure(CLIFailure.usage("the \(name) server did not start")))
+    }
+
+    /// The server of `name` will never run: whoever waits for its port gets `message`.
+    func fail(_ name: String, _ message: String) {
+        deliver(name, .failure(CLIFailure.usage(message)))
+    }
+
+    private func deliver(_ name: String, _ result: Result<Int, CLIFailure>) {
         if let waiter = waiters.removeValue(forKey: name) {
-            waiter.resume(returning: port)
-        } else {
-            ports[name] = port
+            waiter.resume(returning: result)
+        } else if ports[name] == nil {
+            ports[name] = result
         }
     }
 
     func take(_ name: String) async throws -> Int {
-        if let port = ports.removeValue(forKey: name) { return port }
-        let port = await withCheckedContinuation { waiters[name] = $0 }
-        guard port > 0 else { throw CLIFailure.usage("the \(name) server did not start") }
-        return port
+        if let result = ports.removeValue(forKey: name) { return try result.get() }
+        return try await withCheckedContinuation { waiters[name] = $0 }.get()
     }
 }
 
