@@ -39,7 +39,7 @@ public struct Storekeeper: AsyncParsableCommand {
             Foundation.exit(0)
         } catch let error as CLIFailure {
             if !error.message.isEmpty {
-                FileHandle.standardError.write(Data("storekeeper: \(error.message)\n".utf8))
+                Console.err(Data("storekeeper: \(error.message)\n".utf8))
             }
             Foundation.exit(error.exitCode)
         } catch {
@@ -50,7 +50,7 @@ public struct Storekeeper: AsyncParsableCommand {
                 Foundation.exit(0)
             }
             if !message.isEmpty {
-                FileHandle.standardError.write(Data("\(message)\n".utf8))
+                Console.err(Data("\(message)\n".utf8))
             }
             // Every ArgumentParser error other than an explicit ExitCode is a usage error.
             Foundation.exit(error is ExitCode ? code.rawValue : CLIFailure.usageExitCode)

@@ -42,3 +42,21 @@ struct DemoCommandTests {
         #expect(!output.standardError.isEmpty)
     }
 }
+
+@Suite("storekeeper output into a closed pipe")
+struct ClosedPipeTests {
+    @Test("a reader that stops early (| head -1) ends the output quietly, not the program")
+    func closedPipeDoesNotCrash() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        let command = "'\(StorekeeperProcess.executable.path)' demo --check --customers 5 --days 5 --step-hours 6 | head -1 > /dev/null; exit ${PIPESTATUS[0]}"
+        process.arguments = ["-c", command]
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        process.waitUntilExit()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0, "\(text.prefix(2_000))")
+        #expect(!text.contains("Fatal error"))
+    }
+}

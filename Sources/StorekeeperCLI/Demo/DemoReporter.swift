@@ -9,7 +9,7 @@ struct DemoReporter {
     let counter: APICallCounter
 
     func say(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        Console.out(Data((line + "\n").utf8))
     }
 
     func starting(serverBase: String) {
@@ -17,6 +17,12 @@ struct DemoReporter {
             + "\(Self.percent(settings.dropRate)) of notifications lost, \(Self.percent(settings.duplicateRate)) duplicated, seed \(settings.seed)")
         say("  server      \(serverBase) (SQLite in \(world.directory.appendingPathComponent("data").path))")
         say("  simulated   \(Self.day(world.start)) → \(Self.day(world.end))")
+        say("  Apple       the simulator's root certificates: \(world.rootPath.path) (JWS), \(world.receiptRootPath.path) (receipts)")
+        #if DEBUG
+        if settings.customers * Int(settings.days) > 50_000 {
+            say("  (a debug build: `swift run -c release storekeeper demo …` runs this about three times faster)")
+        }
+        #endif
     }
 
     func progress(at instant: Date, population: PopulationSimulator, delivery: DeliveryReport, purchases: Int, processed: Int) {

@@ -63,6 +63,10 @@ struct DemoRunner {
                 await serverGroup.group?.triggerGracefulShutdown()
                 await appleServices.triggerGracefulShutdown()
                 try await tasks.waitForAll()
+                // A check's own temporary folder goes when everything matched; kept to inspect otherwise.
+                if settings.check, settings.dataDirectory == nil, outcome.allMatched {
+                    try? FileManager.default.removeItem(at: world.directory)
+                }
                 return outcome
             } catch {
                 // Stop what runs, quietly, then report the first failure.

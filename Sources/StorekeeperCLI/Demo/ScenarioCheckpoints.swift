@@ -64,6 +64,6 @@ struct ScenarioCheckpoints {
     }
 
     private func say(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        Console.out(Data((line + "\n").utf8))
     }
 }

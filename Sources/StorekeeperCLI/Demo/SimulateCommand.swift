@@ -30,7 +30,7 @@ public struct SimulateCommand: AsyncParsableCommand {
             check: true, customers: loaded.customers.count, days: loaded.days, dropRate: loaded.dropRate ?? 0,
             duplicateRate: loaded.duplicateRate ?? 0, seed: seed, dataDirectory: dataDirectory, port: 0, stepHours: 1, quiet: true,
             scenario: loaded)
-        FileHandle.standardOutput.write(Data("Scenario: \(loaded.name)\n".utf8))
+        Console.out(Data("Scenario: \(loaded.name)\n".utf8))
         let outcome = try await DemoRunner(settings: settings).run()
         if !outcome.allMatched { throw CLIFailure(exitCode: 1, message: "") }
     }

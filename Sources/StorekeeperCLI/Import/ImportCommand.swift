@@ -67,13 +67,13 @@ public struct ImportCommand: AsyncParsableCommand {
             summary = try await SQLStore.withStore(location, logger: logger) { store in
                 let importer = TransactionImporter(apps: directory, store: store, clients: clients, clock: { Date() }, logger: logger)
                 return try await importer.run(appId: appId, items: items, progressFile: progressPath) { done, total, id in
-                    FileHandle.standardError.write(Data(ImportProgress.line(done: done, total: total, id: id).utf8))
+                    Console.err(Data(ImportProgress.line(done: done, total: total, id: id).utf8))
                 }
             }
         } catch let error as ConfigurationError {
             throw CLIFailure.usage("\(error)")
         }
-        FileHandle.standardError.write(Data("\n".utf8))
+        Console.err(Data("\n".utf8))
         try JSONOutput.print(summary)
         if summary.failed > 0 { throw CLIFailure(exitCode: 1, message: "\(summary.failed) ids failed; run again to retry them") }
     }

@@ -112,7 +112,7 @@ struct JWSSignCommand: AsyncParsableCommand {
         } catch {
             throw CLIFailure.usage("cannot create the test CA in \(ca): \(error)")
         }
-        FileHandle.standardError.write(Data("storekeeper: created a test CA in \(ca); trust \(rootFile.path) to verify its signatures\n".utf8))
+        Console.err(Data("storekeeper: created a test CA in \(ca); trust \(rootFile.path) to verify its signatures\n".utf8))
         return authority
     }
 

@@ -52,8 +52,8 @@ struct StatusCommand: AsyncParsableCommand {
             throw CLIFailure(exitCode: error.code == .receiptNotValid ? CLIFailure.invalidExitCode : CLIFailure.usageExitCode, message: error.description)
         }
         do {
-            FileHandle.standardOutput.write(try report.jsonData(prettyPrinted: !compact))
-            FileHandle.standardOutput.write(Data("\n".utf8))
+            Console.out(try report.jsonData(prettyPrinted: !compact))
+            Console.out(Data("\n".utf8))
         } catch {
             throw CLIFailure(exitCode: 1, message: "cannot encode the report: \(error)")
         }

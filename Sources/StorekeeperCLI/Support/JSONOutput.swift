@@ -11,8 +11,8 @@ enum JSONOutput {
     static func print<T: Encodable>(_ value: T, pretty: Bool = false) throws(CLIFailure) {
         do {
             let data = try encoder(pretty: pretty).encode(value)
-            FileHandle.standardOutput.write(data)
-            FileHandle.standardOutput.write(Data("\n".utf8))
+            Console.out(data)
+            Console.out(Data("\n".utf8))
         } catch {
             throw CLIFailure(exitCode: 1, message: "cannot encode the result: \(error)")
         }
@@ -26,8 +26,8 @@ extension JSONOutput {
             var options: JSONSerialization.WritingOptions = [.sortedKeys, .withoutEscapingSlashes]
             if pretty { options.insert(.prettyPrinted) }
             let data = try JSONSerialization.data(withJSONObject: object, options: options)
-            FileHandle.standardOutput.write(data)
-            FileHandle.standardOutput.write(Data("\n".utf8))
+            Console.out(data)
+            Console.out(Data("\n".utf8))
         } catch {
             throw CLIFailure(exitCode: 1, message: "cannot encode the result: \(error)")
         }
