@@ -37,26 +37,3 @@ public struct PopulationConfiguration: Sendable, Hashable, Codable {
     /// The last instant of the simulation.
     public var end: Date { start.addingTimeInterval(days * 86_400) }
 }
-
-/// What the population did during one ``PopulationSimulator/advance(to:)``.
-public struct LifecycleOutput: Sendable {
-    /// The notifications Apple sends, in the order they happened (already in the store's history).
-    public var notifications: [NotificationRecord] = []
-    /// Purchases the customers' devices report to the app's server (StoreKit 2 transactions).
-    public var purchases: [DevicePurchase] = []
-
-    public init() {}
-}
-
-/// A transaction a customer's device has just received from StoreKit and hands to the app's server.
-public struct DevicePurchase: Sendable, Hashable {
-    /// The app's own id of the customer.
-    public var customerId: String
-    public var appAccountToken: String?
-    public var transactionId: String
-    public var originalTransactionId: String
-    public var productId: String
-    /// The JWS transaction as StoreKit 2 gives it to the app.
-    public var signedTransaction: String
-    public var date: Date
-}

@@ -50,7 +50,7 @@ struct NotificationV1BuilderTests {
         let scenario = try Scenario()
         let body = try scenario.body(.didRenew, transaction: nil, subscription: scenario.subscription(), day: 30)
         let latest = try #require(try JSONDecoder().decode(NotificationV1.self, from: body).unifiedReceipt?.latestReceipt)
-        let otherRoot = try scenario.signer.certificateAuthority.rootCertificateDER
+        let otherRoot = scenario.signer.certificateAuthority.rootCertificateDER
         let verifier = try ReceiptVerifier(rootCertificates: [otherRoot])
         #expect(verifier.verify(base64Encoded: latest, now: Scenario.start).receipt == nil)
     }

@@ -1,0 +1,23 @@
+import AppStoreSimulator
+
+/// The demo's knobs, as parsed.
+struct DemoSettings: Sendable {
+    var check: Bool
+    var customers: Int
+    var days: Double
+    var dropRate: Double
+    var duplicateRate: Double
+    var seed: UInt64
+    var dataDirectory: String?
+    var port: Int
+    var stepHours: Double
+    var quiet: Bool
+    /// Whether the server may call the simulator's App Store Server API.
+    var reconciles: Bool = true
+    /// Whether V1 notifications are delivered beside V2.
+    var sendsV1: Bool = false
+    /// The pace of the live phase.
+    var liveSpeed: Double = 1
+    /// A scripted run instead of a random population (`storekeeper simulate`).
+    var scenario: Scenario?
+}
