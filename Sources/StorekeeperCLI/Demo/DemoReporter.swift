@@ -20,7 +20,7 @@ struct DemoReporter {
         say("  Apple       the simulator's root certificates: \(world.rootPath.path) (JWS), \(world.receiptRootPath.path) (receipts)")
         #if DEBUG
         if settings.customers * Int(settings.days) > 50_000 {
-            say("  (a debug build: `swift run -c release storekeeper demo …` runs this about three times faster)")
+            say("  (a debug build: `swift run -c release storekeeper demo …` runs this about half again as fast)")
         }
         #endif
     }
