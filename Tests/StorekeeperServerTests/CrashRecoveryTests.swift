@@ -31,6 +31,24 @@ struct ServerProcess {
         return ServerProcess(process: process, port: port)
     }
 
+    /// Starts the server on a free port and waits until `/health` answers. A port that another
+    /// process took between `freePort()` and the server's bind makes the server exit: then it
+    /// starts again on another port (three tries).
+    static func startHealthy(config: URL, dataDirectory: URL, databaseURL: String?) async throws -> ServerProcess? {
+        for _ in 0..<3 {
+            let server = try start(config: config, dataDirectory: dataDirectory, port: freePort(), databaseURL: databaseURL)
+            var exited = false
+            let up = await server.waitFor(seconds: 60) {
+                if !server.process.isRunning { exited = true; return true }
+                return await server.request("/health")?.0 == 200
+            }
+            if up, !exited { return server }
+            if server.process.isRunning { kill(server.process.processIdentifier, SIGKILL) }
+            server.process.waitUntilExit()
+        }
+        return nil
+    }
+
     func request(_ path: String, method: String = "GET", key: String? = nil, body: String? = nil) async -> (Int, [String: Any])? {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
         request.httpMethod = method
@@ -98,15 +116,15 @@ struct CrashRecoveryTests {
             renewal: try SignedData.renewal(original: "k9", autoRenew: true, signed: now - 60))
         let data = directory.appendingPathComponent("data")
 
-        let first = try ServerProcess.start(config: config, dataDirectory: data, port: ServerProcess.freePort(), databaseURL: databaseURL)
-        let up = await first.waitFor(seconds: 60) { await first.request("/health")?.0 == 200 }
-        #expect(up, "the server did not start")
+        let first = try #require(
+            try await ServerProcess.startHealthy(config: config, dataDirectory: data, databaseURL: databaseURL), "the server did not start")
         let answer = await first.request("/v1/apps/alpha/notifications", method: "POST", body: body)
         kill(first.process.processIdentifier, SIGKILL)
         first.process.waitUntilExit()
         #expect(answer?.0 == 200)
 
-        let second = try ServerProcess.start(config: config, dataDirectory: data, port: ServerProcess.freePort(), databaseURL: databaseURL)
+        let second = try #require(
+            try await ServerProcess.startHealthy(config: config, dataDirectory: data, databaseURL: databaseURL), "the server did not restart")
         let recovered = await second.waitFor(seconds: 60) {
             await second.request("/v1/apps/alpha/subscriptions/k9", key: Fixture.alphaKey)?.1["status"] as? String == "active"
         }
