@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import ServiceLifecycle
 import StorekeeperStore
@@ -73,9 +74,11 @@ public func buildApplication(configuration: ServerConfiguration, dependencies: S
     let signal = InboxSignal()
     let store = dependencies.store
     let processor = InboxProcessor(apps: directory, store: store, clock: dependencies.clock, logger: dependencies.logger, metrics: metrics)
-    let api = StorekeeperAPI(
+    var api = StorekeeperAPI(
         apps: directory, store: store, clock: dependencies.clock, signal: signal, metrics: metrics,
         maximumBodySize: configuration.maximumBodySize, appleClients: dependencies.appleClients)
+    api.maximumNotificationBodySize = configuration.maximumNotificationBodySize
+    api.bodyTimeout = .milliseconds(Int64(configuration.connections.bodyTimeoutSeconds * 1000))
     let router = Router(context: BasicRequestContext.self)
     router.add(middleware: JSONErrorMiddleware(metrics: metrics))
     api.addRoutes(to: router)
@@ -86,6 +89,8 @@ public func buildApplication(configuration: ServerConfiguration, dependencies: S
         services.append(startup.holding(InboxWorker(
             processor: processor, configuration: configuration.inbox, signal: signal,
             releaseLeasesAtStart: store.backendName == "sqlite")))
+        services.append(startup.holding(InboxRetention(
+            store: store, clock: dependencies.clock, logger: dependencies.logger, retentionDays: configuration.inbox.retentionDays)))
     }
     if let scheduling = dependencies.scheduler {
         let runner = JobRunner(
@@ -93,9 +98,18 @@ public func buildApplication(configuration: ServerConfiguration, dependencies: S
             logger: dependencies.logger, configuration: scheduling, inboxWritten: { await signal.notify() })
         services.append(startup.holding(JobScheduler(runner: runner)))
     }
+    for app in configuration.apps where app.allowUnsignedTestData == true {
+        dependencies.logger.warning(
+            "app accepts unsigned test data beside signed data (allowUnsignedTestData): anyone can forge its purchases",
+            metadata: ["app": "\(app.id)", "environments": "\(app.environments)"])
+    }
+    let limits = configuration.connections
     var app = Application(
         router: router,
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "storekeeper"),
+        server: .http1(configuration: .init(idleTimeout: .milliseconds(Int64(limits.idleTimeoutSeconds * 1000)))),
+        configuration: .init(
+            address: .hostname(configuration.host, port: configuration.port), serverName: "storekeeper",
+            availableConnectionsDelegate: MaximumAvailableConnections(limits.maximumConnections)),
         services: services,
         onServerRunning: { [onServerRunning = dependencies.onServerRunning] channel in
             await onServerRunning?(channel.localAddress?.port ?? 0)

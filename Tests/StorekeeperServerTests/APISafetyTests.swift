@@ -39,7 +39,7 @@ struct APISafetyTests {
                 #expect(try await client.call(.post, "/v1/apps/alpha/notifications", body: body).status == 400)
                 #expect(try await client.call(.post, "/v1/apps/alpha/customers/c1/grants", key: Fixture.alphaAdmin, body: body).status == 400)
             }
-            #expect(try await client.call(.post, "/v1/apps/nope/notifications", body: "{\"signedPayload\":\"x\"}").status == 404)
+            #expect(try await client.call(.post, "/v1/apps/nope/notifications", body: "{\"signedPayload\":\"x\"}").status == 400)
             #expect(try await client.call(.get, "/v1/apps/alpha/notifications?limit=0", key: Fixture.alphaKey).status == 400)
             #expect(try await client.call(.get, "/v1/apps/alpha/notifications?state=bogus", key: Fixture.alphaKey).status == 400)
             let huge = "{\"signedPayload\":\"" + String(repeating: "a", count: 2 << 20) + "\"}"

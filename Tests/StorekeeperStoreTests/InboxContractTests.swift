@@ -91,6 +91,31 @@ struct InboxContractTests {
         }
     }
 
+    @Test("claiming takes each app's oldest rows in turn, so one app's backlog never holds back another", arguments: TestBackend.available)
+    func fairClaims(backend: TestBackend) async throws {
+        try await withTestStore(backend) { store in
+            for index in 0..<50 { _ = try await store.receive(Self.notification("flood\(index)", app: "noisy")) }
+            let quiet = try await store.receive(Self.notification("genuine", app: "quiet")).id
+            let third = try await store.receive(Self.notification("other", app: "third")).id
+            let lease = Self.t0.addingTimeInterval(30)
+            let batch = try await store.claimPending(limit: 4, owner: "w1", now: Self.t0, leaseUntil: lease)
+            #expect(batch.count == 4)
+            #expect(batch.contains { $0.id == quiet } && batch.contains { $0.id == third })
+            #expect(batch.filter { $0.appId == "noisy" }.map(\.body) == ["flood0", "flood1"])
+            #expect(batch.allSatisfy { $0.attempts == 1 })
+        }
+    }
+
+    @Test("listings leave bodies out unless asked; the one-row read has it", arguments: TestBackend.available)
+    func listingsWithoutBodies(backend: TestBackend) async throws {
+        try await withTestStore(backend) { store in
+            let id = try await store.receive(Self.notification("{\"signedPayload\":\"big\"}")).id
+            #expect(try await store.notifications(appId: "a", filter: NotificationFilter()).map(\.body) == [""])
+            #expect(try await store.notifications(appId: "a", filter: NotificationFilter(includesBodies: true)).map(\.body) == ["{\"signedPayload\":\"big\"}"])
+            #expect(try await store.notification(id: id)?.body == "{\"signedPayload\":\"big\"}")
+        }
+    }
+
     @Test("concurrent workers never lease the same notification twice", arguments: TestBackend.available)
     func concurrentClaims(backend: TestBackend) async throws {
         try await withTestStore(backend) { store in

@@ -18,7 +18,9 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        JSONBody.response(status: status, value: ErrorBody(error: .init(code: code, message: message)))
+        var response = JSONBody.response(status: status, value: ErrorBody(error: .init(code: code, message: message)))
+        if status == .serviceUnavailable || status == .tooManyRequests { response.headers[.retryAfter] = "5" }
+        return response
     }
 
     struct ErrorBody: Codable {
@@ -32,6 +34,8 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     static let unauthorized = APIError(.unauthorized, code: "unauthorized", message: "a valid API key is required: Authorization: Bearer <key>")
     static let notFound = APIError(.notFound, code: "not_found", message: "no such resource")
     static func badRequest(_ message: String) -> APIError { APIError(.badRequest, code: "bad_request", message: message) }
+    /// 503: try again later (sent with `Retry-After`).
+    static func retryLater(_ message: String) -> APIError { APIError(.serviceUnavailable, code: "unavailable", message: message) }
 }
 
 /// JSON bodies of responses.
@@ -63,8 +67,12 @@ enum JSONBody {
             }
             return date
         }
+        let data = Data(buffer: buffer)
+        if let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]), NotificationAdmission.containsNUL(object) {
+            throw APIError.badRequest("strings in the body may not contain U+0000")
+        }
         do {
-            return try decoder.decode(type, from: Data(buffer: buffer))
+            return try decoder.decode(type, from: data)
         } catch {
             throw APIError.badRequest("the body is not valid JSON of the expected shape: \(ConfigurationError.describe(error))")
         }

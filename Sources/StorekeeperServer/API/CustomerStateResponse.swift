@@ -55,7 +55,8 @@ struct NotificationResponse: Encodable {
     var originalTransactionId: String?
     var signedDate: Date?
     var environment: String?
-    var body: String
+    /// The stored body: only in the admin read of one row.
+    var body: String?
 
     init(_ row: InboxNotification) {
         id = row.id
@@ -69,6 +70,16 @@ struct NotificationResponse: Encodable {
         originalTransactionId = row.metadata?.originalTransactionId
         signedDate = row.metadata?.signedDate
         environment = row.metadata?.environment
-        body = row.body
+    }
+
+    /// A stored body with a V1 `password` removed (rows stored before passwords were stripped
+    /// at the door still hold one).
+    static func redactingPassword(_ body: String) -> String {
+        guard body.contains("\"password\""),
+            var object = (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any]
+        else { return body }
+        object.removeValue(forKey: "password")
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return "" }
+        return String(decoding: data, as: UTF8.self)
     }
 }

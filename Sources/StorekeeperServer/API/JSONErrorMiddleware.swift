@@ -11,6 +11,11 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let route = context.endpointPath ?? "unmatched"
         do {
+            // No text bound to SQL may hold U+0000 (PostgreSQL refuses it): refuse it in the
+            // path and query at the door, before any handler sees it.
+            if request.uri.string.range(of: "%00", options: .caseInsensitive) != nil {
+                throw APIError.badRequest("the path and query may not contain U+0000 (%00)")
+            }
             let response = try await next(request, context)
             metrics.request(route: route, status: Int(response.status.code))
             return response

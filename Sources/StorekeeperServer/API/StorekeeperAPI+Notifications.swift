@@ -3,35 +3,47 @@ import Hummingbird
 import StorekeeperStore
 
 extension StorekeeperAPI {
-    /// `POST /v1/apps/{appId}/notifications`: stores the raw body in the inbox, durably, and
-    /// only then answers 200; processing happens from the inbox.
+    func addNotificationRoutes(to app: RouterGroup<BasicRequestContext>) {
+        app.post("notifications") { request, context in try await receiveNotification(request, context) }
+        app.get("notifications") { request, context in try await listNotifications(request, context) }
+        app.get("notifications/:notificationId") { request, context in try await notificationBody(request, context) }
+        app.post("notifications/:notificationId/retry") { request, context in try await retryNotification(request, context) }
+    }
+
+    /// The one answer to every body the notification route turns away, whatever the reason and
+    /// whether or not the app exists: the sender learns nothing it could use.
+    static let notificationRefused = APIError(
+        .badRequest, code: "notification_refused",
+        message: "the body is not a notification this server accepts at this address")
+
+    /// `POST /v1/apps/{appId}/notifications` (no key: Apple calls it). Admits only what could be
+    /// genuine (``NotificationAdmission``), stores it in the inbox durably, and only then
+    /// answers 200; processing happens from the inbox.
     func receiveNotification(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let appId = try context.parameters.require("appId")
-        guard apps.apps[appId] != nil else { throw APIError.notFound }
-        let buffer = try await body(request)
-        let data = Data(buffer: buffer)
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
-            throw APIError.badRequest("the body must be a JSON object: a V2 {\"signedPayload\"} or a V1 notification")
-        }
-        let version: Int
-        var uuid: String?
-        if let signed = object["signedPayload"] as? String {
-            version = 2
-            uuid = Self.unverifiedNotificationUUID(signed)
-        } else if object["notification_type"] is String {
-            version = 1
-        } else {
-            throw APIError.badRequest("the body is neither a V2 notification (signedPayload) nor a V1 notification (notification_type)")
+        let buffer = try await collectBody(request, upTo: maximumNotificationBodySize)
+        let now = clock()
+        let admitted: NotificationAdmission.Admitted
+        switch await NotificationAdmission.evaluate(body: Data(buffer: buffer), app: apps.apps[appId], now: now) {
+        case .refused(let refusal):
+            metrics.notificationRefused(reason: refusal.code)
+            throw Self.notificationRefused
+        case .retryLater:
+            throw APIError.retryLater("the notification cannot be verified right now")
+        case .admitted(let value):
+            admitted = value
         }
         var headers: [String: String] = [:]
         for field in request.headers where [.contentType, .userAgent].contains(field.name) {
-            headers[field.name.canonicalName] = String(field.value.prefix(256))
+            headers[field.name.canonicalName] = InboxText.clean(field.value, limit: 256)
         }
         let row = InboxNotification(
-            appId: appId, idempotencyKey: InboxNotification.idempotencyKey(version: version, notificationUUID: uuid, body: data),
-            version: version, body: String(decoding: data, as: UTF8.self), headers: headers, receivedAt: clock())
+            appId: appId,
+            idempotencyKey: InboxNotification.idempotencyKey(
+                version: admitted.version, notificationUUID: admitted.notificationUUID, body: admitted.body),
+            version: admitted.version, body: String(decoding: admitted.body, as: UTF8.self), headers: headers, receivedAt: now)
         let insertion = try await store.receive(row)
-        metrics.notificationReceived(version: version)
+        metrics.notificationReceived(version: admitted.version)
         await signal.notify()
         let duplicate: Bool
         if case .duplicate = insertion { duplicate = true } else { duplicate = false }
@@ -44,17 +56,59 @@ extension StorekeeperAPI {
         var duplicate: Bool
     }
 
-    /// The `notificationUUID` a JWS claims, read without verification: only to recognize exact
-    /// repeats in the inbox (the verified value is what processing trusts).
-    static func unverifiedNotificationUUID(_ jws: String) -> String? {
-        let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[1].utf8.count < 1 << 20 else { return nil }
-        var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard let payload = Data(base64Encoded: base64),
-            let object = (try? JSONSerialization.jsonObject(with: payload)) as? [String: Any],
-            let uuid = object["notificationUUID"] as? String, uuid.utf8.count <= 64
-        else { return nil }
-        return uuid
+    /// `GET /v1/apps/{appId}/notifications` (app key): the inbox's rows, newest first, as
+    /// metadata only; a body is an admin read of one row.
+    func listNotifications(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let (app, _) = try authorize(request, context)
+        let query = request.uri.queryParameters
+        var filter = NotificationFilter(limit: try Self.limit(request))
+        filter.originalTransactionId = try Self.queryText(query.get("originalTransactionId"), name: "originalTransactionId")
+        filter.notificationType = try Self.queryText(query.get("type"), name: "type")
+        if let state = query.get("state") {
+            guard let value = InboxState(rawValue: state) else {
+                throw APIError.badRequest("state must be one of \(InboxState.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            filter.state = value
+        }
+        let rows = try await store.notifications(appId: app.id, filter: filter)
+        return JSONBody.response(value: ["notifications": rows.map(NotificationResponse.init)])
+    }
+
+    /// `GET /v1/apps/{appId}/notifications/{id}` (admin key): one row with its stored body.
+    func notificationBody(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let (app, _) = try authorize(request, context, admin: true)
+        let row = try await inboxRow(app: app, context: context)
+        var response = NotificationResponse(row)
+        response.body = NotificationResponse.redactingPassword(row.body)
+        return JSONBody.response(value: response)
+    }
+
+    /// `POST /v1/apps/{appId}/notifications/{id}/retry` (admin key): puts a failed row back in
+    /// the queue with its attempts reset (after the cause was fixed).
+    func retryNotification(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let (app, _) = try authorize(request, context, admin: true)
+        let row = try await inboxRow(app: app, context: context)
+        guard row.state == .failed, let id = row.id else {
+            throw APIError(.conflict, code: "not_failed", message: "only a failed notification can be retried")
+        }
+        try await store.requeueFailedNotification(appId: app.id, id: id)
+        await signal.notify()
+        return JSONBody.response(status: .accepted, value: ["id": "\(id)", "state": InboxState.pending.rawValue])
+    }
+
+    private func inboxRow(app: AppRuntime, context: BasicRequestContext) async throws -> InboxNotification {
+        let text = try context.parameters.require("notificationId")
+        guard let id = Int64(text), id > 0 else { throw APIError.badRequest("the notification id must be a positive integer") }
+        guard let row = try await store.notification(id: id), row.appId == app.id else { throw APIError.notFound }
+        return row
+    }
+
+    /// A query parameter bound to SQL: at most 256 characters, no control characters.
+    static func queryText(_ value: String?, name: String) throws -> String? {
+        guard let value else { return nil }
+        guard (1...256).contains(value.utf8.count), !value.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) }) else {
+            throw APIError.badRequest("\(name) must be 1 to 256 characters without control characters")
+        }
+        return value
     }
 }

@@ -15,6 +15,10 @@ struct StorekeeperAPI: Sendable {
     let signal: InboxSignal
     let metrics: ServerMetrics
     let maximumBodySize: Int
+    /// The largest body the notification route reads.
+    var maximumNotificationBodySize = 256 * 1024
+    /// How long a client may take to send a request body.
+    var bodyTimeout: Duration = .seconds(15)
     /// The App Store Server API clients (support and offer routes).
     var appleClients = AppleClients()
 
@@ -30,8 +34,7 @@ struct StorekeeperAPI: Sendable {
         }
         router.post("/verifyReceipt") { request, _ in try await verifyReceipt(request) }
         let app = router.group("v1/apps/:appId")
-        app.post("notifications") { request, context in try await receiveNotification(request, context) }
-        app.get("notifications") { request, context in try await listNotifications(request, context) }
+        addNotificationRoutes(to: app)
         app.get("subscriptions/:originalTransactionId") { request, context in try await subscription(request, context) }
         app.get("customers/:customerId") { request, context in try await customer(request, context) }
         app.get("customers/:customerId/events") { request, context in try await events(request, context) }
@@ -66,8 +69,28 @@ struct StorekeeperAPI: Sendable {
     }
 
     func body(_ request: Request) async throws -> ByteBuffer {
-        var request = request
-        return try await request.collectBody(upTo: maximumBodySize)
+        try await collectBody(request, upTo: maximumBodySize)
+    }
+
+    /// The request's body, up to `limit` bytes (413 beyond), within ``bodyTimeout`` (408 when
+    /// the client sends it slower: a half-sent body never holds a handler for long).
+    func collectBody(_ request: Request, upTo limit: Int) async throws -> ByteBuffer {
+        let timeout = bodyTimeout
+        return try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
+            group.addTask {
+                var request = request
+                return try await request.collectBody(upTo: limit)
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard case let buffer?? = try await group.next() else {
+                throw APIError(.requestTimeout, code: "request_timeout", message: "the request body did not arrive in time")
+            }
+            return buffer
+        }
     }
 
     // MARK: - Reads
@@ -112,20 +135,6 @@ struct StorekeeperAPI: Sendable {
         let limit = try Self.limit(request)
         let events = try await store.events(appId: app.id, customerId: id, limit: limit)
         return JSONBody.response(value: ["events": events.map(EventResponse.init)])
-    }
-
-    func listNotifications(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let (app, _) = try authorize(request, context)
-        let query = request.uri.queryParameters
-        var filter = NotificationFilter(limit: try Self.limit(request))
-        filter.originalTransactionId = query.get("originalTransactionId")
-        filter.notificationType = query.get("type")
-        if let state = query.get("state") {
-            guard let value = InboxState(rawValue: state) else { throw APIError.badRequest("state must be pending, processed, duplicate or rejected") }
-            filter.state = value
-        }
-        let rows = try await store.notifications(appId: app.id, filter: filter)
-        return JSONBody.response(value: ["notifications": rows.map(NotificationResponse.init)])
     }
 
     static func limit(_ request: Request) throws -> Int {

@@ -59,13 +59,21 @@ public struct AppRuntime: Sendable {
         verifiers.contains { $0.environment == environment }
     }
 
+    /// Whether `environment`'s data is signed by Apple (Sandbox, Production); Xcode and
+    /// LocalTesting data is not, and Apple's verifier only decodes it.
+    static func isSigned(_ environment: AppStoreEnvironment) -> Bool {
+        environment != .xcode && environment != .localTesting
+    }
+
     /// Verifies with each environment's verifier; the first success wins. A failure is
     /// reported from the verifier of the environment the data claims, when there is one.
+    /// With `signedOnly`, the unsigned environments' verifiers (Xcode, LocalTesting) are not
+    /// tried: data that reaches the server from the internet must be signed.
     func verify<T: Sendable>(
-        _ attempt: (SignedDataVerifier) async -> VerificationResult<T>
+        signedOnly: Bool = false, _ attempt: (SignedDataVerifier) async -> VerificationResult<T>
     ) async -> VerificationResult<T> {
         var firstFailure: VerificationFailure?
-        for (_, verifier) in verifiers {
+        for (environment, verifier) in verifiers where !signedOnly || Self.isSigned(environment) {
             switch await attempt(verifier) {
             case .valid(let payload): return .valid(payload)
             case .invalid(let failure):

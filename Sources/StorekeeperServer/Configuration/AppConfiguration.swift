@@ -23,6 +23,10 @@ public struct AppConfiguration: Sendable, Codable, CustomStringConvertible {
     public var appStoreServerAPI: AppStoreAPISettings?
     /// How to answer Apple's refund `CONSUMPTION_REQUEST`s (default ``RefundPolicy/doNotAnswer``).
     public var refundPolicy: RefundPolicy?
+    /// Lets an app accept unsigned `Xcode` / `LocalTesting` data beside signed `Sandbox` /
+    /// `Production` data (a development setup only: anyone can forge unsigned data). The
+    /// notification route never accepts unsigned data.
+    public var allowUnsignedTestData: Bool?
 
     public init(
         id: String, bundleId: String, appAppleId: Int64? = nil, environments: [String] = ["Sandbox", "Production"],
@@ -53,6 +57,7 @@ public struct AppConfiguration: Sendable, Codable, CustomStringConvertible {
         products = try container.decodeIfPresent([CatalogProduct].self, forKey: .products) ?? []
         appStoreServerAPI = try container.decodeIfPresent(AppStoreAPISettings.self, forKey: .appStoreServerAPI)
         refundPolicy = try container.decodeIfPresent(RefundPolicy.self, forKey: .refundPolicy)
+        allowUnsignedTestData = try container.decodeIfPresent(Bool.self, forKey: .allowUnsignedTestData)
     }
 
     /// The engine's catalog.

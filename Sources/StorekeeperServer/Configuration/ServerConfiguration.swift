@@ -22,12 +22,19 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
     public var inbox: InboxConfiguration
     /// `trace`…`critical`; `info` by default.
     public var logLevel: String?
+    /// The largest body the public notification route reads, in bytes (Apple's bodies are a
+    /// few kilobytes; V1 bodies carry a receipt).
+    public var maximumNotificationBodySize: Int
+    /// Limits on client connections.
+    public var connections: ConnectionLimits
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "storekeeper-data", databaseURL: String? = nil,
         apps: [AppConfiguration] = [], maximumBodySize: Int = 1 << 20, inbox: InboxConfiguration = InboxConfiguration(),
-        logLevel: String? = nil
+        logLevel: String? = nil, maximumNotificationBodySize: Int = 256 * 1024, connections: ConnectionLimits = ConnectionLimits()
     ) {
+        self.maximumNotificationBodySize = maximumNotificationBodySize
+        self.connections = connections
         self.host = host
         self.port = port
         self.dataDirectory = dataDirectory
@@ -49,6 +56,9 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
         maximumBodySize = try container.decodeIfPresent(Int.self, forKey: .maximumBodySize) ?? defaults.maximumBodySize
         inbox = try container.decodeIfPresent(InboxConfiguration.self, forKey: .inbox) ?? defaults.inbox
         logLevel = try container.decodeIfPresent(String.self, forKey: .logLevel)
+        maximumNotificationBodySize = try container.decodeIfPresent(Int.self, forKey: .maximumNotificationBodySize)
+            ?? defaults.maximumNotificationBodySize
+        connections = try container.decodeIfPresent(ConnectionLimits.self, forKey: .connections) ?? defaults.connections
     }
 
     public var description: String {
@@ -128,6 +138,9 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
     public func validate() throws {
         guard (0...65535).contains(port) else { throw ConfigurationError("port must be between 0 and 65535") }
         guard maximumBodySize >= 1024 else { throw ConfigurationError("maximumBodySize must be at least 1024 bytes") }
+        guard maximumNotificationBodySize >= 1024 else { throw ConfigurationError("maximumNotificationBodySize must be at least 1024 bytes") }
+        try connections.validate()
+        try inbox.validate()
         var seen = Set<String>()
         for app in apps {
             guard !app.id.isEmpty, app.id.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) else {
@@ -137,6 +150,14 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
             guard !app.bundleId.isEmpty else { throw ConfigurationError("app \(app.id) has no bundleId") }
             for environment in app.environments where !["Sandbox", "Production", "Xcode", "LocalTesting"].contains(environment) {
                 throw ConfigurationError("app \(app.id): unknown environment '\(environment)'")
+            }
+            let unsigned = app.environments.filter { ["Xcode", "LocalTesting"].contains($0) }
+            let signed = app.environments.filter { ["Sandbox", "Production"].contains($0) }
+            if !unsigned.isEmpty, !signed.isEmpty, app.allowUnsignedTestData != true {
+                throw ConfigurationError(
+                    "app \(app.id): \(unsigned.joined(separator: ", ")) data is not signed, so accepting it beside "
+                        + "\(signed.joined(separator: ", ")) lets anyone forge purchases; use a separate app for local testing, "
+                        + "or set allowUnsignedTestData: true")
             }
             if app.environments.contains("Production"), app.appAppleId == nil {
                 throw ConfigurationError("app \(app.id): appAppleId is required for the Production environment")
@@ -159,10 +180,38 @@ public struct InboxConfiguration: Sendable, Codable, Hashable {
     /// How many notifications a worker takes at once.
     public var batchSize: Int
 
-    public init(pollIntervalSeconds: Double = 1, leaseSeconds: Double = 30, batchSize: Int = 32) {
+    /// How many times a row is tried before it is marked failed.
+    public var maximumAttempts: Int
+    /// How long rejected and duplicate rows are kept, in days.
+    public var retentionDays: Double
+
+    public init(
+        pollIntervalSeconds: Double = 1, leaseSeconds: Double = 30, batchSize: Int = 32, maximumAttempts: Int = 5,
+        retentionDays: Double = 30
+    ) {
         self.pollIntervalSeconds = pollIntervalSeconds
         self.leaseSeconds = leaseSeconds
         self.batchSize = batchSize
+        self.maximumAttempts = maximumAttempts
+        self.retentionDays = retentionDays
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = InboxConfiguration()
+        pollIntervalSeconds = try container.decodeIfPresent(Double.self, forKey: .pollIntervalSeconds) ?? defaults.pollIntervalSeconds
+        leaseSeconds = try container.decodeIfPresent(Double.self, forKey: .leaseSeconds) ?? defaults.leaseSeconds
+        batchSize = try container.decodeIfPresent(Int.self, forKey: .batchSize) ?? defaults.batchSize
+        maximumAttempts = try container.decodeIfPresent(Int.self, forKey: .maximumAttempts) ?? defaults.maximumAttempts
+        retentionDays = try container.decodeIfPresent(Double.self, forKey: .retentionDays) ?? defaults.retentionDays
+    }
+
+    func validate() throws {
+        guard pollIntervalSeconds > 0, leaseSeconds > 0, (1...1000).contains(batchSize) else {
+            throw ConfigurationError("inbox: pollIntervalSeconds and leaseSeconds must be positive, batchSize 1 to 1000")
+        }
+        guard (1...100).contains(maximumAttempts) else { throw ConfigurationError("inbox.maximumAttempts must be 1 to 100") }
+        guard retentionDays >= 1 else { throw ConfigurationError("inbox.retentionDays must be at least 1") }
     }
 }
 

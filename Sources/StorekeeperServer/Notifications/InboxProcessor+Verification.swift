@@ -18,7 +18,7 @@ extension InboxProcessor {
         else {
             return .refused("malformed: the body has no signedPayload")
         }
-        switch await app.verify({ await $0.verifyAndDecodeNotificationWithNestedData(signedPayload, now: now) }) {
+        switch await app.verify(signedOnly: true, { await $0.verifyAndDecodeNotificationWithNestedData(signedPayload, now: now) }) {
         case .invalid(let failure): return .refused("\(failure.reason.rawValue): \(failure.message)")
         case .valid(let value): return .verified(value, signedPayload: signedPayload)
         }

@@ -38,8 +38,13 @@ public struct InboxProcessor: Sendable {
     /// The V2 rows of a batch are verified concurrently first (signature checks are pure
     /// computation and touch no store); their effects are then decided and applied one row at
     /// a time in inbox order, exactly as without the head start.
+    ///
+    /// A row whose processing throws is left pending under its lease (so it waits a lease
+    /// before its next try) and never stops the rows after it; once it has been claimed
+    /// `maximumAttempts` times it is marked ``InboxState/failed`` with its last error. Only an
+    /// unreachable database ends the drain early (the worker retries later).
     @discardableResult
-    public func drain(batchSize: Int = 32, leaseSeconds: Double = 30) async throws -> Int {
+    public func drain(batchSize: Int = 32, leaseSeconds: Double = 30, maximumAttempts: Int = 5) async throws -> Int {
         var handled = 0
         while true {
             let now = clock()
@@ -48,14 +53,37 @@ public struct InboxProcessor: Sendable {
             if batch.isEmpty { return handled }
             let verifications = await verifyConcurrently(batch, now: now)
             for row in batch {
-                try await process(row, verification: row.id.flatMap { verifications[$0] })
                 handled += 1
+                guard row.attempts <= maximumAttempts else {
+                    try await fail(row, reason: "abandoned: processing did not finish in \(maximumAttempts) attempts")
+                    continue
+                }
+                do {
+                    try await process(row, verification: row.id.flatMap { verifications[$0] })
+                } catch {
+                    if (error as? StoreError)?.code == .unavailable { throw error }
+                    let reason = "processing_failed: " + InboxText.summary(of: error)
+                    logger.warning("notification processing failed", metadata: [
+                        "app": "\(row.appId)", "inbox_id": "\(row.id ?? 0)", "attempt": "\(row.attempts)", "error": "\(reason)",
+                    ])
+                    if row.attempts >= maximumAttempts { try await fail(row, reason: reason) }
+                }
             }
         }
     }
 
+    /// Marks a poison row failed, with its reason, so it no longer takes a worker's time.
+    func fail(_ row: InboxNotification, reason: String) async throws {
+        guard let id = row.id else { return }
+        let now = clock()
+        try await store.apply(Changeset(appId: row.appId, at: now, inboxOutcome: InboxOutcome(
+            inboxId: id, state: .failed, failureReason: reason, processedAt: now)))
+        metrics?.notificationProcessed(state: InboxState.failed.rawValue)
+        logger.error("notification failed for good", metadata: ["app": "\(row.appId)", "inbox_id": "\(id)", "reason": "\(reason)"])
+    }
+
     /// Processes one row and records its outcome; `verification` is the row's V2 verification
-    /// when it was done ahead (see ``drain(batchSize:leaseSeconds:)``).
+    /// when it was done ahead (see ``drain(batchSize:leaseSeconds:maximumAttempts:)``).
     func process(_ row: InboxNotification, verification: V2Verification? = nil) async throws {
         guard let id = row.id else { return }
         let now = clock()
@@ -63,7 +91,7 @@ public struct InboxProcessor: Sendable {
         if let app = apps.apps[row.appId] {
             switch row.version {
             case 2: changeset = await processV2(row, id: id, app: app, now: now, verification: verification)
-            default: changeset = processV1(row, id: id, app: app, now: now)
+            default: changeset = try await processV1(row, id: id, app: app, now: now)
             }
         } else {
             changeset = Self.rejected(row, id: id, reason: "unknown_app: no app \(row.appId) is configured", now: now)
@@ -99,9 +127,10 @@ public struct InboxProcessor: Sendable {
         let notification = verified.notification
         let chain = verified.transaction?.originalTransactionId ?? verified.renewalInfo?.originalTransactionId
         let metadata = NotificationMetadata(
-            notificationUUID: notification.notificationUUID, notificationType: notification.notificationType?.rawValue,
-            subtype: notification.subtype?.rawValue, originalTransactionId: chain, signedDate: notification.signedDate,
-            environment: notification.data?.environment?.rawValue)
+            notificationUUID: InboxText.field(notification.notificationUUID),
+            notificationType: InboxText.field(notification.notificationType?.rawValue),
+            subtype: InboxText.field(notification.subtype?.rawValue), originalTransactionId: InboxText.field(chain),
+            signedDate: notification.signedDate, environment: InboxText.field(notification.data?.environment?.rawValue))
         let filter = FraudFilter(app: app.configuration, catalog: app.catalog)
         if let reason = filter.check(
             bundleId: verified.transaction?.bundleId ?? notification.data?.bundleId,
@@ -123,7 +152,7 @@ public struct InboxProcessor: Sendable {
         if let token = verified.transaction?.appAccountToken, let chain {
             links.append(CustomerLink(customerId: "", aliases: [.originalTransactionId(chain), .appAccountToken(token)]))
         }
-        let key = notification.notificationUUID.map { "notification:\($0.lowercased())" } ?? "notification:inbox-\(id)"
+        let key = metadata.notificationUUID.map { "notification:\($0.lowercased())" } ?? "notification:inbox-\(id)"
         let event = EventRecord(
             appId: row.appId, originalTransactionId: chain, type: "notification.processed",
             payload: Self.json(["notificationType": metadata.notificationType, "subtype": metadata.subtype,
@@ -131,37 +160,6 @@ public struct InboxProcessor: Sendable {
             occurredAt: notification.signedDate ?? now, idempotencyKey: key)
         return Changeset(
             appId: row.appId, at: now, links: links, entries: entries, events: [event],
-            inboxOutcome: InboxOutcome(inboxId: id, state: .processed, metadata: metadata, processedAt: now))
-    }
-
-    private func processV1(_ row: InboxNotification, id: Int64, app: AppRuntime, now: Date) -> Changeset {
-        guard let notification = try? JSONDecoder().decode(NotificationV1.self, from: Data(row.body.utf8)) else {
-            return Self.rejected(row, id: id, reason: "malformed: the body is not a V1 notification", now: now)
-        }
-        let metadata = NotificationMetadata(
-            notificationType: notification.notificationType?.rawValue, originalTransactionId: notification.originalTransactionId
-                ?? notification.unifiedReceipt?.latestReceiptInfo?.first?.originalTransactionId,
-            environment: notification.environment?.rawValue)
-        guard let secret = app.configuration.sharedSecret else {
-            return Self.rejected(row, id: id, reason: "no_shared_secret: the app has no shared secret to check V1 notifications", now: now, metadata: metadata)
-        }
-        guard let password = notification.password, ConstantTime.equals(password, secret) else {
-            return Self.rejected(row, id: id, reason: "invalid_password: the V1 password does not match the shared secret", now: now, metadata: metadata)
-        }
-        let environment: AppStoreEnvironment? = notification.environment.map { $0 == .production ? .production : .sandbox }
-        var history = PurchaseHistory()
-        history.add(notificationV1: notification)
-        let filter = FraudFilter(app: app.configuration, catalog: app.catalog)
-        if let reason = filter.check(bundleId: notification.bid, environment: environment, productIds: history.purchases.values.map(\.productId)) {
-            return Self.rejected(row, id: id, reason: reason, now: now, metadata: metadata)
-        }
-        let entries = Self.entries(history, appId: row.appId, source: "notificationV1", raw: row.body, now: now)
-        let event = EventRecord(
-            appId: row.appId, originalTransactionId: metadata.originalTransactionId, type: "notification.processed",
-            payload: Self.json(["notificationType": metadata.notificationType, "version": "1", "inboxId": "\(id)"]),
-            occurredAt: now, idempotencyKey: "notification:\(row.idempotencyKey)")
-        return Changeset(
-            appId: row.appId, at: now, entries: entries, events: [event],
             inboxOutcome: InboxOutcome(inboxId: id, state: .processed, metadata: metadata, processedAt: now))
     }
 

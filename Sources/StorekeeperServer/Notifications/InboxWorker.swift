@@ -19,7 +19,9 @@ public struct InboxWorker: Service {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
-                    try await processor.drain(batchSize: configuration.batchSize, leaseSeconds: configuration.leaseSeconds)
+                    try await processor.drain(
+                        batchSize: configuration.batchSize, leaseSeconds: configuration.leaseSeconds,
+                        maximumAttempts: configuration.maximumAttempts)
                     processor.metrics?.inboxPending((try? await processor.store.pendingCount()) ?? 0)
                 } catch {
                     processor.logger.error("inbox processing failed; retrying", metadata: ["error": "\(String(describing: error).prefix(300))"])

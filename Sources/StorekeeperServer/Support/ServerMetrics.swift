@@ -27,6 +27,11 @@ public struct ServerMetrics: Sendable {
         Counter(label: "storekeeper_notifications_processed_total", dimensions: [("state", state)], factory: factory).increment()
     }
 
+    /// A body the notification route turned away without storing it, by reason.
+    func notificationRefused(reason: String) {
+        Counter(label: "storekeeper_notifications_refused_total", dimensions: [("reason", reason)], factory: factory).increment()
+    }
+
     func inboxPending(_ count: Int) {
         Gauge(label: "storekeeper_inbox_pending", dimensions: [], factory: factory).record(count)
     }

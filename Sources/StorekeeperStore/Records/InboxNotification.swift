@@ -66,6 +66,9 @@ public enum InboxState: String, Sendable, Hashable, Codable, CaseIterable {
     case duplicate
     /// Unverifiable or not for this app: kept with its reason, changed nothing.
     case rejected
+    /// Processing failed too many times (a poison row): kept with its last error, never
+    /// retried on its own, and never in the way of other rows.
+    case failed
 }
 
 /// What a processed notification was about, for filtering the inbox.
@@ -96,12 +99,19 @@ public struct NotificationFilter: Sendable, Hashable {
     public var notificationType: String?
     public var state: InboxState?
     public var limit: Int
+    /// Whether rows come with their raw bodies. Listings leave them out (a body can be large);
+    /// without them ``InboxNotification/body`` is empty.
+    public var includesBodies: Bool
 
-    public init(originalTransactionId: String? = nil, notificationType: String? = nil, state: InboxState? = nil, limit: Int = 100) {
+    public init(
+        originalTransactionId: String? = nil, notificationType: String? = nil, state: InboxState? = nil, limit: Int = 100,
+        includesBodies: Bool = false
+    ) {
         self.originalTransactionId = originalTransactionId
         self.notificationType = notificationType
         self.state = state
         self.limit = limit
+        self.includesBodies = includesBodies
     }
 }
 

@@ -26,16 +26,46 @@ extension SQLStore {
     }
 
     public func claimPending(limit: Int, owner: String, now: Date, leaseUntil: Date) async throws -> [InboxNotification] {
+        let limit = max(1, limit)
         let lock: SQLQueryString = backend.dialect == .postgresql ? " FOR UPDATE SKIP LOCKED" : ""
-        let rows = try await backend.transaction { db in
-            try await db.raw("""
+        let pending = InboxState.pending.rawValue
+        let rows: [InboxNotification] = try await backend.transaction { db in
+            let apps = try await db.raw("""
+                SELECT DISTINCT app_id FROM notification_inbox WHERE state = \(bind: pending)
+                AND (lease_until IS NULL OR lease_until < \(bind: now.storeMillis))
+                """).all().map { try $0.string("app_id") }
+            var queues: [[Int64]] = []
+            for app in apps.sorted() {
+                queues.append(try await db.raw("""
+                    SELECT id FROM notification_inbox WHERE app_id = \(bind: app) AND state = \(bind: pending)
+                    AND (lease_until IS NULL OR lease_until < \(bind: now.storeMillis)) ORDER BY id LIMIT \(bind: limit)
+                    """ + lock).all().map { try $0.int64("id") })
+            }
+            let chosen = Self.takeInTurn(queues, limit: limit)
+            guard let first = chosen.first else { return [] }
+            var update: SQLQueryString = """
                 UPDATE notification_inbox SET lease_owner = \(bind: owner), lease_until = \(bind: leaseUntil.storeMillis),
-                attempts = attempts + 1
-                WHERE id IN (SELECT id FROM notification_inbox WHERE state = \(bind: InboxState.pending.rawValue)
-                AND (lease_until IS NULL OR lease_until < \(bind: now.storeMillis)) ORDER BY id LIMIT \(bind: max(1, limit))
-                """ + lock + ") RETURNING *").all().map(Self.inboxNotification)
+                attempts = attempts + 1 WHERE id IN (\(bind: first)
+                """
+            for id in chosen.dropFirst() { update += ", \(bind: id)" }
+            update += ") RETURNING *"
+            return try await db.raw(update).all().map(Self.inboxNotification)
         }
         return rows.sorted { ($0.id ?? 0) < ($1.id ?? 0) }
+    }
+
+    /// Up to `limit` ids taken from the queues in turn: the first of each, then the second of
+    /// each, and so on.
+    static func takeInTurn(_ queues: [[Int64]], limit: Int) -> [Int64] {
+        var chosen: [Int64] = []
+        var depth = 0
+        while chosen.count < limit {
+            let round = queues.compactMap { depth < $0.count ? $0[depth] : nil }
+            if round.isEmpty { break }
+            chosen += round.prefix(limit - chosen.count)
+            depth += 1
+        }
+        return chosen
     }
 
     public func releaseLeases() async throws {
@@ -56,7 +86,8 @@ extension SQLStore {
     }
 
     public func notifications(appId: String, filter: NotificationFilter) async throws -> [InboxNotification] {
-        var query: SQLQueryString = "SELECT * FROM notification_inbox WHERE app_id = \(bind: appId)"
+        let columns: SQLQueryString = filter.includesBodies ? "*" : "\(unsafeRaw: Self.inboxColumnsWithoutBody)"
+        var query: SQLQueryString = "SELECT " + columns + " FROM notification_inbox WHERE app_id = \(bind: appId)"
         if let id = filter.originalTransactionId { query += " AND original_transaction_id = \(bind: id)" }
         if let type = filter.notificationType { query += " AND notification_type = \(bind: type)" }
         if let state = filter.state { query += " AND state = \(bind: state.rawValue)" }
@@ -70,6 +101,33 @@ extension SQLStore {
     public func notification(id: Int64) async throws -> InboxNotification? {
         try await backend.read { db in
             try await db.raw("SELECT * FROM notification_inbox WHERE id = \(bind: id)").first().map(Self.inboxNotification)
+        }
+    }
+
+    /// Every inbox column but the body, which reads back as empty.
+    static let inboxColumnsWithoutBody = """
+        id, app_id, idempotency_key, version, '' AS body, headers, received_at, state, failure_reason, attempts,
+        notification_uuid, notification_type, subtype, original_transaction_id, signed_at, environment
+        """
+
+    public func purgeNotifications(states: Set<InboxState>, receivedBefore cutoff: Date, limit: Int) async throws -> Int {
+        let names = states.map(\.rawValue).sorted()
+        guard let first = names.first else { return 0 }
+        var list: SQLQueryString = "\(bind: first)"
+        for name in names.dropFirst() { list += ", \(bind: name)" }
+        let query: SQLQueryString = "DELETE FROM notification_inbox WHERE id IN (SELECT id FROM notification_inbox WHERE state IN ("
+            + list + ") AND received_at < \(bind: cutoff.storeMillis) ORDER BY id LIMIT \(bind: max(1, limit))) RETURNING id"
+        return try await backend.transaction { db in
+            try await db.raw(query).all().count
+        }
+    }
+
+    public func requeueFailedNotification(appId: String, id: Int64) async throws {
+        try await backend.transaction { db in
+            try await db.raw("""
+                UPDATE notification_inbox SET state = \(bind: InboxState.pending.rawValue), attempts = 0, lease_owner = NULL,
+                lease_until = NULL WHERE id = \(bind: id) AND app_id = \(bind: appId) AND state = \(bind: InboxState.failed.rawValue)
+                """).run()
         }
     }
 

@@ -62,11 +62,17 @@ enum SchemaMigrations {
                 "CREATE INDEX inbox_type ON notification_inbox (app_id, notification_type, state, id)",
                 "CREATE INDEX ledger_recorded ON ledger (app_id, recorded_at)",
             ]),
+            // Claiming takes each app's oldest pending rows in turn; retention removes old
+            // rejected and duplicate rows.
+            (3, [
+                "CREATE INDEX inbox_app_pending ON notification_inbox (app_id, state, id)",
+                "CREATE INDEX inbox_state_received ON notification_inbox (state, received_at)",
+            ]),
         ]
     }
 
     /// The newest version this build knows.
-    static let latestVersion = 2
+    static let latestVersion = 3
 
     /// Applies the missing steps; returns their versions.
     static func migrate(_ db: any SQLDatabase, dialect: SQLStoreDialect, now: Int64) async throws -> [Int] {

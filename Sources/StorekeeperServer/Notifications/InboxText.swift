@@ -1,0 +1,35 @@
+import Foundation
+
+/// Text the inbox writes beside a row (metadata columns, failure reasons): never a U+0000 or
+/// another control character (PostgreSQL refuses U+0000 in text; logs and JSON readers trip on
+/// the rest) and never longer than the columns' purpose needs.
+enum InboxText {
+    /// The longest metadata value kept; Apple's ids and names are far shorter.
+    static let maximumFieldLength = 256
+
+    /// `value` without control characters, cut to ``maximumFieldLength`` characters; `nil`
+    /// stays `nil`.
+    static func field(_ value: String?) -> String? {
+        value.map { clean($0, limit: maximumFieldLength) }
+    }
+
+    /// A short description of an error for a failure reason: its type and a bounded
+    /// description, cleaned.
+    static func summary(of error: any Error) -> String {
+        clean("\(type(of: error)): \(String(describing: error))", limit: 300)
+    }
+
+    /// Whether `text` holds a character no stored text may hold (U+0000).
+    static func containsNUL(_ text: String) -> Bool {
+        text.utf8.contains(0)
+    }
+
+    static func clean(_ text: String, limit: Int) -> String {
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars where !CharacterSet.controlCharacters.contains(scalar) {
+            result.append(scalar)
+            if result.count >= limit { break }
+        }
+        return String(result)
+    }
+}

@@ -1,0 +1,112 @@
+import AppStoreModels
+import AppStoreVerification
+import Foundation
+
+/// Decides, before anything is stored, whether a body posted to an app's notification URL
+/// could be genuine. The URL needs no key, so this is all that stands between the internet
+/// and the database:
+///
+/// 1. A V2 body must be `{"signedPayload": JWS}` whose JWS verifies with the app's signed
+///    environments (Sandbox, Production): Apple's x5c chain to a trusted root, the app's bundle
+///    id, app id and environment. Unsigned Xcode or LocalTesting data is never accepted here.
+/// 2. A V1 body must carry the app's shared secret as `password` (compared in constant time)
+///    and a signed `unified_receipt.latest_receipt` that verifies for the app; no string in it
+///    may hold U+0000.
+///
+/// What is admitted is stored in a canonical form: a V2 body is rebuilt from its verified JWS
+/// alone, and a V1 body loses its `password`, so the secret is never persisted and padding a
+/// genuine body with junk cannot multiply rows. Every refusal looks the same to the sender
+/// (see ``Refusal``); an unknown app id is refused like a known one with bad data.
+struct NotificationAdmission: Sendable {
+    /// What the inbox stores for an admitted body.
+    struct Admitted: Sendable {
+        var version: Int
+        /// The verified `notificationUUID` (V2).
+        var notificationUUID: String?
+        /// The canonical body.
+        var body: Data
+    }
+
+    /// Why a body was turned away: a short code for metrics and logs (never sent back).
+    struct Refusal: Error, Sendable, Hashable {
+        var code: String
+        var detail: String
+    }
+
+    enum Verdict: Sendable {
+        case admitted(Admitted)
+        case refused(Refusal)
+        /// The body could not be checked now (a revocation check could not reach Apple):
+        /// the sender should try again.
+        case retryLater(String)
+    }
+
+    /// Judges `body` for `app` (`nil` when the path names no configured app).
+    static func evaluate(body: Data, app: AppRuntime?, now: Date) async -> Verdict {
+        guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
+            return .refused(Refusal(code: "malformed", detail: "the body is not a JSON object"))
+        }
+        guard let app else { return .refused(Refusal(code: "unknown_app", detail: "no such app")) }
+        if let signedPayload = object["signedPayload"] as? String {
+            return await evaluateV2(signedPayload: signedPayload, app: app, now: now)
+        }
+        if object["notification_type"] is String {
+            return evaluateV1(object: object, body: body, app: app, now: now)
+        }
+        return .refused(Refusal(code: "malformed", detail: "neither a V2 (signedPayload) nor a V1 (notification_type) body"))
+    }
+
+    private struct CanonicalV2: Encodable {
+        var signedPayload: String
+    }
+
+    private static func evaluateV2(signedPayload: String, app: AppRuntime, now: Date) async -> Verdict {
+        switch await app.verify(signedOnly: true, { await $0.verifyAndDecodeNotification(signedPayload, now: now) }) {
+        case .invalid(let failure):
+            if failure.reason == .retryableVerificationFailure { return .retryLater(failure.message) }
+            return .refused(Refusal(code: "unverified", detail: "\(failure.reason.rawValue): \(failure.message)"))
+        case .valid(let notification):
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            guard let canonical = try? encoder.encode(CanonicalV2(signedPayload: signedPayload)) else {
+                return .refused(Refusal(code: "malformed", detail: "the body cannot be re-encoded"))
+            }
+            let uuid = InboxText.field(notification.notificationUUID).flatMap { $0.isEmpty ? nil : $0 }
+            return .admitted(Admitted(version: 2, notificationUUID: uuid, body: canonical))
+        }
+    }
+
+    private static func evaluateV1(object: [String: Any], body: Data, app: AppRuntime, now: Date) -> Verdict {
+        guard let secret = app.configuration.sharedSecret, let password = object["password"] as? String,
+            ConstantTime.equals(password, secret)
+        else {
+            return .refused(Refusal(code: "password", detail: "the V1 password does not match the app's shared secret"))
+        }
+        guard !containsNUL(object) else {
+            return .refused(Refusal(code: "nul", detail: "a string of the body holds U+0000"))
+        }
+        guard let notification = try? JSONDecoder().decode(NotificationV1.self, from: body) else {
+            return .refused(Refusal(code: "malformed", detail: "the body is not a V1 notification"))
+        }
+        if case .failure(let refusal) = InboxProcessor.verifyLatestReceipt(of: notification, app: app, now: now) {
+            return .refused(Refusal(code: "receipt", detail: refusal.reason))
+        }
+        var stripped = object
+        stripped.removeValue(forKey: "password")
+        guard let canonical = try? JSONSerialization.data(withJSONObject: stripped, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+            return .refused(Refusal(code: "malformed", detail: "the body cannot be re-encoded"))
+        }
+        return .admitted(Admitted(version: 1, notificationUUID: nil, body: canonical))
+    }
+
+    /// Whether any key or string inside a decoded JSON value holds U+0000.
+    static func containsNUL(_ value: Any) -> Bool {
+        switch value {
+        case let text as String: return InboxText.containsNUL(text)
+        case let array as [Any]: return array.contains(where: containsNUL)
+        case let object as [String: Any]:
+            return object.contains { InboxText.containsNUL($0.key) || containsNUL($0.value) }
+        default: return false
+        }
+    }
+}
