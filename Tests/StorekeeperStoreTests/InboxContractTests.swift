@@ -1,5 +1,6 @@
 import Foundation
 import StorekeeperStore
+import SubscriptionEngine
 import Testing
 
 @Suite("Inbox and jobs contract")
@@ -113,6 +114,26 @@ struct InboxContractTests {
             #expect(try await store.notifications(appId: "a", filter: NotificationFilter()).map(\.body) == [""])
             #expect(try await store.notifications(appId: "a", filter: NotificationFilter(includesBodies: true)).map(\.body) == ["{\"signedPayload\":\"big\"}"])
             #expect(try await store.notification(id: id)?.body == "{\"signedPayload\":\"big\"}")
+        }
+    }
+
+    @Test("V1 passwords an earlier version stored are removed from the inbox and the ledger", arguments: TestBackend.available)
+    func storedPasswordsRemoved(backend: TestBackend) async throws {
+        try await withTestStore(backend) { store in
+            let body = #"{"notification_type":"DID_RENEW","password":"the-shared-secret","bid":"com.example"}"#
+            let v1 = InboxNotification(
+                appId: "a", idempotencyKey: "v1:old", version: 1, body: body, receivedAt: Self.t0)
+            let id = try await store.receive(v1).id
+            let grant = PurchaseFact.manualGrant(id: "grant:1", productId: "p", startDate: Self.t0, endDate: nil)
+            try await store.apply(Changeset(appId: "a", at: Self.t0, entries: [
+                LedgerEntry(appId: "a", fact: .purchase(grant), source: "notificationV1", raw: body, recordedAt: Self.t0),
+            ]))
+            #expect(try await store.removeStoredV1Passwords() == 2)
+            let stored = try #require(try await store.notification(id: id))
+            #expect(!stored.body.contains("the-shared-secret") && stored.body.contains("DID_RENEW"))
+            let ledger = try await store.ledger(appId: "a", originalTransactionId: "grant:1")
+            #expect(ledger.count == 1 && ledger.allSatisfy { $0.raw?.contains("the-shared-secret") == false })
+            #expect(try await store.removeStoredV1Passwords() == 0)
         }
     }
 

@@ -19,6 +19,9 @@ public protocol NotificationInbox: Sendable {
     func notification(id: Int64) async throws -> InboxNotification?
     /// Puts a failed row of the app back in the queue with no attempts counted.
     func requeueFailedNotification(appId: String, id: Int64) async throws
+    /// Removes the V1 `password` (the app's shared secret) from bodies and ledger copies an
+    /// earlier version stored with it; returns how many rows changed.
+    func removeStoredV1Passwords() async throws -> Int
     /// How many rows are pending, across apps.
     func pendingCount() async throws -> Int
     /// Deletes up to `limit` rows in `states` received before `cutoff` (retention of rejected
