@@ -214,6 +214,17 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "AppStoreServerAPITests",
+            dependencies: [
+                "AppStoreServerAPI",
+                "AppStoreServerAPITesting",
+                "AppStoreModels",
+                "StorekeeperTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
             name: "StorekeeperCLITests",
             dependencies: ["storekeeper", "StorekeeperTestSupport"],
             resources: [.copy("Fixtures")]

@@ -1,6 +1,7 @@
 import AppStoreServerAPI
 import Crypto
 import Foundation
+import StorekeeperTestSupport
 import Testing
 
 @Suite("Legacy promotional offer signatures")
@@ -55,12 +56,8 @@ struct PromotionalOfferSignatureTests {
         #expect(throws: AppStoreServerAPIError.self) { _ = try PromotionalOfferSignature(fields: fields, key: try Self.key()) }
     }
 
-    @Test("Apple's Python PromotionalOfferSignatureCreator output verifies with our verifier")
+    @Test("Apple's Python PromotionalOfferSignatureCreator output verifies with our verifier", .enabled(if: InteropPython.shouldRun, InteropPython.skipMessage))
     func pythonSignatureVerifiesHere() throws {
-        guard PythonCrossCheck.interpreter != nil else {
-            print(PythonCrossCheck.skipMessage)
-            return
-        }
         let script = """
             import sys, uuid
             from appstoreserverlibrary.promotional_offer import PromotionalOfferSignatureCreator
@@ -74,12 +71,8 @@ struct PromotionalOfferSignatureTests {
         #expect(PromotionalOfferSignature(fields: Self.fields, signature: signature).isValid(publicKey: key.publicKey))
     }
 
-    @Test("our signature verifies with Python's cryptography over the payload Apple's library builds")
+    @Test("our signature verifies with Python's cryptography over the payload Apple's library builds", .enabled(if: InteropPython.shouldRun, InteropPython.skipMessage))
     func ourSignatureVerifiesInPython() throws {
-        guard PythonCrossCheck.interpreter != nil else {
-            print(PythonCrossCheck.skipMessage)
-            return
-        }
         let signed = try PromotionalOfferSignature(fields: Self.fields, key: try Self.key())
         // Rebuild the payload exactly as Apple's creator does, then verify with the public key.
         let script = """

@@ -1,22 +1,13 @@
 import Foundation
+import StorekeeperTestSupport
 
 /// Runs Apple's Python App Store Server Library (and PyJWT) to cross-check signatures.
 ///
-/// The interpreter is `$STOREKEEPER_PYTHON`, else `/tmp/asvenv/bin/python`; ``interpreter`` is
-/// `nil` when neither exists or it cannot import the library, and the tests that need it say so
-/// and skip.
+/// The interpreter is the interop tests' one (``InteropPython``): tests that need it are
+/// skipped without it, and fail without it when `STOREKEEPER_REQUIRE_INTEROP=1` (CI).
 enum PythonCrossCheck {
-    static let interpreter: String? = {
-        let candidates = [ProcessInfo.processInfo.environment["STOREKEEPER_PYTHON"], "/tmp/asvenv/bin/python"].compactMap { $0 }
-        for path in candidates where FileManager.default.isExecutableFile(atPath: path) {
-            if (try? run(path, script: "import appstoreserverlibrary, jwt, cryptography", arguments: []))?.status == 0 {
-                return path
-            }
-        }
-        return nil
-    }()
-
-    static let skipMessage = "Apple's Python library not found (set STOREKEEPER_PYTHON or install it at /tmp/asvenv); cross-check skipped"
+    /// The interpreter with Apple's library (which brings PyJWT and cryptography).
+    static var interpreter: String? { InteropPython.interpreter }
 
     struct Output {
         var status: Int32
@@ -31,7 +22,7 @@ enum PythonCrossCheck {
     /// Runs `script` with `arguments` (as `sys.argv[1:]`) and returns its trimmed standard output;
     /// throws with standard error when it fails.
     static func output(_ script: String, _ arguments: [String]) throws -> String {
-        guard let interpreter else { throw Failed(description: skipMessage) }
+        let interpreter = try InteropPython.require()
         let result = try run(interpreter, script: script, arguments: arguments)
         guard result.status == 0 else { throw Failed(description: "python failed: \(result.standardError)") }
         return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
