@@ -20,7 +20,7 @@ extension PopulationSimulator {
                 : sorted.last ?? sorted[0]
             try subscribe(customer, product: product, appAccountToken: appAccountToken, at: date)
         }
-        try planOneTimePurchases(customer, from: date)
+        planOneTimePurchases(customer, from: date)
     }
 
     func subscribe(_ customer: Int, product: SimulatedProduct, appAccountToken: String, at date: Date, offer: String? = nil) throws {

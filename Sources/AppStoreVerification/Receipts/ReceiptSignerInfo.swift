@@ -44,7 +44,7 @@ struct ReceiptSignerInfo {
             let issuerAndSerial = try parts[1].children(.sequence, "SignerInfo.sid")
             guard issuerAndSerial.count == 2 else { throw ReceiptDecodingFailure("SignerInfo.sid: malformed") }
             do {
-                issuer = try DistinguishedName(derEncoded: Array(issuerAndSerial[0].encodedBytes))
+                issuer = try DistinguishedName(derEncoded: issuerAndSerial[0])
             } catch {
                 throw ReceiptDecodingFailure("SignerInfo.sid: unreadable issuer name")
             }

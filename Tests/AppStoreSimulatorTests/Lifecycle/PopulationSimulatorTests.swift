@@ -94,7 +94,7 @@ struct PopulationSimulatorTests {
         #expect(all.count == store.allNotifications.count)
         #expect(zip(all, all.dropFirst()).allSatisfy { $0.firstSendDate <= $1.firstSendDate })
         let verifier = try SignedDataVerifier(
-            rootCertificates: [try Self.signer.certificateAuthority.rootCertificateDER], bundleId: "com.example.sim", appAppleId: 42,
+            rootCertificates: [Self.signer.certificateAuthority.rootCertificateDER], bundleId: "com.example.sim", appAppleId: 42,
             environment: .production)
         for record in all.prefix(60) {
             let result = await verifier.verifyAndDecodeNotificationWithNestedData(record.signedPayload, now: record.firstSendDate)
