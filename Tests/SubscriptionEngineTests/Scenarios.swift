@@ -26,6 +26,17 @@ private func upgrade() -> H {
     )
 }
 
+/// The demo check's chain 2000000000000624: a yearly period, then (while it still ran) a move
+/// to a monthly product in the same chain, renewing until it expired; the yearly transaction
+/// never came again with `isUpgraded` (its notification was lost, the statuses endpoint shows
+/// only the latest transaction).
+private func upgradeWithoutFlag() -> H {
+    H(
+        periods: [H.sub("y1", "y1", "pro.yearly", 0, 365), H.sub("m1", "y1", "pro.monthly", 39, 69), H.sub("m2", "y1", "pro.monthly", 69, 99)],
+        renewals: [.init(original: "y1", product: "pro.monthly", willRenew: false, intent: 1)]
+    )
+}
+
 private func resubscription() -> H {
     H(
         periods: [H.sub("a1", "a1", "basic.monthly", 0, 30), H.sub("b1", "b1", "basic.monthly", 100, 130)],
@@ -90,6 +101,14 @@ extension Scenario {
                  entitlements: ["basic", "pro"], checks: [.product("t1", "pro.monthly"), .revocation("t1", nil)]),
         Scenario(name: "one second before the upgrade", history: upgrade(), at: 40 - second, statuses: ["t1": .active],
                  intro: subscribedG, entitlements: ["basic"], checks: [.product("t1", "basic.monthly")]),
+        Scenario(name: "a newer period that starts inside an older one ends it, flag or not", history: upgradeWithoutFlag(), at: 120,
+                 statuses: ["y1": .expired], intro: subscribedG, entitlements: [],
+                 checks: [.product("y1", "pro.monthly"), .expirationReason("y1", .voluntary)]),
+        Scenario(name: "the older period gives access until the newer one starts", history: upgradeWithoutFlag(), at: 39 - second,
+                 statuses: ["y1": .active], intro: subscribedG, entitlements: ["basic", "pro"], checks: [.product("y1", "pro.yearly")]),
+        Scenario(name: "after the move without a flag, the newer product is the one in force", history: upgradeWithoutFlag(), at: 70,
+                 statuses: ["y1": .active], intro: subscribedG, entitlements: ["basic", "pro"],
+                 checks: [.product("y1", "pro.monthly"), .accessEnds("y1", 99)]),
         Scenario(name: "an upgrade is no revocation", history: upgrade(), at: 71, statuses: ["t1": .expired], intro: subscribedG,
                  entitlements: [], checks: [.product("t1", "pro.monthly"), .revocation("t1", nil)]),
         Scenario(name: "downgrade waits for the renewal",

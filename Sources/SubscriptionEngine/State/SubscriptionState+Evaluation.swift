@@ -10,6 +10,10 @@ extension SubscriptionState {
     ///   revocation (`cancellation_date` / `revocationDate` win over `expires_date`) or, for a
     ///   period the customer upgraded away from, by the upgrade (its revocation date, else the
     ///   start of the next period).
+    /// - A chain runs one period at a time: a later period that starts before an earlier one
+    ///   expires ends it, whether or not the earlier transaction was seen again with
+    ///   `isUpgraded` (the notification carrying the flag may be lost, and the statuses
+    ///   endpoint shows only the latest transaction).
     /// - `active` when a period covers the instant; `revoked` when the latest period was
     ///   refunded or revoked from Family Sharing (an upgrade is not a revocation); `gracePeriod`
     ///   while Apple's grace period runs; `billingRetry` while Apple retries (at most
@@ -93,16 +97,18 @@ extension SubscriptionState {
         )
     }
 
-    /// The end of the access period `index` gives: its expiry, cut short by a revocation or,
-    /// for an upgraded period, by the next period's start. `nil` when it has no end date at all.
+    /// The end of the access period `index` gives: its expiry, cut short by a revocation or by
+    /// the start of a later period of the chain (always for an upgraded period; for any period
+    /// a later one starts inside). `nil` when it has no end date at all.
     static func accessEnd(of index: Int, in periods: [PurchaseFact]) -> Date? {
         let period = periods[index]
         var end = period.expiresDate
         if let revocation = period.revocation, revocation.removesAccess || period.isUpgraded {
             end = min(end ?? revocation.date, revocation.date)
-        } else if period.isUpgraded {
-            let next = periods[(index + 1)...].first { $0.purchaseDate > period.purchaseDate }
-            if let nextStart = next?.purchaseDate { end = min(end ?? nextStart, nextStart) }
+        }
+        let nextStart = periods[(index + 1)...].first { $0.purchaseDate > period.purchaseDate }?.purchaseDate
+        if let nextStart, period.isUpgraded || (end.map { nextStart < $0 } ?? false) {
+            end = min(end ?? nextStart, nextStart)
         }
         return end
     }
