@@ -56,6 +56,15 @@ public struct DemoCommand: AsyncParsableCommand {
     @Flag(name: .customLong("without-reconciliation"), help: "Give the server no App Store Server API access: see what lost notifications cost.")
     var withoutReconciliation = false
 
+    @Option(help: ArgumentHelp(
+        "With --check: when the simulated run ends, ISO 8601 (default \(DemoCommand.defaultCheckEnd)), so a seed gives the same run on any day; 'now' ends it now.",
+        valueName: "date"))
+    var until: String?
+
+    /// Where `--check` ends by default: a fixed instant, so the same seed gives the same run
+    /// whatever day it runs.
+    static let defaultCheckEnd = "2026-11-23T21:00:00Z"
+
     @Flag(help: "Print less (no progress lines).")
     var quiet = false
 
@@ -69,13 +78,31 @@ public struct DemoCommand: AsyncParsableCommand {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         guard stepHours > 0, stepHours <= 24 * 7 else { throw ValidationError("--step-hours must be more than 0 and at most 168") }
         guard liveSpeed > 0, liveSpeed <= 1_000_000 else { throw ValidationError("--live-speed must be more than 0 and at most 1000000") }
+        if let until {
+            guard check else { throw ValidationError("--until needs --check (the live demo always ends its run now)") }
+            guard until == "now" || Self.instant(until) != nil else { throw ValidationError("--until must be an ISO 8601 instant such as 2026-11-23T21:00:00Z, or now") }
+        }
+    }
+
+    /// The end of a checked run: `--until`, else the fixed default; `nil` for now.
+    var runEnd: Date? {
+        guard check else { return nil }
+        let text = until ?? Self.defaultCheckEnd
+        return text == "now" ? nil : Self.instant(text)
+    }
+
+    static func instant(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text)
     }
 
     public func run() async throws {
         let settings = DemoSettings(
             check: check, customers: customers ?? (check ? 1_000 : 200), days: days ?? (check ? 365 : 120), dropRate: dropRate,
             duplicateRate: duplicateRate, seed: seed, dataDirectory: dataDirectory, port: check ? 0 : port, stepHours: stepHours,
-            quiet: quiet, reconciles: !withoutReconciliation, sendsV1: v1, liveSpeed: liveSpeed)
+            quiet: quiet, reconciles: !withoutReconciliation, sendsV1: v1, liveSpeed: liveSpeed, until: runEnd)
         let outcome = try await DemoRunner(settings: settings).run()
         if settings.check, !outcome.allMatched {
             throw CLIFailure(exitCode: 1, message: "")

@@ -1,4 +1,5 @@
 import AppStoreSimulator
+import Foundation
 
 /// The demo's knobs, as parsed.
 struct DemoSettings: Sendable {
@@ -18,6 +19,8 @@ struct DemoSettings: Sendable {
     var sendsV1: Bool = false
     /// The pace of the live phase.
     var liveSpeed: Double = 1
+    /// When the simulated run ends (`--until`); `nil` ends it now.
+    var until: Date?
     /// A scripted run instead of a random population (`storekeeper simulate`).
     var scenario: Scenario?
 }

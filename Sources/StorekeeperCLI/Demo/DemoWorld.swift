@@ -40,8 +40,9 @@ struct DemoWorld: Sendable {
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("storekeeper-demo-\(UUID().uuidString.prefix(8).lowercased())")
         try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
         directory = base
-        // The run ends now, so the server continues in real time where the simulation stops.
-        end = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
+        // The run ends now, so the server continues in real time where the simulation stops
+        // (a check may end at a fixed instant instead, so that a seed gives the same run on any day).
+        end = Date(timeIntervalSince1970: (settings.until ?? now).timeIntervalSince1970.rounded(.down))
         start = end.addingTimeInterval(-settings.days * 86_400)
         clock = SimulationClock(start: start)
         let ca = try TestCertificateAuthority.generate(
