@@ -8,6 +8,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "AppStoreModels", targets: ["AppStoreModels"]),
+        .library(name: "AppStoreJOSE", targets: ["AppStoreJOSE"]),
         .library(name: "AppStoreVerification", targets: ["AppStoreVerification"]),
         .library(name: "AppStoreTestSigning", targets: ["AppStoreTestSigning"]),
         .library(name: "SubscriptionEngine", targets: ["SubscriptionEngine"]),
@@ -35,11 +36,14 @@ let package = Package(
     targets: [
         // Everything Apple sends or accepts, as Codable values. Foundation only.
         .target(name: "AppStoreModels"),
+        // Compact JWS: the one base64url codec, the header, parsing, ES256 signing and checking.
+        .target(name: "AppStoreJOSE", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // Offline verification of Apple's signed data: JWS with x5c chains, PKCS#7 receipts.
         .target(
             name: "AppStoreVerification",
             dependencies: [
                 "AppStoreModels",
+                "AppStoreJOSE",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -51,6 +55,7 @@ let package = Package(
             name: "AppStoreTestSigning",
             dependencies: [
                 "AppStoreModels",
+                "AppStoreJOSE",
                 "AppStoreVerification",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -66,6 +71,7 @@ let package = Package(
             name: "AppStoreServerAPI",
             dependencies: [
                 "AppStoreModels",
+                "AppStoreJOSE",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
@@ -113,6 +119,7 @@ let package = Package(
             name: "AppStoreSimulator",
             dependencies: [
                 "AppStoreModels",
+                "AppStoreJOSE",
                 "AppStoreVerification",
                 "AppStoreTestSigning",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -163,6 +170,7 @@ let package = Package(
             name: "AppStoreTestSigningTests",
             dependencies: [
                 "AppStoreTestSigning",
+                "AppStoreJOSE",
                 "AppStoreVerification",
                 "StorekeeperTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -1,4 +1,5 @@
 import AppStoreModels
+import AppStoreJOSE
 import AppStoreTestSigning
 import AppStoreVerification
 import Crypto
@@ -127,12 +128,12 @@ struct ES256SignerTests {
     func signatureVerifies() throws {
         let key = P256.Signing.PrivateKey()
         let jws = try ES256Signer(privateKey: key).sign(
-            ["iss": "issuer", "aud": "appstoreconnect-v1"], header: JWSProtectedHeader(type: "JWT", keyId: "ABC123")
+            ["iss": "issuer", "aud": "appstoreconnect-v1"], header: JWSHeader(type: "JWT", keyId: "ABC123")
         )
         let segments = jws.split(separator: ".", omittingEmptySubsequences: false)
         #expect(segments.count == 3)
-        let header = try JSONDecoder().decode(JWSProtectedHeader.self, from: try #require(Self.base64URLDecode(segments[0])))
-        #expect(header == JWSProtectedHeader(algorithm: "ES256", type: "JWT", keyId: "ABC123"))
+        let header = try JSONDecoder().decode(JWSHeader.self, from: try #require(Self.base64URLDecode(segments[0])))
+        #expect(header == JWSHeader(algorithm: "ES256", type: "JWT", keyId: "ABC123"))
         let claims = try JSONDecoder().decode([String: String].self, from: try #require(Self.base64URLDecode(segments[1])))
         #expect(claims["aud"] == "appstoreconnect-v1")
         let signature = try P256.Signing.ECDSASignature(rawRepresentation: try #require(Self.base64URLDecode(segments[2])))

@@ -1,3 +1,4 @@
+import AppStoreJOSE
 import Crypto
 import Foundation
 
@@ -25,19 +26,13 @@ struct APITokenValidator: Sendable {
     func validate(authorization: String?, now: Date) -> Verdict {
         guard let authorization, authorization.hasPrefix("Bearer ") else { return .rejected("no bearer token") }
         let token = authorization.dropFirst("Bearer ".count).trimmingCharacters(in: .whitespaces)
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3,
-              let headerData = Self.base64URL(parts[0]), let payloadData = Self.base64URL(parts[1]),
-              let signatureData = Self.base64URL(parts[2]),
-              let header = try? JSONDecoder().decode(Header.self, from: headerData),
-              let claims = try? JSONDecoder().decode(Claims.self, from: payloadData)
+        guard let jws = CompactJWS(token), let header = jws.decodedHeader,
+              let claims = try? JSONDecoder().decode(Claims.self, from: Data(jws.payload))
         else { return .rejected("not a compact JWS with JSON header and claims") }
 
-        guard header.alg == "ES256" else { return .rejected("alg is not ES256") }
-        guard let kid = header.kid, let key = keys[kid] else { return .rejected("unknown kid") }
-        guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureData),
-              key.isValidSignature(signature, for: Data("\(parts[0]).\(parts[1])".utf8))
-        else { return .rejected("bad signature") }
+        guard header.algorithm == "ES256" else { return .rejected("alg is not ES256") }
+        guard let kid = header.keyId, let key = keys[kid] else { return .rejected("unknown kid") }
+        guard jws.isSignedES256(by: key) else { return .rejected("bad signature") }
 
         guard claims.iss == issuerId else { return .rejected("wrong iss") }
         guard claims.aud?.values.contains("appstoreconnect-v1") == true else { return .rejected("wrong aud") }
@@ -52,11 +47,6 @@ struct APITokenValidator: Sendable {
             guard exp - nowSeconds <= maximumLifetime + skew else { return .rejected("expiry too far ahead") }
         }
         return .accepted
-    }
-
-    private struct Header: Decodable {
-        var alg: String?
-        var kid: String?
     }
 
     private struct Claims: Decodable {
@@ -79,11 +69,5 @@ struct APITokenValidator: Sendable {
                 values = try container.decode([String].self)
             }
         }
-    }
-
-    private static func base64URL(_ text: Substring) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        return Data(base64Encoded: base64)
     }
 }

@@ -1,3 +1,4 @@
+import AppStoreJOSE
 import Foundation
 
 /// The `revision` token of transaction-history and refund-history pages: a position in the
@@ -17,16 +18,13 @@ struct HistoryRevision: Hashable, Sendable {
 
     /// The token's text (base64url, opaque to clients).
     var token: String {
-        Data("rev1:\(descending ? "D" : "A"):\(sequence)".utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Base64URL.encode(Data("rev1:\(descending ? "D" : "A"):\(sequence)".utf8))
     }
 
     /// Reads a token; `nil` when it is not one this simulator issued.
     init?(token: String) {
-        var base64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        guard token.count < 100, let data = Data(base64Encoded: base64) else { return nil }
+        guard token.count < 100, let bytes = Base64URL.decode(token) else { return nil }
+        let data = Data(bytes)
         let parts = String(decoding: data, as: UTF8.self).split(separator: ":")
         guard parts.count == 3, parts[0] == "rev1", parts[1] == "A" || parts[1] == "D",
               let sequence = Int(parts[2]), sequence >= 0

@@ -1,4 +1,5 @@
 import AppStoreModels
+import AppStoreJOSE
 import Foundation
 
 /// The `paginationToken` of Get Notification History: where the next page starts in the
@@ -18,9 +19,8 @@ struct NotificationHistoryToken: Hashable, Sendable {
     /// Reads a token issued for `request`; `nil` when it is not one, or was issued for another
     /// request.
     init?(token: String, request: NotificationHistoryRequest) {
-        var base64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        guard token.count < 200, let data = Data(base64Encoded: base64) else { return nil }
+        guard token.count < 200, let bytes = Base64URL.decode(token) else { return nil }
+        let data = Data(bytes)
         let parts = String(decoding: data, as: UTF8.self).split(separator: ":")
         guard parts.count == 3, parts[0] == "nh1", let index = Int(parts[1]), index >= 0,
               let fingerprint = UInt64(parts[2], radix: 16), fingerprint == Self.fingerprint(request)
@@ -31,9 +31,7 @@ struct NotificationHistoryToken: Hashable, Sendable {
 
     /// The token's text (base64url, opaque to clients).
     var token: String {
-        Data("nh1:\(nextIndex):\(String(fingerprint, radix: 16))".utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Base64URL.encode(Data("nh1:\(nextIndex):\(String(fingerprint, radix: 16))".utf8))
     }
 
     /// FNV-1a over the request's fields, stable across processes.

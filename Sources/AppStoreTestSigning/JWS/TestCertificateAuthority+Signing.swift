@@ -1,3 +1,4 @@
+import AppStoreJOSE
 import AppStoreModels
 import Crypto
 import Foundation
@@ -7,7 +8,7 @@ extension TestCertificateAuthority {
     /// header `{"alg":"ES256","x5c":[leaf, intermediate, root]}`, unless `forgery` says otherwise.
     public func sign(jsonPayload: Data, forgery: JWSForgery = .none) throws -> String {
         let chain = forgery.certificateChain.map { $0.map { $0.base64EncodedString() } } ?? certificateChain
-        let header = JWSProtectedHeader(
+        let header = JWSHeader(
             algorithm: forgery.algorithm,
             certificateChain: forgery.omitsCertificateChain ? nil : chain
         )

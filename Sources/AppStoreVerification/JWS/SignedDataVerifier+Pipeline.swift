@@ -1,3 +1,4 @@
+import AppStoreJOSE
 import Crypto
 import Foundation
 
@@ -85,10 +86,10 @@ extension SignedDataVerifier {
         guard case .array(let elements) = shape else {
             return .failure(.invalidCertificate("x5c is not a list of certificates"))
         }
-        guard case .string(let leafText) = elements[0], let leafDER = Base64Decoding.decodeStandard(leafText) else {
+        guard case .string(let leafText) = elements[0], let leafDER = Base64URL.decodeStandard(leafText) else {
             return .failure(.invalidCertificate("x5c[0] is not base64"))
         }
-        guard case .string(let intermediateText) = elements[1], let intermediateDER = Base64Decoding.decodeStandard(intermediateText) else {
+        guard case .string(let intermediateText) = elements[1], let intermediateDER = Base64URL.decodeStandard(intermediateText) else {
             return .failure(.invalidCertificate("x5c[1] is not base64"))
         }
 
@@ -121,7 +122,7 @@ extension SignedDataVerifier {
             cachedChain = cached
         }
         if cachedChain == nil {
-            guard let headerJSON = Base64Decoding.decodeURLSegment(headerBytes) else {
+            guard let headerJSON = Base64URL.decode(segment: headerBytes) else {
                 return .failure(.verificationFailure("JWS header is not base64url"))
             }
             do {
@@ -130,10 +131,10 @@ extension SignedDataVerifier {
                 return .failure(.verificationFailure("JWS header is not a valid JSON object: \(error)"))
             }
         }
-        guard let payloadJSON = Base64Decoding.decodeURLSegment(UnsafeBufferPointer(rebasing: bytes[segments.payload])) else {
+        guard let payloadJSON = Base64URL.decode(segment: UnsafeBufferPointer(rebasing: bytes[segments.payload])) else {
             return .failure(.verificationFailure("JWS payload is not base64url"))
         }
-        guard let signature = Base64Decoding.decodeURLSegment(UnsafeBufferPointer(rebasing: bytes[segments.signature])) else {
+        guard let signature = Base64URL.decode(segment: UnsafeBufferPointer(rebasing: bytes[segments.signature])) else {
             return .failure(.verificationFailure("JWS signature is not base64url"))
         }
         let payload: SignedPayload<Model>

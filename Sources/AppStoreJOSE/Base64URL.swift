@@ -1,12 +1,39 @@
-/// Strict base64 decoding, byte for byte as Apple's Python verifier accepts it.
+import Foundation
+
+/// Base64url (RFC 7515 §2) as compact JWS uses it: the project's one codec, for the verifier,
+/// the signers, the API client's tokens and the simulator.
 ///
-/// JWS segments follow PyJWT: the URL-safe alphabet, at most two trailing `=` (only when the
-/// segment length is a multiple of four), never a lone trailing character, and unused trailing
-/// bits zero (the encoding must be canonical). x5c certificates follow Python's
-/// `b64decode(validate=True)`: the standard alphabet with correct `=` padding.
-enum Base64Decoding {
-    /// Decodes a base64url JWS segment, or returns `nil` when PyJWT would reject it.
-    static func decodeURLSegment(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+/// Encoding writes no padding. Decoding is strict, byte for byte as Apple's Python verifier
+/// (PyJWT) accepts a JWS segment: the URL-safe alphabet, at most two trailing `=` (only when
+/// the segment length is a multiple of four), never a lone trailing character, and unused
+/// trailing bits zero (the encoding must be canonical). ``decodeStandard(_:)`` reads x5c
+/// certificates as Python's `b64decode(validate=True)` does: the standard alphabet with correct
+/// `=` padding.
+public enum Base64URL {
+    /// The unpadded base64url text of `bytes`.
+    public static func encode(_ bytes: some DataProtocol) -> String {
+        // One pass over the base64 bytes: `+` → `-`, `/` → `_`, padding dropped.
+        var utf8 = Array(Data(bytes).base64EncodedData())
+        while utf8.last == UInt8(ascii: "=") { utf8.removeLast() }
+        for index in utf8.indices {
+            if utf8[index] == UInt8(ascii: "+") {
+                utf8[index] = UInt8(ascii: "-")
+            } else if utf8[index] == UInt8(ascii: "/") {
+                utf8[index] = UInt8(ascii: "_")
+            }
+        }
+        return String(decoding: utf8, as: UTF8.self)
+    }
+
+    /// Decodes base64url text, or returns `nil` when PyJWT would reject it.
+    public static func decode(_ text: some StringProtocol) -> [UInt8]? {
+        var text = String(text)
+        return text.withUTF8 { decode(segment: $0) }
+    }
+
+    /// Decodes a base64url JWS segment given as its bytes, or returns `nil` when PyJWT would
+    /// reject it.
+    public static func decode(segment input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         var end = input.count
         var padding = 0
         while end > 0, input[end - 1] == UInt8(ascii: "=") {
@@ -19,7 +46,7 @@ enum Base64Decoding {
     }
 
     /// Decodes a standard base64 string with mandatory padding, or returns `nil`.
-    static func decodeStandard(_ text: String) -> [UInt8]? {
+    public static func decodeStandard(_ text: String) -> [UInt8]? {
         var text = text
         return text.withUTF8 { input -> [UInt8]? in
             guard input.count % 4 == 0 else { return nil }
