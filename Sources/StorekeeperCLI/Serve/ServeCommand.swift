@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import Hummingbird
 import StorekeeperServer
 
@@ -26,6 +27,10 @@ public struct ServeCommand: AsyncParsableCommand {
         if let port { configuration.port = port }
         if let host { configuration.host = host }
         guard !configuration.apps.isEmpty else { throw CLIFailure.usage("the configuration declares no app") }
+        let logger = Logger(label: "storekeeper")
+        for warning in SecurityWarnings.of(configuration, configurationFile: options.configurationFile()) {
+            logger.warning("\(warning)")
+        }
         let app: any ApplicationProtocol
         do {
             app = try await buildApplication(configuration: configuration)

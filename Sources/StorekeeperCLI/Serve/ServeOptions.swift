@@ -13,11 +13,15 @@ struct ServeOptions: ParsableArguments {
     @Option(help: "postgres://user:password@host:port/database for PostgreSQL; SQLite when absent.")
     var databaseURL: String?
 
+    /// The configuration file named by the option or `STOREKEEPER_CONFIG`.
+    func configurationFile(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        config ?? environment["STOREKEEPER_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
     /// The configuration: the file, then the environment, then these options.
     func configuration(environment: [String: String] = ProcessInfo.processInfo.environment) throws(CLIFailure) -> ServerConfiguration {
         do {
-            let file = config ?? environment["STOREKEEPER_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
-            var configuration = try ServerConfiguration.load(file: file, environment: environment)
+            var configuration = try ServerConfiguration.load(file: configurationFile(environment: environment), environment: environment)
             if let dataDir { configuration.dataDirectory = dataDir }
             if let databaseURL { configuration.databaseURL = databaseURL }
             return configuration

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import StorekeeperStore
 
 /// Makes every failure a JSON error: the API's own errors as they are, Hummingbird's (404 for
 /// an unknown route, 413 for a body over the limit) with their status, and anything else a
@@ -22,6 +23,13 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as APIError {
             metrics.request(route: route, status: Int(error.status.code))
             return try error.response(from: request, context: context)
+        } catch let error as StoreError where error.code == .unavailable {
+            // The database is down or out of connections: a fast 503 the client can retry,
+            // never a hang or a 500. The cause goes to the log only.
+            metrics.request(route: route, status: 503)
+            context.logger.warning("database unavailable", metadata: ["route": "\(route)", "error": "\(error.message)"])
+            return try APIError(.serviceUnavailable, code: "database_unavailable", message: "the database is unavailable; try again shortly")
+                .response(from: request, context: context)
         } catch let error as HTTPResponseError {
             let status = error.status
             let code: String

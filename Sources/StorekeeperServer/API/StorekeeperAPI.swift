@@ -101,7 +101,12 @@ struct StorekeeperAPI: Sendable {
             let pending = try await store.pendingCount()
             return JSONBody.response(value: ["status": "ok", "database": store.backendName, "pendingNotifications": "\(pending)"])
         } catch {
-            return JSONBody.response(status: .serviceUnavailable, value: APIError.ErrorBody(error: .init(code: "unavailable", message: "the database is unreachable")))
+            let reason = (error as? StoreError)?.code == .unavailable
+                ? "the database cannot be reached" : "the database does not answer queries"
+            var response = JSONBody.response(
+                status: .serviceUnavailable, value: ["status": "unavailable", "database": store.backendName, "reason": reason])
+            response.headers[.retryAfter] = "5"
+            return response
         }
     }
 

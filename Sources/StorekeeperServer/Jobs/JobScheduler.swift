@@ -21,11 +21,13 @@ public struct JobScheduler: Service {
 
     public func run() async throws {
         await cancelWhenGracefulShutdown {
+            var failures = FailureLog()
             while !Task.isCancelled {
                 do {
                     try await tick()
+                    FailureLog.write(failures.succeeded(), name: "job scheduling", error: nil, to: runner.logger)
                 } catch {
-                    runner.logger.error("job scheduling failed; retrying", metadata: ["error": "\(String(describing: error).prefix(300))"])
+                    FailureLog.write(failures.failed(at: Date()), name: "job scheduling", error: error, to: runner.logger)
                 }
                 try? await Task.sleep(for: .milliseconds(Int64(configuration.pollIntervalSeconds * 1000)))
             }

@@ -17,14 +17,16 @@ public struct InboxWorker: Service {
     public func run() async throws {
         if releaseLeasesAtStart { try? await processor.store.releaseLeases() }
         await cancelWhenGracefulShutdown {
+            var failures = FailureLog()
             while !Task.isCancelled {
                 do {
                     try await processor.drain(
                         batchSize: configuration.batchSize, leaseSeconds: configuration.leaseSeconds,
                         maximumAttempts: configuration.maximumAttempts)
                     processor.metrics?.inboxPending((try? await processor.store.pendingCount()) ?? 0)
+                    FailureLog.write(failures.succeeded(), name: "inbox processing", error: nil, to: processor.logger)
                 } catch {
-                    processor.logger.error("inbox processing failed; retrying", metadata: ["error": "\(String(describing: error).prefix(300))"])
+                    FailureLog.write(failures.failed(at: Date()), name: "inbox processing", error: error, to: processor.logger)
                 }
                 await signal.wait(upTo: .milliseconds(Int64(configuration.pollIntervalSeconds * 1000)))
             }

@@ -18,13 +18,22 @@ public enum DatabaseLocation: Sendable, Hashable {
         guard let url = databaseURL?.trimmingCharacters(in: .whitespaces), !url.isEmpty else {
             return .sqlite(path: URL(fileURLWithPath: dataDirectory).appendingPathComponent(sqliteFileName).path)
         }
-        if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") { return .postgres(url: url) }
+        if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
+            _ = try PostgresSettings(url: url)
+            return .postgres(url: url)
+        }
         if url.hasPrefix("sqlite://") { return .sqlite(path: String(url.dropFirst("sqlite://".count))) }
         if url == ":memory:" { return .sqliteInMemory }
         if url.contains("://") {
             throw StoreError(code: .invalidLocation, message: "database URL must start with postgres:// or sqlite://")
         }
         return .sqlite(path: url)
+    }
+
+    /// What deserves a warning at startup about this location (plaintext to another machine).
+    public var warnings: [String] {
+        guard case .postgres(let url) = self else { return [] }
+        return (try? PostgresSettings(url: url))?.warnings ?? []
     }
 
     /// A description safe for logs: the PostgreSQL password is never shown.

@@ -29,9 +29,10 @@ public struct SQLStore: StorekeeperStorage {
     ) async throws -> SQLStore {
         switch location {
         case .sqlite(let path):
-            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
-            try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            return SQLStore(backend: try await SQLiteBackend.open(path: path, logger: logger), clock: clock)
+            try DatabaseFiles.prepare(path: path)
+            let store = SQLStore(backend: try await SQLiteBackend.open(path: path, logger: logger), clock: clock)
+            DatabaseFiles.restrict(path: path)
+            return store
         case .sqliteInMemory:
             return SQLStore(backend: try await SQLiteBackend.open(path: nil, logger: logger), clock: clock)
         case .postgres(let url):

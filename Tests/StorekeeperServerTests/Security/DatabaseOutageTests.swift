@@ -1,0 +1,92 @@
+import Foundation
+import HummingbirdTesting
+import Logging
+@testable import StorekeeperServer
+import StorekeeperStore
+import Testing
+
+/// When the database goes away the server must answer fast — 503 with `Retry-After` and a
+/// JSON error, `/health` saying why — and work again by itself when it returns.
+@Suite("Security: database outages")
+struct DatabaseOutageTests {
+    static var logger: Logger {
+        var logger = Logger(label: "test.outage")
+        logger.logLevel = .critical
+        return logger
+    }
+
+    @Test("PostgreSQL cut off: 503 with Retry-After within the bound, /health says why; restored: answers again",
+          .enabled(if: ServerBackend.postgresURL != nil, "needs STOREKEEPER_TEST_POSTGRES_URL"))
+    func outageAndRecovery() async throws {
+        let base = try #require(ServerBackend.postgresURL)
+        let name = "sk_outage_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
+        let direct = try await SQLStore.createPostgresDatabaseForTests(baseURL: base, name: String(name), logger: Self.logger)
+        defer { Task { try? await SQLStore.dropPostgresDatabaseForTests(baseURL: base, name: String(name), logger: Self.logger) } }
+        var components = try #require(URLComponents(string: direct))
+        let forwarder = try TCPForwarder(upstreamPort: components.port ?? 5432)
+        defer { forwarder.stop() }
+        components.port = forwarder.port
+        components.queryItems = (components.queryItems ?? []) + [URLQueryItem(name: "connect_timeout", value: "2")]
+        let proxied = try #require(components.string)
+
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-outage-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (configuration, _) = try Fixture.configuration(directory: directory)
+        try await SQLStore.withStore(.postgres(url: proxied), logger: Self.logger) { store in
+            let dependencies = ServerDependencies(store: store, clock: { Fixture.t0 }, logger: Self.logger, runsInboxWorker: false)
+            let app = try buildApplication(configuration: configuration, dependencies: dependencies)
+            try await app.test(.router) { client in
+                let grant = #"{"productId": "pro.lifetime", "reason": "support"}"#
+                #expect(try await client.call(.post, "/v1/apps/alpha/customers/c1/grants", key: Fixture.alphaAdmin, body: grant).status == 201)
+                #expect(try await client.call(.get, "/health").status == 200)
+
+                forwarder.cut()
+                let started = ContinuousClock.now
+                let response = try await client.execute(
+                    uri: "/v1/apps/alpha/customers/c1", method: .get, headers: [.authorization: "Bearer \(Fixture.alphaKey)"])
+                #expect(ContinuousClock.now - started < .seconds(20))
+                #expect(response.status == .serviceUnavailable)
+                #expect(response.headers[.retryAfter] != nil)
+                #expect(String(buffer: response.body).contains("database_unavailable"))
+                let health = try await client.call(.get, "/health")
+                #expect(health.status == 503)
+                #expect(health.json["reason"] as? String == "the database cannot be reached")
+                #expect(!health.text.contains("postgres:") && !health.text.contains("password"))
+
+                forwarder.restore()
+                var recovered = false
+                for _ in 0..<40 where !recovered {
+                    recovered = try await client.call(.get, "/v1/apps/alpha/customers/c1", key: Fixture.alphaKey).status == 200
+                    if !recovered { try await Task.sleep(for: .milliseconds(250)) }
+                }
+                #expect(recovered)
+                #expect(try await client.call(.get, "/health").status == 200)
+            }
+        }
+    }
+
+    @Test("a PostgreSQL nobody listens on fails in seconds with unavailable, never a hang")
+    func nothingListening() async throws {
+        let started = ContinuousClock.now
+        await #expect(throws: StoreError.self) {
+            try await SQLStore.withStore(
+                .postgres(url: "postgres://u:secret@127.0.0.1:9/db?sslmode=disable&connect_timeout=1"), logger: Self.logger
+            ) { store in try await store.ping() }
+        }
+        #expect(ContinuousClock.now - started < .seconds(20))
+    }
+
+    @Test("the failure log writes the first failure, then one line a minute with the count held back, then the recovery")
+    func failureLogIsThrottled() {
+        var log = FailureLog(interval: 60)
+        let t0 = Fixture.t0
+        #expect(log.succeeded() == .none)
+        #expect(log.failed(at: t0) == .failure(suppressed: 0))
+        for second in 1..<60 { #expect(log.failed(at: t0 + Double(second)) == FailureLog.Entry.none) }
+        #expect(log.failed(at: t0 + 60) == .failure(suppressed: 59))
+        #expect(log.failed(at: t0 + 61) == FailureLog.Entry.none)
+        #expect(log.succeeded() == .recovered(failures: 62))
+        #expect(log.succeeded() == .none)
+        #expect(log.failed(at: t0 + 62) == .failure(suppressed: 0))
+    }
+}
