@@ -61,22 +61,31 @@ struct OfferRoutesTests {
         }
     }
 
-    @Test("without token or nonce the legacy string has an empty token and a fresh nonce", arguments: ServerBackend.available)
+    @Test("the app account token is required and bound to the customer; without a nonce a fresh one is made", arguments: ServerBackend.available)
     func legacyDefaults(_ backend: ServerBackend) async throws {
         let apple = AppleAccess()
         try await apple.run(backend) { harness, client in
             try await Self.subscribe("winback", harness, client)
-            let body = #"{"customerId":"winback","productId":"pro.monthly","offerId":"o1"}"#
+            let missing = try await client.call(
+                .post, "/v1/apps/alpha/offers/sign", key: Fixture.alphaKey, body: #"{"customerId":"winback","productId":"pro.monthly","offerId":"o1"}"#)
+            #expect(missing.status == 400)
+            let body = #"{"customerId":"winback","productId":"pro.monthly","offerId":"o1","appAccountToken":"\#(Self.token)"}"#
             let response = try await client.call(.post, "/v1/apps/alpha/offers/sign", key: Fixture.alphaKey, body: body)
             #expect(response.status == 200, "\(response.text)")
-            #expect(response.json["appAccountToken"] == nil)
+            #expect(response.json["appAccountToken"] as? String == Self.token)
             let nonce = try #require(response.json["nonce"] as? String)
             #expect(UUID(uuidString: nonce) != nil && nonce == nonce.lowercased())
             let timestamp = try #require(response.json["timestamp"] as? Int64)
-            let exact = [Fixture.bundle, AppleAccess.keyId, "pro.monthly", "o1", "", nonce, String(timestamp)].joined(separator: "\u{2063}")
+            let exact = [Fixture.bundle, AppleAccess.keyId, "pro.monthly", "o1", Self.token, nonce, String(timestamp)].joined(separator: "\u{2063}")
             let signature = try #require(response.json["signature"] as? String)
             let der = try #require(Data(base64Encoded: signature))
             #expect(apple.key.publicKey.isValidSignature(try P256.Signing.ECDSASignature(derRepresentation: der), for: Data(exact.utf8)))
+            // The token is now winback's: another customer cannot have a signature with it.
+            let stolen = #"{"customerId":"other","productId":"pro.monthly","offerId":"o1","appAccountToken":"\#(Self.token.uppercased())"}"#
+            let refused = try await client.call(.post, "/v1/apps/alpha/offers/sign", key: Fixture.alphaKey, body: stolen)
+            #expect(refused.status == 409)
+            #expect(refused.json.errorCode == "transaction_belongs_to_another_customer")
+            #expect(try await client.call(.post, "/v1/apps/alpha/offers/sign", key: Fixture.alphaKey, body: body).status == 200)
         }
     }
 
@@ -85,7 +94,7 @@ struct OfferRoutesTests {
         let apple = AppleAccess()
         try await apple.run(backend) { harness, client in
             try await Self.subscribe("winback", harness, client)
-            let body = #"{"customerId":"winback","productId":"pro.monthly","offerId":"come_back_50","format":"jws","transactionId":"8100001","nonce":"\#(Self.nonce)"}"#
+            let body = #"{"customerId":"winback","productId":"pro.monthly","offerId":"come_back_50","format":"jws","transactionId":"8100001","appAccountToken":"7f1e0c2a-2222-4000-8000-0000000000cd","nonce":"\#(Self.nonce)"}"#
             let response = try await client.call(.post, "/v1/apps/alpha/offers/sign", key: Fixture.alphaKey, body: body)
             #expect(response.status == 200, "\(response.text)")
             #expect(response.json["format"] as? String == "jws")
@@ -120,7 +129,7 @@ struct OfferRoutesTests {
         let apple = AppleAccess()
         try await apple.run(backend) { _, client in
             for format in ["legacy", "jws"] {
-                let body = #"{"customerId":"stranger","productId":"pro.monthly","offerId":"o1","format":"\#(format)"}"#
+                let body = #"{"customerId":"stranger","productId":"pro.monthly","offerId":"o1","appAccountToken":"7f1e0c2a-2222-4000-8000-0000000000cd","format":"\#(format)"}"#
                 let response = try await client.call(.post, "/v1/apps/alpha/offers/sign", key: Fixture.alphaKey, body: body)
                 #expect(response.status == 409, "\(response.text)")
                 #expect(response.json.errorCode == "not_eligible")
@@ -134,7 +143,7 @@ struct OfferRoutesTests {
         try await apple.run(backend) { harness, client in
             try await Self.subscribe("winback", harness, client)
             for product in ["pro.yearly", "pro.lifetime"] {
-                let body = #"{"customerId":"winback","productId":"\#(product)","offerId":"o1"}"#
+                let body = #"{"customerId":"winback","productId":"\#(product)","offerId":"o1","appAccountToken":"7f1e0c2a-2222-4000-8000-0000000000cd"}"#
                 let response = try await client.call(.post, "/v1/apps/alpha/offers/sign", key: Fixture.alphaKey, body: body)
                 #expect(response.status == 422, "\(product): \(response.text)")
                 #expect(response.json.errorCode == "unknown_product")
@@ -147,7 +156,7 @@ struct OfferRoutesTests {
         let apple = AppleAccess()
         try await apple.run(backend) { harness, client in
             try await Self.subscribe("winback", harness, client)
-            let body = #"{"customerId":"winback","productId":"pro.monthly","offerId":"o1"}"#
+            let body = #"{"customerId":"winback","productId":"pro.monthly","offerId":"o1","appAccountToken":"7f1e0c2a-2222-4000-8000-0000000000cd"}"#
             for key in [Fixture.betaKey, Fixture.gammaKey] {
                 let response = try await client.call(.post, "/v1/apps/alpha/offers/sign", key: key, body: body)
                 #expect(response.status == 404)
@@ -176,7 +185,7 @@ struct OfferRoutesTests {
     func noCredentials(_ backend: ServerBackend) async throws {
         try await ServerHarness.run(backend) { harness, client in
             try await Self.subscribe("winback", harness, client)
-            let body = #"{"customerId":"winback","productId":"pro.monthly","offerId":"o1"}"#
+            let body = #"{"customerId":"winback","productId":"pro.monthly","offerId":"o1","appAccountToken":"7f1e0c2a-2222-4000-8000-0000000000cd"}"#
             let response = try await client.call(.post, "/v1/apps/alpha/offers/sign", key: Fixture.alphaKey, body: body)
             #expect(response.status == 409, "\(response.text)")
             #expect(response.json.errorCode == "no_app_store_credentials")

@@ -46,7 +46,8 @@ extension StorekeeperAPI {
             guard let transactionId = input.transactionId, (1...128).contains(transactionId.utf8.count) else {
                 throw APIError.badRequest("a revocation needs a transactionId")
             }
-            fact = .revocation(.init(transactionId: transactionId, date: input.startDate ?? now, reason: reason))
+            let chain = try await revocableChain(transactionId: transactionId, customer: customer, app: app)
+            fact = .revocation(.init(transactionId: transactionId, date: input.startDate ?? now, reason: reason, originalTransactionId: chain))
             action = "revoke"
         default:
             throw APIError.badRequest("action must be grant or revoke")
@@ -60,5 +61,23 @@ extension StorekeeperAPI {
             audit: [AuditEntry(appId: app.id, actor: principal.actor, action: action, customerId: customer, reason: reason,
                                details: details, at: now)]))
         return JSONBody.response(status: .created, value: try await customerState(app: app, customerId: customer))
+    }
+
+    /// The chain of the transaction a revocation names, after checking that it is this
+    /// customer's: 422 when the ledger does not know it, 409 when it is another customer's.
+    private func revocableChain(transactionId: String, customer: String, app: AppRuntime) async throws -> String? {
+        let entries = try await store.ledger(appId: app.id, transactionId: transactionId)
+        guard let purchase = entries.lazy.compactMap({ entry -> (LedgerEntry, PurchaseFact)? in
+            if case .purchase(let fact) = entry.fact { return (entry, fact) }
+            return nil
+        }).first else {
+            throw APIError(.unprocessableContent, code: "unknown_transaction", message: "no transaction or grant \(transactionId) is recorded for this app")
+        }
+        let chain = purchase.1.originalTransactionId
+        let owner = try await store.customer(appId: app.id, alias: .originalTransactionId(chain)) ?? purchase.0.customerId
+        if let owner, owner != customer {
+            throw APIError(.conflict, code: "transaction_belongs_to_another_customer", message: "this transaction belongs to another customer of the app")
+        }
+        return chain
     }
 }

@@ -20,7 +20,7 @@ extension StorekeeperAPI {
     /// genuine (``NotificationAdmission``), stores it in the inbox durably, and only then
     /// answers 200; processing happens from the inbox.
     func receiveNotification(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let appId = try context.parameters.require("appId")
+        guard let appId = try? pathParameter(context, "appId") else { throw Self.notificationRefused }
         let buffer = try await collectBody(request, upTo: maximumNotificationBodySize)
         let now = clock()
         let admitted: NotificationAdmission.Admitted

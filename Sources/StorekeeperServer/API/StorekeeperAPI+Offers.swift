@@ -14,7 +14,8 @@ extension StorekeeperAPI {
         var customerId: String
         var productId: String
         var offerId: String
-        /// Lower-case UUID the app passes to StoreKit; empty when absent (legacy format).
+        /// The customer's app account token (a UUID the app passes to StoreKit): required, so a
+        /// signature is never redeemable by just anyone. Bound to the customer on first use.
         var appAccountToken: String?
         /// The nonce; generated when absent.
         var nonce: String?
@@ -39,19 +40,26 @@ extension StorekeeperAPI {
     }
 
     /// Checks with the engine that the customer may redeem a promotional offer of the product's
-    /// subscription group, then signs the offer with the app's In-App Purchase key.
+    /// subscription group, then signs the offer with the app's In-App Purchase key. The request
+    /// must carry the customer's app account token: one bound to another customer is a 409, an
+    /// unbound one is bound to this customer. A customer token may ask only for its customer.
     func signOffer(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let (app, _) = try authorize(request, context)
+        let (app, principal) = try authorize(request, context, customer: .body)
         let input = try JSONBody.decode(OfferSignRequest.self, from: try await body(request))
         guard (1...256).contains(input.customerId.utf8.count) else { throw APIError.badRequest("customerId must be 1 to 256 characters") }
+        if let tokenCustomer = principal.customerId, tokenCustomer != input.customerId { throw Self.customerTokenRefused }
         guard (1...256).contains(input.productId.utf8.count), (1...256).contains(input.offerId.utf8.count) else {
             throw APIError.badRequest("productId and offerId must be 1 to 256 characters")
         }
         let format = input.format ?? "legacy"
         guard ["legacy", "jws"].contains(format) else { throw APIError.badRequest("format must be legacy or jws") }
-        let token = try input.appAccountToken.map { text -> String in
-            guard let uuid = UUID(uuidString: text) else { throw APIError.badRequest("appAccountToken must be a UUID") }
-            return uuid.uuidString.lowercased()
+        guard let tokenText = input.appAccountToken else {
+            throw APIError.badRequest("appAccountToken is required: the customer's app account token, bound to the signature")
+        }
+        guard let uuid = UUID(uuidString: tokenText) else { throw APIError.badRequest("appAccountToken must be a UUID") }
+        let token = uuid.uuidString.lowercased()
+        if let owner = try await store.customer(appId: app.id, alias: .appAccountToken(token)), owner != input.customerId {
+            throw Self.replayed(.appAccountToken(token))
         }
         let nonce: UUID
         if let text = input.nonce {
@@ -70,13 +78,10 @@ extension StorekeeperAPI {
             let reason = state.eligibility[group].map { "\($0.promotionalOfferReason)" } ?? "never subscribed"
             throw APIError(.conflict, code: "not_eligible", message: "the customer may not redeem a promotional offer in group \(group): \(reason)")
         }
-        guard let settings = app.configuration.appStoreServerAPI else {
+        guard let settings = app.configuration.appStoreServerAPI, let key = app.signingKey else {
             throw APIError(.conflict, code: "no_app_store_credentials", message: "the app has no appStoreServerAPI key to sign offers with")
         }
-        let key: InAppPurchaseKey
-        do { key = try settings.key(app: app.id) } catch {
-            throw APIError(.internalServerError, code: "signing_key_unavailable", message: "the app's signing key cannot be read")
-        }
+        try await bind(appAccountToken: token, to: input.customerId, app: app, now: now)
         let timestamp = now.millisecondsSince1970
         var response = OfferSignResponse(
             format: format, productId: input.productId, offerId: input.offerId, keyId: key.keyId,
@@ -85,7 +90,7 @@ extension StorekeeperAPI {
             if format == "legacy" {
                 let signature = try PromotionalOfferSignature(fields: .init(
                     bundleId: app.configuration.bundleId, keyId: key.keyId, productId: input.productId, offerId: input.offerId,
-                    appAccountToken: token ?? "", nonce: nonce, timestamp: timestamp), key: key)
+                    appAccountToken: token, nonce: nonce, timestamp: timestamp), key: key)
                 response.signature = signature.signature
             } else {
                 let signer = StoreKitJWSSigner(key: key, issuerId: settings.issuerId, bundleId: app.configuration.bundleId)
@@ -96,5 +101,19 @@ extension StorekeeperAPI {
             throw APIError(.internalServerError, code: "signing_failed", message: "the offer could not be signed")
         }
         return JSONBody.response(value: response)
+    }
+
+    /// Binds the app account token to the customer, or answers 409 when it is another's.
+    private func bind(appAccountToken token: String, to customer: String, app: AppRuntime, now: Date) async throws {
+        let alias = CustomerAlias.appAccountToken(token)
+        if let owner = try await store.customer(appId: app.id, alias: alias) {
+            guard owner == customer else { throw Self.replayed(alias) }
+            return
+        }
+        do {
+            try await store.apply(Changeset(appId: app.id, at: now, links: [CustomerLink(customerId: customer, aliases: [alias])]))
+        } catch let error as StoreError where error.code == .aliasConflict {
+            throw Self.replayed(alias)
+        }
     }
 }

@@ -14,8 +14,8 @@ extension StorekeeperAPI {
     /// `POST /v1/apps/{appId}/customers/{customerId}/purchases`: verifies a StoreKit 2 signed
     /// transaction or a legacy receipt, links its chains to the customer and records its facts.
     func postPurchase(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let (app, _) = try authorize(request, context)
         let customer = try customerId(context)
+        let (app, _) = try authorize(request, context, customer: .path(customer))
         let input = try JSONBody.decode(PurchaseRequest.self, from: try await body(request))
         let now = clock()
         var history = PurchaseHistory()

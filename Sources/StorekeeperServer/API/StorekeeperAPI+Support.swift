@@ -46,7 +46,7 @@ extension StorekeeperAPI {
     }
 
     func chainParameter(_ context: BasicRequestContext) throws -> String {
-        let chain = try context.parameters.require("originalTransactionId")
+        let chain = try pathParameter(context, "originalTransactionId")
         guard (1...128).contains(chain.utf8.count), chain.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
             throw APIError.badRequest("originalTransactionId must be 1 to 128 letters or digits")
         }
@@ -134,14 +134,14 @@ extension StorekeeperAPI {
     /// a test notification, and whether it reached this server's inbox.
     func testNotificationStatus(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let (app, _) = try authorize(request, context, admin: true)
-        let token = try context.parameters.require("token")
+        let token = try pathParameter(context, "token")
         guard (1...256).contains(token.utf8.count) else { throw APIError.badRequest("the token is too long") }
         let client = try appleClient(app)
         let answer = try await callApple { try await client.getTestNotificationStatus(testNotificationToken: token) }
         let now = clock()
         var uuid: String?
         if let signed = answer.signedPayload,
-            case .valid(let notification) = await app.verify({ await $0.verifyAndDecodeNotification(signed, now: now) })
+            case .valid(let notification) = await app.verify(signedOnly: true, { await $0.verifyAndDecodeNotification(signed, now: now) })
         {
             uuid = notification.notificationUUID
         }

@@ -40,29 +40,76 @@ struct StorekeeperAPI: Sendable {
         app.get("customers/:customerId/events") { request, context in try await events(request, context) }
         app.post("customers/:customerId/purchases") { request, context in try await postPurchase(request, context) }
         app.post("customers/:customerId/grants") { request, context in try await postGrant(request, context) }
+        app.post("customers/:customerId/tokens") { request, context in try await mintCustomerToken(request, context) }
         addSupportRoutes(to: app)
         addOfferRoutes(to: app)
     }
 
     // MARK: - Access
 
-    /// The caller's principal for `appId`: 401 without a valid key, 404 when the key belongs
-    /// to another app (another tenant's data does not exist for it), 403 when an admin key is needed.
-    func authorize(_ request: Request, _ context: BasicRequestContext, admin: Bool = false) throws -> (AppRuntime, APIPrincipal) {
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { throw APIError.unauthorized }
-        let key = String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
-        guard let principal = apps.authenticate(key) else { throw APIError.unauthorized }
-        let appId = try context.parameters.require("appId")
+    /// The caller's principal for `appId`: 401 without a valid key or customer token, 404 when
+    /// the key belongs to another app (another tenant's data does not exist for it), 403 when an
+    /// admin key is needed, or when a customer token is used where it may not be.
+    ///
+    /// `customer` says whom the route acts for: a customer token is accepted only when it is
+    /// that customer's (`.body`: the handler checks the body's customer against the token;
+    /// routes with `.none` take keys alone).
+    func authorize(
+        _ request: Request, _ context: BasicRequestContext, admin: Bool = false, customer: CustomerScope = .none
+    ) throws -> (AppRuntime, APIPrincipal) {
+        guard let credential = Self.bearerCredential(request) else { throw APIError.unauthorized }
+        let appId = try pathParameter(context, "appId")
+        guard let principal = apps.authenticate(credential, appId: appId, now: clock()) else { throw APIError.unauthorized }
         guard principal.appId == appId, let app = apps.apps[appId] else { throw APIError.notFound }
-        if admin, principal.role != .admin {
+        if let tokenCustomer = principal.customerId {
+            switch customer {
+            case .path(let id) where !admin && id == tokenCustomer: break
+            case .body where !admin: break
+            default: throw Self.customerTokenRefused
+            }
+        } else if admin, principal.role != .admin {
             throw APIError(.forbidden, code: "forbidden", message: "this action needs an admin key")
         }
         return (app, principal)
     }
 
+    /// Whom a route acts for, as far as customer tokens go.
+    enum CustomerScope {
+        /// Nobody in particular: keys only.
+        case none
+        /// The customer in the path.
+        case path(String)
+        /// The customer the body names (the handler compares it with the token's).
+        case body
+    }
+
+    static let customerTokenRefused = APIError(
+        .forbidden, code: "forbidden", message: "a customer token may only read and act for its own customer")
+
+    /// The credential of `Authorization: Bearer <credential>` (the scheme in any case).
+    static func bearerCredential(_ request: Request) -> String? {
+        guard let header = request.headers[.authorization] else { return nil }
+        let trimmed = header.trimmingCharacters(in: .whitespaces)
+        guard trimmed.count > 7, trimmed.prefix(7).lowercased() == "bearer " else { return nil }
+        let credential = trimmed.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        return credential.isEmpty ? nil : credential
+    }
+
+    /// A path parameter, percent-decoded (`a%20b` and its decoded form name the same thing)
+    /// and checked: 1 to 256 bytes, no control characters.
+    func pathParameter(_ context: BasicRequestContext, _ name: String) throws -> String {
+        let raw = try context.parameters.require(name)
+        guard let value = raw.removingPercentEncoding, (1...256).contains(value.utf8.count),
+            !value.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) })
+        else {
+            throw APIError.badRequest("\(name) must be 1 to 256 characters (percent-encoded in the path) without control characters")
+        }
+        return value
+    }
+
     func customerId(_ context: BasicRequestContext) throws -> String {
-        let id = try context.parameters.require("customerId")
-        guard (1...256).contains(id.utf8.count), id.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }) else {
+        let id = try pathParameter(context, "customerId")
+        guard id.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }) else {
             throw APIError.badRequest("customerId must be 1 to 256 printable characters")
         }
         return id
@@ -117,15 +164,15 @@ struct StorekeeperAPI: Sendable {
     }
 
     func customer(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let (app, _) = try authorize(request, context)
         let id = try customerId(context)
+        let (app, _) = try authorize(request, context, customer: .path(id))
         guard try await store.customerExists(appId: app.id, customerId: id) else { throw APIError.notFound }
         return JSONBody.response(value: try await customerState(app: app, customerId: id))
     }
 
     func subscription(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let (app, _) = try authorize(request, context)
-        let chain = try context.parameters.require("originalTransactionId")
+        let chain = try pathParameter(context, "originalTransactionId")
         guard (1...128).contains(chain.utf8.count) else { throw APIError.badRequest("originalTransactionId is too long") }
         let entries = try await store.ledger(appId: app.id, originalTransactionId: chain)
         let state = CustomerState(history: PurchaseHistory(ledger: entries), catalog: app.catalog, at: clock())
@@ -134,8 +181,8 @@ struct StorekeeperAPI: Sendable {
     }
 
     func events(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let (app, _) = try authorize(request, context)
         let id = try customerId(context)
+        let (app, _) = try authorize(request, context, customer: .path(id))
         guard try await store.customerExists(appId: app.id, customerId: id) else { throw APIError.notFound }
         let limit = try Self.limit(request)
         let events = try await store.events(appId: app.id, customerId: id, limit: limit)

@@ -16,21 +16,31 @@ public struct AppDirectory: Sendable {
         self.keys = keys
     }
 
-    /// The app and role of a bearer key, comparing against every configured key in constant
-    /// time (no early exit), or `nil` for an unknown key.
-    func authenticate(_ presented: String) -> APIPrincipal? {
+    /// Who presents `credential` on a route of `appId` at `now`: an API key (compared with
+    /// every configured key in constant time, no early exit) or a customer token of that app;
+    /// `nil` for anything else.
+    func authenticate(_ credential: String, appId: String, now: Date) -> APIPrincipal? {
+        if CustomerToken.looksLikeToken(credential) {
+            guard let app = apps[appId], let key = app.customerTokenKey,
+                let token = CustomerToken.verified(credential, key: key, now: now), token.appId == appId
+            else { return nil }
+            return APIPrincipal(appId: appId, role: nil, customerId: token.customerId, actor: "customer:" + KeyFingerprint.of(credential))
+        }
         var found: APIPrincipal?
-        for entry in keys where ConstantTime.equals(entry.key, presented) {
-            found = APIPrincipal(appId: entry.appId, role: entry.role, actor: KeyFingerprint.of(presented))
+        for entry in keys where ConstantTime.equals(entry.key, credential) {
+            found = APIPrincipal(appId: entry.appId, role: entry.role, customerId: nil, actor: KeyFingerprint.of(credential))
         }
         return found
     }
 }
 
-/// Who is calling: the app a key belongs to and its role.
+/// Who is calling: the app a key or token belongs to, and what it may do.
 public struct APIPrincipal: Sendable, Hashable {
     public var appId: String
-    public var role: APIKeyConfiguration.Role
-    /// The key's fingerprint, for the audit log.
+    /// The key's role; `nil` for a customer token.
+    public var role: APIKeyConfiguration.Role?
+    /// For a customer token: the one customer it may act for.
+    public var customerId: String?
+    /// The credential's fingerprint, for the audit log.
     public var actor: String
 }

@@ -1,4 +1,6 @@
 import AppStoreModels
+import AppStoreServerAPI
+import Crypto
 import AppStoreVerification
 import Foundation
 import SubscriptionEngine
@@ -11,6 +13,11 @@ public struct AppRuntime: Sendable {
     /// Verifiers by environment, in the configured order.
     let verifiers: [(environment: AppStoreEnvironment, verifier: SignedDataVerifier)]
     let receiptVerifier: ReceiptVerifier
+    /// The key customer tokens of this app are signed with (`nil` when the app has neither
+    /// API keys nor a token secret).
+    let customerTokenKey: SymmetricKey?
+    /// The In-App Purchase key, read once at startup (offer signatures, API tokens).
+    let signingKey: InAppPurchaseKey?
 
     public var id: String { configuration.id }
 
@@ -34,6 +41,8 @@ public struct AppRuntime: Sendable {
             }
         }
         self.verifiers = verifiers
+        customerTokenKey = CustomerTokenKey.of(configuration)
+        signingKey = try configuration.appStoreServerAPI?.key(app: configuration.id)
         do {
             receiptVerifier = try ReceiptVerifier(rootCertificates: [AppleRootCertificates.appleIncRoot] + roots.dropFirst())
         } catch {

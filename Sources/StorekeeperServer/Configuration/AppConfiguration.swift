@@ -27,6 +27,12 @@ public struct AppConfiguration: Sendable, Codable, CustomStringConvertible {
     /// `Production` data (a development setup only: anyone can forge unsigned data). The
     /// notification route never accepts unsigned data.
     public var allowUnsignedTestData: Bool?
+    /// The secret customer tokens are signed with (at least 32 characters); without it they
+    /// are signed with a key derived from the app's API keys.
+    public var customerTokenSecret: String?
+    /// Whether the app's customers consented to sharing consumption data with Apple; only then
+    /// are Apple's `CONSUMPTION_REQUEST`s answered (Apple refuses answers without consent).
+    public var consumptionDataConsent: Bool?
 
     public init(
         id: String, bundleId: String, appAppleId: Int64? = nil, environments: [String] = ["Sandbox", "Production"],
@@ -58,6 +64,8 @@ public struct AppConfiguration: Sendable, Codable, CustomStringConvertible {
         appStoreServerAPI = try container.decodeIfPresent(AppStoreAPISettings.self, forKey: .appStoreServerAPI)
         refundPolicy = try container.decodeIfPresent(RefundPolicy.self, forKey: .refundPolicy)
         allowUnsignedTestData = try container.decodeIfPresent(Bool.self, forKey: .allowUnsignedTestData)
+        customerTokenSecret = try container.decodeIfPresent(String.self, forKey: .customerTokenSecret)
+        consumptionDataConsent = try container.decodeIfPresent(Bool.self, forKey: .consumptionDataConsent)
     }
 
     /// The engine's catalog.
@@ -72,7 +80,10 @@ public struct AppConfiguration: Sendable, Codable, CustomStringConvertible {
 public struct APIKeyConfiguration: Sendable, Codable, Hashable, CustomStringConvertible {
     /// The secret the client sends as `Authorization: Bearer <key>`.
     public var key: String
-    /// `app` (read and post purchases) or `admin` (also grants and revocations).
+    /// `app` (the operator's backend: every customer's state, purchases, notifications'
+    /// metadata, offer signatures, customer tokens) or `admin` (also grants and revocations,
+    /// support actions at Apple, notification bodies). Neither belongs in an app shipped to
+    /// devices: the app gets a customer token.
     public var role: Role
 
     public init(key: String, role: Role) {

@@ -131,6 +131,7 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
             if let secret = value(prefix + "SHARED_SECRET") { apps[index].sharedSecret = secret }
             if let key = value(prefix + "API_KEY") { apps[index].apiKeys.append(APIKeyConfiguration(key: key, role: .app)) }
             if let key = value(prefix + "ADMIN_KEY") { apps[index].apiKeys.append(APIKeyConfiguration(key: key, role: .admin)) }
+            if let secret = value(prefix + "CUSTOMER_TOKEN_SECRET") { apps[index].customerTokenSecret = secret }
         }
     }
 
@@ -161,6 +162,12 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
             }
             if app.environments.contains("Production"), app.appAppleId == nil {
                 throw ConfigurationError("app \(app.id): appAppleId is required for the Production environment")
+            }
+            if let secret = app.customerTokenSecret, secret.utf8.count < 32 {
+                throw ConfigurationError("app \(app.id): customerTokenSecret must be at least 32 characters")
+            }
+            for key in app.apiKeys where key.key.hasPrefix(CustomerToken.prefix) {
+                throw ConfigurationError("app \(app.id): API keys may not start with \(CustomerToken.prefix) (customer tokens do)")
             }
             for key in app.apiKeys where key.key.utf8.count < 16 {
                 throw ConfigurationError("app \(app.id): API keys must be at least 16 characters")

@@ -15,7 +15,7 @@ extension JobRunner {
         }
         let now = clock()
         guard let body = try? JSONDecoder().decode(ResponseBodyV2.self, from: Data(row.body.utf8)), let signed = body.signedPayload,
-            case .valid(let verified) = await app.verify({ await $0.verifyAndDecodeNotificationWithNestedData(signed, now: now) }),
+            case .valid(let verified) = await app.verify(signedOnly: true, { await $0.verifyAndDecodeNotificationWithNestedData(signed, now: now) }),
             let transaction = verified.transaction, let transactionId = transaction.transactionId
         else {
             throw PermanentFailure(description: "inbox row \(payload.inboxId) is not a verifiable CONSUMPTION_REQUEST")
@@ -31,6 +31,12 @@ extension JobRunner {
                                           "deadline": ISO8601DateFormatter().string(from: deadline)]
         if now > deadline {
             type = "refund.consumption_expired"
+        } else if policy.refundPreference != nil, app.configuration.consumptionDataConsent != true {
+            // Apple takes consumption data only with the customer's consent, which the app
+            // declares for its customers (`consumptionDataConsent`); without it, nothing is sent.
+            type = "refund.consumption_not_answered"
+            details["reason"] = "no_consent: the app does not declare consumptionDataConsent"
+            logger.notice("consumption request not answered: the app does not declare consumptionDataConsent", metadata: ["app": "\(app.id)"])
         } else if let preference = policy.refundPreference {
             let request = ConsumptionRequest(
                 customerConsented: true, deliveryStatus: .delivered, refundPreference: preference, sampleContentProvided: false)

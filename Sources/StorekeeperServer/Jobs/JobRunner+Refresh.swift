@@ -55,7 +55,7 @@ extension JobRunner {
         var entries: [LedgerEntry] = []
         var chains = Set<String>()
         for signed in signedTransactions {
-            switch await app.verify({ await $0.verifyAndDecodeTransaction(signed, now: now) }) {
+            switch await app.verify(signedOnly: true, { await $0.verifyAndDecodeTransaction(signed, now: now) }) {
             case .invalid(let failure):
                 logger.warning("Apple's transaction failed verification", metadata: ["app": "\(app.id)", "reason": "\(failure.reason.rawValue)"])
             case .valid(let transaction):
@@ -65,7 +65,7 @@ extension JobRunner {
             }
         }
         for signed in signedRenewals {
-            switch await app.verify({ await $0.verifyAndDecodeRenewalInfo(signed, now: now) }) {
+            switch await app.verify(signedOnly: true, { await $0.verifyAndDecodeRenewalInfo(signed, now: now) }) {
             case .invalid(let failure):
                 logger.warning("Apple's renewal info failed verification", metadata: ["app": "\(app.id)", "reason": "\(failure.reason.rawValue)"])
             case .valid(let renewal):

@@ -55,7 +55,7 @@ extension JobRunner {
         let now = clock()
         let body = JSONEncoder.payload(["signedPayload": signedPayload])
         var uuid: String?
-        if case .valid(let notification) = await app.verify({ await $0.verifyAndDecodeNotification(signedPayload, now: now) }) {
+        if case .valid(let notification) = await app.verify(signedOnly: true, { await $0.verifyAndDecodeNotification(signedPayload, now: now) }) {
             uuid = notification.notificationUUID
         }
         let row = InboxNotification(

@@ -16,11 +16,15 @@ public enum LedgerFact: Sendable, Hashable, Codable {
         public var transactionId: String
         public var date: Date
         public var reason: String?
+        /// The chain of the revoked transaction, so the subscription's own view sees the
+        /// revocation as the customer's does (absent in revocations an earlier version stored).
+        public var originalTransactionId: String?
 
-        public init(transactionId: String, date: Date, reason: String? = nil) {
+        public init(transactionId: String, date: Date, reason: String? = nil, originalTransactionId: String? = nil) {
             self.transactionId = transactionId
             self.date = date
             self.reason = reason
+            self.originalTransactionId = originalTransactionId
         }
     }
 
@@ -38,7 +42,7 @@ public enum LedgerFact: Sendable, Hashable, Codable {
         switch self {
         case .purchase(let fact): fact.originalTransactionId
         case .renewal(let fact): fact.originalTransactionId
-        case .revocation: nil
+        case .revocation(let revocation): revocation.originalTransactionId
         }
     }
 

@@ -11,4 +11,6 @@ public protocol LedgerRepository: Sendable {
     func ledger(appId: String, customerId: String) async throws -> [LedgerEntry]
     /// Every entry about one chain (and revocations of its transactions); oldest signed first.
     func ledger(appId: String, originalTransactionId: String) async throws -> [LedgerEntry]
+    /// The entries about one transaction (its purchase facts and revocations).
+    func ledger(appId: String, transactionId: String) async throws -> [LedgerEntry]
 }

@@ -55,6 +55,14 @@ extension SQLStore {
         }
     }
 
+    public func ledger(appId: String, transactionId: String) async throws -> [LedgerEntry] {
+        try await backend.read { db in
+            try await db.raw("""
+                SELECT * FROM ledger WHERE app_id = \(bind: appId) AND transaction_id = \(bind: transactionId) ORDER BY signed_at, id
+                """).all().map { try self.ledgerEntry($0) }
+        }
+    }
+
     public func ledger(appId: String, customerId: String) async throws -> [LedgerEntry] {
         try await backend.read { db in
             try await db.raw("""

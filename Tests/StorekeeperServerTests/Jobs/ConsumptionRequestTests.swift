@@ -12,7 +12,7 @@ struct ConsumptionRequestTests {
     /// Delivers a CONSUMPTION_REQUEST signed at `signed`, runs the scheduler at `now` under
     /// `policy`, and returns what was sent to Apple and the customer's timeline.
     static func answer(
-        _ harness: ServerHarness, policy: RefundPolicy, signed: Date, now: Date
+        _ harness: ServerHarness, policy: RefundPolicy, signed: Date, now: Date, consent: Bool = true
     ) async throws -> (sent: [ConsumptionRequest], events: [String]) {
         let chain = "5550001"
         try await harness.store.apply(Changeset(appId: "alpha", at: signed, links: [CustomerLink(customerId: "c-1", aliases: [.originalTransactionId(chain)])]))
@@ -25,6 +25,7 @@ struct ConsumptionRequestTests {
         var configuration = harness.configuration
         let index = try #require(configuration.apps.firstIndex { $0.id == "alpha" })
         configuration.apps[index].refundPolicy = policy
+        configuration.apps[index].consumptionDataConsent = consent
         let sent = Mutex([ConsumptionRequest]())
         var fake = AppStoreServerAPIFake()
         fake.sendConsumptionInformationHandler = { transactionId, request in
@@ -71,6 +72,16 @@ struct ConsumptionRequestTests {
     func doNotAnswer(_ backend: ServerBackend) async throws {
         try await ServerHarness.run(backend) { harness, _ in
             let (sent, events) = try await Self.answer(harness, policy: .doNotAnswer, signed: Fixture.t0, now: Fixture.t0.addingTimeInterval(60))
+            #expect(sent.isEmpty)
+            #expect(events.contains("refund.consumption_not_answered"))
+        }
+    }
+
+    @Test("without the app's declared consent no consumption data goes to Apple, and the timeline says why", arguments: ServerBackend.available)
+    func noConsent(_ backend: ServerBackend) async throws {
+        try await ServerHarness.run(backend) { harness, _ in
+            let (sent, events) = try await Self.answer(
+                harness, policy: .grantFull, signed: Fixture.t0, now: Fixture.t0.addingTimeInterval(60), consent: false)
             #expect(sent.isEmpty)
             #expect(events.contains("refund.consumption_not_answered"))
         }

@@ -1,0 +1,33 @@
+import Foundation
+import Hummingbird
+
+extension StorekeeperAPI {
+    struct CustomerTokenRequest: Decodable {
+        /// Seconds until the token expires (60 … 604,800; one hour by default).
+        var expiresIn: Int?
+    }
+
+    struct CustomerTokenResponse: Encodable {
+        var token: String
+        var customerId: String
+        var expiresAt: Date
+    }
+
+    /// `POST /v1/apps/{appId}/customers/{customerId}/tokens` (app or admin key): a customer
+    /// token for the app on that customer's device (see ``CustomerToken``).
+    func mintCustomerToken(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let customer = try customerId(context)
+        let (app, principal) = try authorize(request, context)
+        guard principal.customerId == nil else { throw Self.customerTokenRefused }
+        let buffer = try await body(request)
+        let input = buffer.readableBytes == 0 ? CustomerTokenRequest() : try JSONBody.decode(CustomerTokenRequest.self, from: buffer)
+        let lifetime = input.expiresIn ?? 3600
+        guard (60...604_800).contains(lifetime) else { throw APIError.badRequest("expiresIn must be 60 to 604800 seconds") }
+        guard let key = app.customerTokenKey else {
+            throw APIError(.conflict, code: "no_token_key", message: "the app has no key to sign customer tokens with")
+        }
+        let expiresAt = Date(timeIntervalSince1970: (clock().timeIntervalSince1970 + Double(lifetime)).rounded(.down))
+        let token = CustomerToken(appId: app.id, customerId: customer, expiresAt: expiresAt)
+        return JSONBody.response(status: .created, value: CustomerTokenResponse(token: token.text(key: key), customerId: customer, expiresAt: expiresAt))
+    }
+}
