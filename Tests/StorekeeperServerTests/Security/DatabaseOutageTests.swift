@@ -9,11 +9,7 @@ import Testing
 /// JSON error, `/health` saying why — and work again by itself when it returns.
 @Suite("Security: database outages")
 struct DatabaseOutageTests {
-    static var logger: Logger {
-        var logger = Logger(label: "test.outage")
-        logger.logLevel = .critical
-        return logger
-    }
+    static var logger: Logger { ReconciliationTests.quiet }
 
     @Test("PostgreSQL cut off: 503 with Retry-After within the bound, /health says why; restored: answers again",
           .enabled(if: ServerBackend.postgresURL != nil, "needs STOREKEEPER_TEST_POSTGRES_URL"))
