@@ -110,4 +110,22 @@ struct KeyModelTests {
             #expect((customer.json["subscriptions"] as? [[String: Any]])?.first?["status"] as? String == "revoked")
         }
     }
+
+    @Test("the In-App Purchase key is read once at start: offers are still signed after the file is gone")
+    func signingKeyReadOnce() async throws {
+        let apple = AppleAccess()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("sk-key-\(UUID().uuidString).p8")
+        try Data(apple.key.pemRepresentation.utf8).write(to: file)
+        try await ServerHarness.run(.sqlite, configure: { configuration in
+            try apple.configure(&configuration)
+            configuration.apps[0].appStoreServerAPI?.privateKey = nil
+            configuration.apps[0].appStoreServerAPI?.privateKeyPath = file.path
+        }, appleClients: apple.clients) { harness, client in
+            try FileManager.default.removeItem(at: file)
+            try await OfferRoutesTests.subscribe("alice", harness, client)
+            let offer = #"{"customerId":"alice","productId":"pro.monthly","offerId":"o1","appAccountToken":"\#(OfferRoutesTests.token)"}"#
+            let response = try await client.call(.post, "/v1/apps/alpha/offers/sign", key: Fixture.alphaKey, body: offer)
+            #expect(response.status == 200, "\(response.text)")
+        }
+    }
 }
