@@ -40,7 +40,7 @@ struct DatabaseOutageTests {
                 let started = ContinuousClock.now
                 let response = try await client.execute(
                     uri: "/v1/apps/alpha/customers/c1", method: .get, headers: [.authorization: "Bearer \(Fixture.alphaKey)"])
-                #expect(ContinuousClock.now - started < .seconds(20))
+                #expect(ContinuousClock.now - started < .seconds(60), "a generous bound: without one the wait was endless")
                 #expect(response.status == .serviceUnavailable)
                 #expect(response.headers[.retryAfter] != nil)
                 #expect(String(buffer: response.body).contains("database_unavailable"))
@@ -69,7 +69,7 @@ struct DatabaseOutageTests {
                 .postgres(url: "postgres://u:secret@127.0.0.1:9/db?sslmode=disable&connect_timeout=1"), logger: Self.logger
             ) { store in try await store.ping() }
         }
-        #expect(ContinuousClock.now - started < .seconds(20))
+        #expect(ContinuousClock.now - started < .seconds(60), "a generous bound: without one the wait was endless")
     }
 
     @Test("the failure log writes the first failure, then one line a minute with the count held back, then the recovery")
