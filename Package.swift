@@ -32,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         // Everything Apple sends or accepts, as Codable values. Foundation only.
@@ -83,6 +85,7 @@ let package = Package(
         .target(
             name: "StorekeeperStore",
             dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
                 "SubscriptionEngine",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
@@ -97,6 +100,10 @@ let package = Package(
         .target(
             name: "StorekeeperServer",
             dependencies: [
+                "AppStoreJOSE",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 "AppStoreModels",
                 "AppStoreVerification",
                 "SubscriptionEngine",
@@ -132,6 +139,10 @@ let package = Package(
         .target(
             name: "StorekeeperCLI",
             dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 "AppStoreModels",
                 "AppStoreVerification",
                 "AppStoreTestSigning",
@@ -157,6 +168,7 @@ let package = Package(
         .testTarget(
             name: "AppStoreVerificationTests",
             dependencies: [
+                "AppStoreModels",
                 "AppStoreVerification",
                 "AppStoreTestSigning",
                 "StorekeeperTestSupport",
@@ -169,6 +181,7 @@ let package = Package(
         .testTarget(
             name: "AppStoreTestSigningTests",
             dependencies: [
+                "AppStoreModels",
                 "AppStoreTestSigning",
                 "AppStoreJOSE",
                 "AppStoreVerification",
@@ -180,11 +193,15 @@ let package = Package(
         ),
         .testTarget(
             name: "StorekeeperStoreTests",
-            dependencies: ["StorekeeperStore", "SubscriptionEngine"]
+            dependencies: ["StorekeeperStore", "SubscriptionEngine", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "StorekeeperServerTests",
             dependencies: [
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 "StorekeeperServer",
                 "StorekeeperStore",
                 "AppStoreServerAPI",
@@ -210,6 +227,7 @@ let package = Package(
         .testTarget(
             name: "AppStoreSimulatorTests",
             dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
                 "AppStoreSimulator",
                 "AppStoreModels",
                 "AppStoreVerification",
@@ -234,7 +252,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StorekeeperCLITests",
-            dependencies: ["storekeeper", "StorekeeperTestSupport"],
+            dependencies: ["storekeeper", "StorekeeperCLI", "AppStoreServerAPI", "StorekeeperTestSupport"],
             resources: [.copy("Fixtures")]
         ),
 
