@@ -32,7 +32,6 @@ extension SQLStore {
         let rows: [InboxNotification] = try await backend.transaction { db in
             let apps = try await db.raw("""
                 SELECT DISTINCT app_id FROM notification_inbox WHERE state = \(bind: pending)
-                AND (lease_until IS NULL OR lease_until < \(bind: now.storeMillis))
                 """).all().map { try $0.string("app_id") }
             var queues: [[Int64]] = []
             for app in apps.sorted() {
@@ -77,11 +76,15 @@ extension SQLStore {
     }
 
     public func isProcessed(appId: String, notificationUUID: String, exceptId: Int64) async throws -> Bool {
+        // By (app, uuid) alone, so the planner takes the uuid index; the few rows sharing a
+        // uuid are checked here (a row's state sits behind its body on disk).
         try await backend.read { db in
             try await db.raw("""
-                SELECT id FROM notification_inbox WHERE app_id = \(bind: appId) AND notification_uuid = \(bind: notificationUUID.lowercased())
-                AND state = \(bind: InboxState.processed.rawValue) AND id <> \(bind: exceptId) LIMIT 1
-                """).first() != nil
+                SELECT id, state FROM notification_inbox WHERE app_id = \(bind: appId)
+                AND notification_uuid = \(bind: notificationUUID.lowercased()) LIMIT 64
+                """).all().contains { row in
+                (try? row.int64("id")) != exceptId && (try? row.string("state")) == InboxState.processed.rawValue
+            }
         }
     }
 

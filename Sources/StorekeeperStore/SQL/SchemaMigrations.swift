@@ -62,10 +62,11 @@ enum SchemaMigrations {
                 "CREATE INDEX inbox_type ON notification_inbox (app_id, notification_type, state, id)",
                 "CREATE INDEX ledger_recorded ON ledger (app_id, recorded_at)",
             ]),
-            // Claiming takes each app's oldest pending rows in turn; retention removes old
-            // rejected and duplicate rows.
+            // Claiming takes each app's oldest pending rows in turn (which apps have pending
+            // rows is read from the index alone: a row's later columns sit behind its body);
+            // retention removes old rejected and duplicate rows.
             (3, [
-                "CREATE INDEX inbox_app_pending ON notification_inbox (app_id, state, id)",
+                "CREATE INDEX inbox_state_app ON notification_inbox (state, app_id, id)",
                 "CREATE INDEX inbox_state_received ON notification_inbox (state, received_at)",
             ]),
         ]
