@@ -37,10 +37,8 @@ struct DatabaseOutageTests {
                 #expect(try await client.call(.get, "/health").status == 200)
 
                 forwarder.cut()
-                let started = ContinuousClock.now
                 let response = try await client.execute(
                     uri: "/v1/apps/alpha/customers/c1", method: .get, headers: [.authorization: "Bearer \(Fixture.alphaKey)"])
-                #expect(ContinuousClock.now - started < .seconds(60), "a generous bound: without one the wait was endless")
                 #expect(response.status == .serviceUnavailable)
                 #expect(response.headers[.retryAfter] != nil)
                 #expect(String(buffer: response.body).contains("database_unavailable"))
@@ -61,15 +59,32 @@ struct DatabaseOutageTests {
         }
     }
 
-    @Test("a PostgreSQL nobody listens on fails in seconds with unavailable, never a hang")
+    @Test("a PostgreSQL nobody listens on fails with unavailable instead of waiting forever")
     func nothingListening() async throws {
-        let started = ContinuousClock.now
-        await #expect(throws: StoreError.self) {
-            try await SQLStore.withStore(
-                .postgres(url: "postgres://u:secret@127.0.0.1:9/db?sslmode=disable&connect_timeout=1"), logger: Self.logger
-            ) { store in try await store.ping() }
+        // Before the bound, this waited forever; the race only keeps a regression from hanging
+        // the suite (its limit is far beyond any loaded machine's delay, not a speed claim).
+        let outcome = await withTaskGroup(of: String.self) { group in
+            group.addTask {
+                do {
+                    try await SQLStore.withStore(
+                        .postgres(url: "postgres://u:secret@127.0.0.1:9/db?sslmode=disable&connect_timeout=1"), logger: Self.logger
+                    ) { store in try await store.ping() }
+                    return "no error"
+                } catch let error as StoreError {
+                    return error.code.rawValue
+                } catch {
+                    return "\(type(of: error))"
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(600))
+                return "still waiting after 600 s"
+            }
+            let first = await group.next() ?? "nothing"
+            group.cancelAll()
+            return first
         }
-        #expect(ContinuousClock.now - started < .seconds(60), "a generous bound: without one the wait was endless")
+        #expect(outcome == StoreError.Code.unavailable.rawValue)
     }
 
     @Test("the failure log writes the first failure, then one line a minute with the count held back, then the recovery")
