@@ -53,7 +53,7 @@ struct SupportRoutesTests {
             #expect(audit.first?.action == "extend_renewal")
             #expect(audit.first?.customerId == "c-1")
             #expect(audit.first?.reason == "outage on Dec 31")
-            #expect(audit.first?.details.contains("support-ticket-42") == true)
+            #expect(audit.first?.details["requestIdentifier"] == "support-ticket-42")
             #expect(audit.first.map { !$0.actor.contains(Fixture.alphaAdmin) } == true)
             let jobs = try await harness.store.jobs(appId: "alpha", kind: JobKind.refreshSubscription.rawValue, limit: 10)
             #expect(jobs.count == 1)

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import StorekeeperStore
 
 /// An error the API answers with: an HTTP status and `{"error": {"code", "message"}}`.
 ///
@@ -45,7 +46,7 @@ enum JSONBody {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
-            try container.encode(ISO8601.string(from: date))
+            try container.encode(Timestamp.string(from: date))
         }
         return encoder
     }
@@ -62,7 +63,7 @@ enum JSONBody {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let text = try decoder.singleValueContainer().decode(String.self)
-            guard let date = ISO8601.date(from: text) else {
+            guard let date = Timestamp.date(from: text) else {
                 throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "expected an ISO 8601 date"))
             }
             return date
@@ -76,22 +77,5 @@ enum JSONBody {
         } catch {
             throw APIError.badRequest("the body is not valid JSON of the expected shape: \(ConfigurationError.describe(error))")
         }
-    }
-}
-
-/// ISO 8601 dates with optional fractional seconds.
-enum ISO8601 {
-    static func string(from date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
-    }
-
-    static func date(from text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
     }
 }

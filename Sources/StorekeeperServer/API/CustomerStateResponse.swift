@@ -31,14 +31,14 @@ struct EventResponse: Encodable {
     var type: String
     var occurredAt: Date
     var originalTransactionId: String?
-    var details: [String: String]
+    var details: EventDetails
 
     init(_ record: EventRecord) {
         id = record.id
-        type = record.type
+        type = record.type.rawValue
         occurredAt = record.occurredAt
         originalTransactionId = record.originalTransactionId
-        details = (try? JSONDecoder().decode([String: String].self, from: Data(record.payload.utf8))) ?? [:]
+        details = record.details
     }
 }
 

@@ -52,14 +52,11 @@ extension StorekeeperAPI {
         default:
             throw APIError.badRequest("action must be grant or revoke")
         }
-        let entry = LedgerEntry(appId: app.id, fact: fact, customerId: customer, source: "manual", recordedAt: now)
-        let details = InboxProcessor.json(["transactionId": fact.transactionId, "productId": input.productId])
-        try await store.apply(Changeset(
-            appId: app.id, at: now, links: [CustomerLink(customerId: customer)], entries: [entry],
-            events: [EventRecord(appId: app.id, customerId: customer, type: "\(action).recorded", payload: details,
-                                 occurredAt: now, idempotencyKey: "\(action):\(entry.key)")],
+        let details = ["transactionId": fact.transactionId, "productId": input.productId].compactMapValues { $0 }
+        try await intake.record(FactSubmission(
+            facts: [fact], source: .manual, binding: .operatorFor(customerId: customer),
             audit: [AuditEntry(appId: app.id, actor: principal.actor, action: action, customerId: customer, reason: reason,
-                               details: details, at: now)]))
+                               details: details, at: now)]), app: app, now: now)
         return JSONBody.response(status: .created, value: try await customerState(app: app, customerId: customer))
     }
 

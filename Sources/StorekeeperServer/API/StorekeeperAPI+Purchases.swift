@@ -19,9 +19,9 @@ extension StorekeeperAPI {
         let input = try JSONBody.decode(PurchaseRequest.self, from: try await body(request))
         let now = clock()
         var history = PurchaseHistory()
-        var aliases: [CustomerAlias] = []
+        var token: String?
         let raw: String
-        let source: String
+        let source: FactSource
         let filter = FraudFilter(app: app.configuration, catalog: app.catalog)
         if let signed = input.signedTransaction, input.receipt == nil {
             guard signed.utf8.count < 64 * 1024 else { throw APIError.badRequest("signedTransaction is too long") }
@@ -36,10 +36,10 @@ extension StorekeeperAPI {
                     throw APIError(.unprocessableContent, code: "invalid_transaction", message: "the transaction lacks its ids or dates")
                 }
                 history.add(fact)
-                if let token = transaction.appAccountToken { aliases.append(.appAccountToken(token)) }
+                token = transaction.appAccountToken
             }
             raw = signed
-            source = "storeKit2"
+            source = .storeKit2
         } else if let receipt = input.receipt, input.signedTransaction == nil {
             if let refusal = filter.checkReceipt(receipt) {
                 throw APIError(.unprocessableContent, code: refusal.isFraud ? "refused_receipt" : "invalid_receipt", message: refusal.reason)
@@ -54,29 +54,17 @@ extension StorekeeperAPI {
                 history.add(receipt: appReceipt.legacyReceipt(requestDate: now))
             }
             raw = receipt
-            source = "receipt"
+            source = .receipt
         } else {
             throw APIError.badRequest("send exactly one of signedTransaction or receipt")
         }
-        let chains = Set(history.purchases.values.map(\.originalTransactionId))
-        aliases += chains.sorted().map(CustomerAlias.originalTransactionId)
-        for alias in aliases {
-            if let owner = try await store.customer(appId: app.id, alias: alias), owner != customer { throw Self.replayed(alias) }
-        }
-        let entries = InboxProcessor.entries(history, appId: app.id, source: source, raw: raw, now: now)
-        var events = entries.compactMap { entry -> EventRecord? in
-            guard case .purchase(let fact) = entry.fact else { return nil }
-            return EventRecord(
-                appId: app.id, customerId: customer, originalTransactionId: fact.originalTransactionId, type: "purchase.recorded",
-                payload: InboxProcessor.json(["transactionId": fact.transactionId, "productId": fact.productId, "source": source]),
-                occurredAt: fact.purchaseDate, idempotencyKey: "purchase:\(fact.transactionId):\(entry.key.suffix(12))")
-        }
-        events += try await StatusChanges.events(
-            appId: app.id, chains: chains, newEntries: entries, catalog: app.catalog, store: store, customerId: customer,
-            cause: "purchase:\(entries.first?.key.suffix(16) ?? "")", now: now)
+        let facts = FactSubmission.facts(of: history)
         do {
-            try await store.apply(Changeset(
-                appId: app.id, at: now, links: [CustomerLink(customerId: customer, aliases: aliases)], entries: entries, events: events))
+            try await intake.record(FactSubmission(
+                facts: facts, source: source, raw: raw, binding: .claimedBy(customerId: customer, appAccountToken: token)),
+                app: app, now: now)
+        } catch let taken as FactIntake.AliasTaken {
+            throw Self.replayed(taken.alias)
         } catch let error as StoreError where error.code == .aliasConflict {
             throw APIError(.conflict, code: "transaction_belongs_to_another_customer", message: "this purchase is linked to another customer of the app")
         }

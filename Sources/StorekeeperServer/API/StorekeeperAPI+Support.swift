@@ -81,8 +81,8 @@ extension StorekeeperAPI {
             appId: app.id, kind: JobKind.refreshSubscription.rawValue,
             payload: JSONEncoder.payload(RefreshPayload(originalTransactionId: chain)), runAt: now,
             idempotencyKey: "refresh:\(chain):extend:\(identifier)"))
-        let details = InboxProcessor.json(["originalTransactionId": chain, "extendByDays": "\(input.extendByDays)",
-                                           "requestIdentifier": identifier, "success": answer.success.map { "\($0)" }])
+        let details = ["originalTransactionId": chain, "extendByDays": "\(input.extendByDays)",
+                       "requestIdentifier": identifier, "success": answer.success.map { "\($0)" }].compactMapValues { $0 }
         let customer = try await store.customer(appId: app.id, alias: .originalTransactionId(chain))
         try await store.apply(Changeset(appId: app.id, at: now, audit: [AuditEntry(
             appId: app.id, actor: principal.actor, action: "extend_renewal", customerId: customer, reason: reason, details: details, at: now)]))
@@ -115,7 +115,7 @@ extension StorekeeperAPI {
         let customer = try await store.customer(appId: app.id, alias: .originalTransactionId(chain))
         try await store.apply(Changeset(appId: app.id, at: now, audit: [AuditEntry(
             appId: app.id, actor: principal.actor, action: "set_app_account_token", customerId: customer, reason: reason,
-            details: InboxProcessor.json(["originalTransactionId": chain, "appAccountToken": token.uuidString.lowercased()]), at: now)]))
+            details: ["originalTransactionId": chain, "appAccountToken": token.uuidString.lowercased()], at: now)]))
         return JSONBody.response(value: ["originalTransactionId": chain, "appAccountToken": token.uuidString.lowercased()])
     }
 

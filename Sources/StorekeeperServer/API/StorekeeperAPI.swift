@@ -12,6 +12,7 @@ struct StorekeeperAPI: Sendable {
     let apps: AppDirectory
     let store: any StorekeeperStorage
     let clock: @Sendable () -> Date
+    var intake: FactIntake { FactIntake(store: store) }
     let signal: InboxSignal
     let metrics: ServerMetrics
     let maximumBodySize: Int

@@ -25,30 +25,29 @@ extension JobRunner {
         let policy = app.configuration.refundPolicy ?? .doNotAnswer
         let requested = verified.notification.signedDate ?? row.receivedAt
         let deadline = requested.addingTimeInterval(configuration.consumptionWindowSeconds)
-        let type: String
-        var details: [String: String?] = ["transactionId": transactionId, "policy": policy.rawValue,
-                                          "notificationUUID": verified.notification.notificationUUID,
-                                          "deadline": ISO8601DateFormatter().string(from: deadline)]
+        let type: EventType
+        var details = EventDetails(
+            transactionId: transactionId, notificationUUID: verified.notification.notificationUUID, policy: policy.rawValue, deadline: deadline)
         if now > deadline {
-            type = "refund.consumption_expired"
+            type = .consumptionExpired
         } else if policy.refundPreference != nil, app.configuration.consumptionDataConsent != true {
             // Apple takes consumption data only with the customer's consent, which the app
             // declares for its customers (`consumptionDataConsent`); without it, nothing is sent.
-            type = "refund.consumption_not_answered"
-            details["reason"] = "no_consent: the app does not declare consumptionDataConsent"
+            type = .consumptionNotAnswered
+            details.reason = "no_consent: the app does not declare consumptionDataConsent"
             logger.notice("consumption request not answered: the app does not declare consumptionDataConsent", metadata: ["app": "\(app.id)"])
         } else if let preference = policy.refundPreference {
             let request = ConsumptionRequest(
                 customerConsented: true, deliveryStatus: .delivered, refundPreference: preference, sampleContentProvided: false)
             try await client.sendConsumptionInformation(transactionId: transactionId, request: request)
-            type = "refund.consumption_sent"
-            details["refundPreference"] = preference.rawValue
+            type = .consumptionSent
+            details.refundPreference = preference.rawValue
         } else {
-            type = "refund.consumption_not_answered"
+            type = .consumptionNotAnswered
         }
         let key = "consumption:\(verified.notification.notificationUUID?.lowercased() ?? "inbox-\(payload.inboxId)")"
         try await store.apply(Changeset(appId: app.id, at: now, events: [EventRecord(
-            appId: app.id, customerId: customer, originalTransactionId: chain, type: type, payload: InboxProcessor.json(details),
+            appId: app.id, customerId: customer, originalTransactionId: chain, type: type, details: details,
             occurredAt: now, idempotencyKey: key)]))
     }
 }

@@ -38,21 +38,23 @@ extension JobRunner {
             }
         }
         let chains = try await record(
-            app: app, signedTransactions: signedTransactions, signedRenewals: signedRenewals, source: "appStoreServerAPI",
-            cause: "refresh:\(job.id ?? 0)", now: now)
+            app: app, signedTransactions: signedTransactions, signedRenewals: signedRenewals, source: .appStoreServerAPI, now: now)
         for recorded in chains.union([chain]).sorted() {
             try await scheduleNextLook(chain: recorded, app: app, now: now)
         }
     }
 
     /// Verifies Apple's signed transactions and renewal infos with the app's verifiers and
-    /// records them as ledger facts (with status-change events), as notifications are.
-    /// Data that fails verification is skipped and logged. Returns the chains touched.
+    /// hands them to the intake, as notifications are (each signed item is kept as its own raw).
+    /// Data that fails verification or names a product outside the catalog is skipped and
+    /// logged. Returns the chains touched.
     @discardableResult
     func record(
-        app: AppRuntime, signedTransactions: [String], signedRenewals: [String], source: String, cause: String, now: Date
+        app: AppRuntime, signedTransactions: [String], signedRenewals: [String], source: FactSource,
+        binding: CustomerBinding = .apple(appAccountToken: nil), now: Date
     ) async throws -> Set<String> {
-        var entries: [LedgerEntry] = []
+        var verified: [SubmittedFact] = []
+        let filter = FraudFilter(app: app.configuration, catalog: app.catalog)
         var chains = Set<String>()
         for signed in signedTransactions {
             switch await app.verify(signedOnly: true, { await $0.verifyAndDecodeTransaction(signed, now: now) }) {
@@ -60,8 +62,12 @@ extension JobRunner {
                 logger.warning("Apple's transaction failed verification", metadata: ["app": "\(app.id)", "reason": "\(failure.reason.rawValue)"])
             case .valid(let transaction):
                 guard let fact = PurchaseFact(transaction: transaction) else { continue }
+                if let reason = filter.check(bundleId: transaction.bundleId, environment: transaction.environment, productIds: [fact.productId]) {
+                    logger.warning("Apple's transaction refused", metadata: ["app": "\(app.id)", "reason": "\(reason)"])
+                    continue
+                }
                 chains.insert(fact.originalTransactionId)
-                entries.append(LedgerEntry(appId: app.id, fact: .purchase(fact), source: source, raw: signed, recordedAt: now))
+                verified.append(SubmittedFact(fact: .purchase(fact), raw: signed))
             }
         }
         for signed in signedRenewals {
@@ -71,16 +77,12 @@ extension JobRunner {
             case .valid(let renewal):
                 guard let fact = RenewalFact(renewalInfo: renewal) else { continue }
                 chains.insert(fact.originalTransactionId)
-                entries.append(LedgerEntry(appId: app.id, fact: .renewal(fact), source: source, raw: signed, recordedAt: now))
+                verified.append(SubmittedFact(fact: .renewal(fact), raw: signed))
             }
         }
-        guard !entries.isEmpty else { return chains }
-        let events = try await StatusChanges.events(
-            appId: app.id, chains: chains, newEntries: entries, catalog: app.catalog, store: store, customerId: nil,
-            cause: cause, now: now)
-        // Facts only: a chain reaches its customer through the aliases the app's purchases and
-        // notifications made.
-        try await store.apply(Changeset(appId: app.id, at: now, entries: entries, events: events))
+        if verified.isEmpty, case .apple = binding { return chains }
+        try await FactIntake(store: store).record(
+            FactSubmission(signed: verified, source: source, binding: binding), app: app, now: now)
         return chains
     }
 }

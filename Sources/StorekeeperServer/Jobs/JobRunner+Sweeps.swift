@@ -91,7 +91,6 @@ extension JobRunner {
             signed += page.signedTransactions ?? []
             revision = page.hasMore == true ? page.revision : nil
         } while revision != nil
-        try await record(app: app, signedTransactions: signed, signedRenewals: [], source: "appStoreServerAPI",
-                         cause: "refunds:\(job.id ?? 0)", now: clock())
+        try await record(app: app, signedTransactions: signed, signedRenewals: [], source: .appStoreServerAPI, now: clock())
     }
 }

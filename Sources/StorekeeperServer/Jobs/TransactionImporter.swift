@@ -82,9 +82,6 @@ public struct TransactionImporter: Sendable {
     private func importOne(_ item: Item, app: AppRuntime, client: any AppStoreServerAPIClientProtocol) async throws -> (Int, Int) {
         let id = item.originalTransactionId
         let now = runner.clock()
-        if let customer = item.customerId {
-            try await runner.store.apply(Changeset(appId: app.id, at: now, links: [CustomerLink(customerId: customer, aliases: [.originalTransactionId(id)])]))
-        }
         var signed: [String] = []
         var revision: String?
         repeat {
@@ -96,7 +93,8 @@ public struct TransactionImporter: Sendable {
         let renewals = (statuses.data ?? []).flatMap { $0.lastTransactions ?? [] }.compactMap(\.signedRenewalInfo)
         let before = try await runner.store.ledger(appId: app.id, originalTransactionId: id).count
         let chains = try await runner.record(
-            app: app, signedTransactions: signed, signedRenewals: renewals, source: "import", cause: "import:\(id)", now: now)
+            app: app, signedTransactions: signed, signedRenewals: renewals, source: .import, binding: .imported(customerId: item.customerId, chain: id),
+            now: now)
         let after = try await runner.store.ledger(appId: app.id, originalTransactionId: id).count
         for chain in chains.union([id]).sorted() {
             try await runner.scheduleNextLook(chain: chain, app: app, now: now)

@@ -41,14 +41,14 @@ extension InboxProcessor {
             return Self.rejected(row, id: id, reason: reason, now: now, metadata: metadata)
         }
         try await requestRefreshes(of: hintedChains, app: app, row: row, now: now)
-        let entries = Self.entries(history, appId: row.appId, source: "notificationV1", raw: row.body, now: now)
         let event = EventRecord(
-            appId: row.appId, originalTransactionId: metadata.originalTransactionId, type: "notification.processed",
-            payload: Self.json(["notificationType": metadata.notificationType, "version": "1", "inboxId": "\(id)"]),
+            appId: row.appId, originalTransactionId: metadata.originalTransactionId, type: .notificationProcessed,
+            details: EventDetails(notificationType: metadata.notificationType, inboxId: "\(id)", version: "1"),
             occurredAt: now, idempotencyKey: "notification:\(row.idempotencyKey)")
-        return Changeset(
-            appId: row.appId, at: now, entries: entries, events: [event],
-            inboxOutcome: InboxOutcome(inboxId: id, state: .processed, metadata: metadata, processedAt: now))
+        return try await intake.changeset(for: FactSubmission(
+            facts: FactSubmission.facts(of: history), source: .notificationV1, raw: row.body, binding: .apple(appAccountToken: nil),
+            events: [event],
+            inboxOutcome: InboxOutcome(inboxId: id, state: .processed, metadata: metadata, processedAt: now)), app: app, now: now)
     }
 
     /// Why a V1 notification's receipt is not believed.

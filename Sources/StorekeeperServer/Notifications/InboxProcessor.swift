@@ -19,6 +19,7 @@ public struct InboxProcessor: Sendable {
     let metrics: ServerMetrics?
     /// The lease owner's name: unique per process.
     let owner: String
+    var intake: FactIntake { FactIntake(store: store) }
 
     public init(apps: AppDirectory, store: any StorekeeperStorage, clock: @escaping @Sendable () -> Date, logger: Logger) {
         self.init(apps: apps, store: store, clock: clock, logger: logger, metrics: nil)
@@ -90,19 +91,18 @@ public struct InboxProcessor: Sendable {
         let changeset: Changeset
         if let app = apps.apps[row.appId] {
             switch row.version {
-            case 2: changeset = await processV2(row, id: id, app: app, now: now, verification: verification)
+            case 2: changeset = try await processV2(row, id: id, app: app, now: now, verification: verification)
             default: changeset = try await processV1(row, id: id, app: app, now: now)
             }
         } else {
             changeset = Self.rejected(row, id: id, reason: "unknown_app: no app \(row.appId) is configured", now: now)
         }
-        let finished = try await enrich(changeset, app: apps.apps[row.appId], now: now)
-        try await store.apply(finished)
-        let state = finished.inboxOutcome?.state ?? .pending
+        try await store.apply(changeset)
+        let state = changeset.inboxOutcome?.state ?? .pending
         metrics?.notificationProcessed(state: state.rawValue)
         if state == .rejected {
             logger.notice("notification rejected", metadata: [
-                "app": "\(row.appId)", "inbox_id": "\(id)", "reason": "\(finished.inboxOutcome?.failureReason ?? "")",
+                "app": "\(row.appId)", "inbox_id": "\(id)", "reason": "\(changeset.inboxOutcome?.failureReason ?? "")",
             ])
         }
     }
@@ -112,7 +112,9 @@ public struct InboxProcessor: Sendable {
             inboxId: id, state: .rejected, failureReason: reason, metadata: metadata, processedAt: now))
     }
 
-    private func processV2(_ row: InboxNotification, id: Int64, app: AppRuntime, now: Date, verification: V2Verification?) async -> Changeset {
+    private func processV2(
+        _ row: InboxNotification, id: Int64, app: AppRuntime, now: Date, verification: V2Verification?
+    ) async throws -> Changeset {
         let verified: VerifiedNotification
         let signedPayload: String
         let outcome: V2Verification
@@ -147,35 +149,16 @@ public struct InboxProcessor: Sendable {
         }
         var history = PurchaseHistory()
         history.add(notification: notification, transaction: verified.transaction, renewalInfo: verified.renewalInfo)
-        let entries = Self.entries(history, appId: row.appId, source: "notificationV2", raw: signedPayload, now: now)
-        var links: [CustomerLink] = []
-        if let token = verified.transaction?.appAccountToken, let chain {
-            links.append(CustomerLink(customerId: "", aliases: [.originalTransactionId(chain), .appAccountToken(token)]))
-        }
         let key = metadata.notificationUUID.map { "notification:\($0.lowercased())" } ?? "notification:inbox-\(id)"
         let event = EventRecord(
-            appId: row.appId, originalTransactionId: chain, type: "notification.processed",
-            payload: Self.json(["notificationType": metadata.notificationType, "subtype": metadata.subtype,
-                                "notificationUUID": metadata.notificationUUID, "inboxId": "\(id)"]),
+            appId: row.appId, originalTransactionId: chain, type: .notificationProcessed,
+            details: EventDetails(
+                notificationType: metadata.notificationType, subtype: metadata.subtype, notificationUUID: metadata.notificationUUID,
+                inboxId: "\(id)"),
             occurredAt: notification.signedDate ?? now, idempotencyKey: key)
-        return Changeset(
-            appId: row.appId, at: now, links: links, entries: entries, events: [event],
-            inboxOutcome: InboxOutcome(inboxId: id, state: .processed, metadata: metadata, processedAt: now))
-    }
-
-    /// Ledger entries for every fact of a history.
-    static func entries(_ history: PurchaseHistory, appId: String, customerId: String? = nil, source: String, raw: String?, now: Date) -> [LedgerEntry] {
-        history.purchases.values.sorted { $0.transactionId < $1.transactionId }.map {
-            LedgerEntry(appId: appId, fact: .purchase($0), customerId: customerId, source: source, raw: raw, recordedAt: now)
-        } + history.renewals.values.sorted { $0.originalTransactionId < $1.originalTransactionId }.map {
-            LedgerEntry(appId: appId, fact: .renewal($0), customerId: customerId, source: source, raw: raw, recordedAt: now)
-        }
-    }
-
-    static func json(_ fields: [String: String?]) -> String {
-        let present = fields.compactMapValues { $0 }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return (try? encoder.encode(present)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return try await intake.changeset(for: FactSubmission(
+            facts: FactSubmission.facts(of: history), source: .notificationV2, raw: signedPayload,
+            binding: .apple(appAccountToken: verified.transaction?.appAccountToken), events: [event],
+            inboxOutcome: InboxOutcome(inboxId: id, state: .processed, metadata: metadata, processedAt: now)), app: app, now: now)
     }
 }

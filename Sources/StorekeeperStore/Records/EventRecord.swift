@@ -11,10 +11,10 @@ public struct EventRecord: Sendable, Hashable {
     public var customerId: String?
     /// The chain the event concerns; links the event to whoever owns the chain later.
     public var originalTransactionId: String?
-    /// A dotted name such as `subscription.status_changed`.
-    public var type: String
-    /// Event-specific details, JSON object text.
-    public var payload: String
+    /// What happened.
+    public var type: EventType
+    /// What the type says beyond the chain and time.
+    public var details: EventDetails
     /// When it happened (for Apple's events, the signed date).
     public var occurredAt: Date
     /// Unique per app.
@@ -22,14 +22,14 @@ public struct EventRecord: Sendable, Hashable {
 
     public init(
         id: Int64? = nil, appId: String, customerId: String? = nil, originalTransactionId: String? = nil,
-        type: String, payload: String = "{}", occurredAt: Date, idempotencyKey: String
+        type: EventType, details: EventDetails = EventDetails(), occurredAt: Date, idempotencyKey: String
     ) {
         self.id = id
         self.appId = appId
         self.customerId = customerId
         self.originalTransactionId = originalTransactionId
         self.type = type
-        self.payload = payload
+        self.details = details
         self.occurredAt = occurredAt
         self.idempotencyKey = idempotencyKey
     }

@@ -3,8 +3,8 @@ import SubscriptionEngine
 
 /// One row of the ledger: a normalized fact with the raw data it came from.
 ///
-/// The ledger is append-only and idempotent on ``key`` (Apple's ids plus a digest of the
-/// fact), so recording the same fact twice changes nothing, while a later fact about the same
+/// The ledger is append-only and idempotent on ``key`` (Apple's identities of the fact, see
+/// ``LedgerEntry/key(for:)``), so recording the same fact twice changes nothing, while a later fact about the same
 /// transaction (a refund) is kept beside the first. State is always recomputed from all rows.
 public struct LedgerEntry: Sendable, Hashable {
     /// The row id, assigned by the store.
@@ -18,16 +18,15 @@ public struct LedgerEntry: Sendable, Hashable {
     /// The customer, when the fact was recorded for one (grants, purchases posted by the app);
     /// otherwise the customer is found through the original transaction id alias.
     public var customerId: String?
-    /// Where the fact came from (`storeKit2`, `receipt`, `notificationV2`, `notificationV1`,
-    /// `manual`).
-    public var source: String
+    /// Where the fact came from.
+    public var source: FactSource
     /// The raw signed data or body the fact was taken from, kept for replay and audit.
     public var raw: String?
     /// When the store recorded it.
     public var recordedAt: Date
 
     public init(
-        id: Int64? = nil, appId: String, fact: LedgerFact, customerId: String? = nil, source: String,
+        id: Int64? = nil, appId: String, fact: LedgerFact, customerId: String? = nil, source: FactSource,
         raw: String? = nil, recordedAt: Date
     ) {
         self.init(id: id, appId: appId, key: Self.key(for: fact), fact: fact, customerId: customerId, source: source, raw: raw, recordedAt: recordedAt)
@@ -35,7 +34,7 @@ public struct LedgerEntry: Sendable, Hashable {
 
     /// An entry read back from storage, with the key it was stored under (not recomputed).
     init(
-        id: Int64?, appId: String, key: String, fact: LedgerFact, customerId: String?, source: String, raw: String?, recordedAt: Date
+        id: Int64?, appId: String, key: String, fact: LedgerFact, customerId: String?, source: FactSource, raw: String?, recordedAt: Date
     ) {
         self.id = id
         self.appId = appId
@@ -45,12 +44,6 @@ public struct LedgerEntry: Sendable, Hashable {
         self.source = source
         self.raw = raw
         self.recordedAt = recordedAt
-    }
-
-    /// The idempotency key of a fact: its kind, Apple's id and a digest of its content.
-    public static func key(for fact: LedgerFact) -> String {
-        let id = fact.transactionId ?? fact.originalTransactionId ?? "-"
-        return "\(fact.kind):\(id):\(StableDigest.hex(of: fact))"
     }
 }
 

@@ -1,17 +1,9 @@
 import Crypto
 import Foundation
 
-/// A SHA-256 digest of a value's canonical JSON (sorted keys, dates as milliseconds), used
-/// for idempotency keys that must be identical for identical content on every machine.
+/// A SHA-256 digest in lowercase hex, for keys that must be identical for identical bytes
+/// on every machine.
 enum StableDigest {
-    static func hex(of value: some Encodable) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .millisecondsSince1970
-        let data = (try? encoder.encode(value)) ?? Data()
-        return hex(of: data)
-    }
-
     static func hex(of data: Data) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text = [UInt8]()

@@ -5,7 +5,7 @@ extension SQLStore {
     public func saveApp(_ app: AppRecord) async throws {
         try await backend.transaction { db in
             try await db.raw("""
-                INSERT INTO apps (id, bundle_id, created_at) VALUES (\(bind: app.id), \(bind: app.bundleId), \(bind: app.createdAt.storeMillis))
+                INSERT INTO apps (id, bundle_id, created_at) VALUES (\(bind: app.id), \(bind: app.bundleId), \(bind: app.createdAt.millisecondsSince1970))
                 ON CONFLICT (id) DO UPDATE SET bundle_id = excluded.bundle_id
                 """).run()
         }

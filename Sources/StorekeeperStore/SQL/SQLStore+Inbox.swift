@@ -8,7 +8,7 @@ extension SQLStore {
             if let row = try await db.raw("""
                 INSERT INTO notification_inbox (app_id, idempotency_key, version, body, headers, received_at, state, attempts)
                 VALUES (\(bind: notification.appId), \(bind: notification.idempotencyKey), \(bind: notification.version),
-                \(bind: notification.body), \(bind: headers), \(bind: notification.receivedAt.storeMillis),
+                \(bind: notification.body), \(bind: headers), \(bind: notification.receivedAt.millisecondsSince1970),
                 \(bind: InboxState.pending.rawValue), \(bind: 0))
                 ON CONFLICT (app_id, idempotency_key) DO NOTHING RETURNING id
                 """).first() {
@@ -37,13 +37,13 @@ extension SQLStore {
             for app in apps.sorted() {
                 queues.append(try await db.raw("""
                     SELECT id FROM notification_inbox WHERE app_id = \(bind: app) AND state = \(bind: pending)
-                    AND (lease_until IS NULL OR lease_until < \(bind: now.storeMillis)) ORDER BY id LIMIT \(bind: limit)
+                    AND (lease_until IS NULL OR lease_until < \(bind: now.millisecondsSince1970)) ORDER BY id LIMIT \(bind: limit)
                     """ + lock).all().map { try $0.int64("id") })
             }
             let chosen = Self.takeInTurn(queues, limit: limit)
             guard let first = chosen.first else { return [] }
             var update: SQLQueryString = """
-                UPDATE notification_inbox SET lease_owner = \(bind: owner), lease_until = \(bind: leaseUntil.storeMillis),
+                UPDATE notification_inbox SET lease_owner = \(bind: owner), lease_until = \(bind: leaseUntil.millisecondsSince1970),
                 attempts = attempts + 1 WHERE id IN (\(bind: first)
                 """
             for id in chosen.dropFirst() { update += ", \(bind: id)" }
@@ -119,7 +119,7 @@ extension SQLStore {
         var list: SQLQueryString = "\(bind: first)"
         for name in names.dropFirst() { list += ", \(bind: name)" }
         let query: SQLQueryString = "DELETE FROM notification_inbox WHERE id IN (SELECT id FROM notification_inbox WHERE state IN ("
-            + list + ") AND received_at < \(bind: cutoff.storeMillis) ORDER BY id LIMIT \(bind: max(1, limit))) RETURNING id"
+            + list + ") AND received_at < \(bind: cutoff.millisecondsSince1970) ORDER BY id LIMIT \(bind: max(1, limit))) RETURNING id"
         return try await backend.transaction { db in
             try await db.raw(query).all().count
         }

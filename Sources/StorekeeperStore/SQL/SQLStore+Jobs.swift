@@ -7,7 +7,7 @@ extension SQLStore {
         try await backend.transaction { db in
             if let row = try await db.raw("""
                 INSERT INTO jobs (app_id, kind, payload, run_at, idempotency_key, state, attempts)
-                VALUES (\(bind: job.appId), \(bind: job.kind), \(bind: job.payload), \(bind: job.runAt.storeMillis),
+                VALUES (\(bind: job.appId), \(bind: job.kind), \(bind: job.payload), \(bind: job.runAt.millisecondsSince1970),
                 \(bind: job.idempotencyKey), \(bind: JobState.pending.rawValue), \(bind: 0))
                 ON CONFLICT (app_id, idempotency_key) DO NOTHING RETURNING id
                 """).first() {
@@ -25,9 +25,9 @@ extension SQLStore {
         let lock: SQLQueryString = backend.dialect == .postgresql ? " FOR UPDATE SKIP LOCKED" : ""
         let jobs = try await backend.transaction { db in
             try await db.raw("""
-                UPDATE jobs SET lease_owner = \(bind: owner), lease_until = \(bind: leaseUntil.storeMillis), attempts = attempts + 1
-                WHERE id IN (SELECT id FROM jobs WHERE state = \(bind: JobState.pending.rawValue) AND run_at <= \(bind: now.storeMillis)
-                AND (lease_until IS NULL OR lease_until < \(bind: now.storeMillis)) ORDER BY run_at, id LIMIT \(bind: max(1, limit))
+                UPDATE jobs SET lease_owner = \(bind: owner), lease_until = \(bind: leaseUntil.millisecondsSince1970), attempts = attempts + 1
+                WHERE id IN (SELECT id FROM jobs WHERE state = \(bind: JobState.pending.rawValue) AND run_at <= \(bind: now.millisecondsSince1970)
+                AND (lease_until IS NULL OR lease_until < \(bind: now.millisecondsSince1970)) ORDER BY run_at, id LIMIT \(bind: max(1, limit))
                 """ + lock + ") RETURNING *").all().map(Self.job)
         }
         return jobs.sorted { ($0.runAt, $0.id ?? 0) < ($1.runAt, $1.id ?? 0) }
@@ -47,7 +47,7 @@ extension SQLStore {
         try await backend.transaction { db in
             try await db.raw("""
                 UPDATE jobs SET state = \(bind: state.rawValue), last_error = \(bind: error), lease_owner = NULL, lease_until = NULL,
-                run_at = COALESCE(\(bind: retryAt?.storeMillis), run_at)
+                run_at = COALESCE(\(bind: retryAt?.millisecondsSince1970), run_at)
                 WHERE id = \(bind: id) AND lease_owner = \(bind: owner)
                 """).run()
         }

@@ -6,7 +6,7 @@ extension SQLStore {
     public func apply(_ changeset: Changeset) async throws -> ChangesetResult {
         try await backend.transaction { db in
             let appId = changeset.appId
-            let now = changeset.at.storeMillis
+            let now = changeset.at.millisecondsSince1970
             for link in changeset.links {
                 try await Self.link(link, appId: appId, at: now, db)
             }
@@ -17,8 +17,8 @@ extension SQLStore {
                     INSERT INTO ledger (app_id, fact_key, kind, customer_id, original_transaction_id, transaction_id,
                     source, signed_at, fact, raw, recorded_at)
                     VALUES (\(bind: appId), \(bind: entry.key), \(bind: entry.fact.kind), \(bind: entry.customerId),
-                    \(bind: entry.fact.originalTransactionId), \(bind: entry.fact.transactionId), \(bind: entry.source),
-                    \(bind: entry.fact.signedDate?.storeMillis), \(bind: fact), \(bind: entry.raw), \(bind: entry.recordedAt.storeMillis))
+                    \(bind: entry.fact.originalTransactionId), \(bind: entry.fact.transactionId), \(bind: entry.source.rawValue),
+                    \(bind: entry.fact.signedDate?.millisecondsSince1970), \(bind: fact), \(bind: entry.raw), \(bind: entry.recordedAt.millisecondsSince1970))
                     ON CONFLICT (app_id, fact_key) DO NOTHING RETURNING id
                     """).first()
                 if inserted != nil { newEntries += 1 }
@@ -27,8 +27,8 @@ extension SQLStore {
             for event in changeset.events {
                 let inserted = try await db.raw("""
                     INSERT INTO events (app_id, customer_id, original_transaction_id, type, payload, occurred_at, idempotency_key)
-                    VALUES (\(bind: appId), \(bind: event.customerId), \(bind: event.originalTransactionId), \(bind: event.type),
-                    \(bind: event.payload), \(bind: event.occurredAt.storeMillis), \(bind: event.idempotencyKey))
+                    VALUES (\(bind: appId), \(bind: event.customerId), \(bind: event.originalTransactionId), \(bind: event.type.rawValue),
+                    \(bind: event.details.json), \(bind: event.occurredAt.millisecondsSince1970), \(bind: event.idempotencyKey))
                     ON CONFLICT (app_id, idempotency_key) DO NOTHING RETURNING id
                     """).first()
                 if inserted != nil { newEvents += 1 }
@@ -37,17 +37,17 @@ extension SQLStore {
                 try await db.raw("""
                     INSERT INTO audit_log (app_id, actor, action, customer_id, reason, details, at)
                     VALUES (\(bind: appId), \(bind: entry.actor), \(bind: entry.action), \(bind: entry.customerId),
-                    \(bind: entry.reason), \(bind: entry.details), \(bind: entry.at.storeMillis))
+                    \(bind: entry.reason), \(bind: entry.detailsJSON), \(bind: entry.at.millisecondsSince1970))
                     """).run()
             }
             if let outcome = changeset.inboxOutcome {
                 let metadata = outcome.metadata
                 try await db.raw("""
                     UPDATE notification_inbox SET state = \(bind: outcome.state.rawValue), failure_reason = \(bind: outcome.failureReason),
-                    processed_at = \(bind: outcome.processedAt.storeMillis), lease_owner = NULL, lease_until = NULL,
+                    processed_at = \(bind: outcome.processedAt.millisecondsSince1970), lease_owner = NULL, lease_until = NULL,
                     notification_uuid = \(bind: metadata?.notificationUUID?.lowercased()), notification_type = \(bind: metadata?.notificationType),
                     subtype = \(bind: metadata?.subtype), original_transaction_id = \(bind: metadata?.originalTransactionId),
-                    signed_at = \(bind: metadata?.signedDate?.storeMillis), environment = \(bind: metadata?.environment)
+                    signed_at = \(bind: metadata?.signedDate?.millisecondsSince1970), environment = \(bind: metadata?.environment)
                     WHERE id = \(bind: outcome.inboxId) AND app_id = \(bind: appId)
                     """).run()
             }
@@ -88,11 +88,11 @@ extension SQLStore {
     }
 
     func ledgerEntry(_ row: any SQLRow) throws -> LedgerEntry {
-        let key = try row.string("fact_key")
+        let id = try row.int64("id")
         return LedgerEntry(
-            id: try row.int64("id"), appId: try row.string("app_id"), key: key,
-            fact: try factCache.fact(key: key) { try StoreCoding.decode(LedgerFact.self, from: try row.string("fact"), column: "fact") },
-            customerId: try row.optionalString("customer_id"), source: try row.string("source"),
+            id: id, appId: try row.string("app_id"), key: try row.string("fact_key"),
+            fact: try factCache.fact(id: id) { try StoreCoding.decode(LedgerFact.self, from: try row.string("fact"), column: "fact") },
+            customerId: try row.optionalString("customer_id"), source: FactSource(rawValue: try row.string("source")),
             raw: try row.optionalString("raw"), recordedAt: try row.date("recorded_at"))
     }
 
@@ -106,8 +106,8 @@ extension SQLStore {
                 """).all().map { row in
                 EventRecord(
                     id: try row.int64("id"), appId: try row.string("app_id"), customerId: try row.optionalString("customer_id"),
-                    originalTransactionId: try row.optionalString("original_transaction_id"), type: try row.string("type"),
-                    payload: try row.string("payload"), occurredAt: try row.date("occurred_at"),
+                    originalTransactionId: try row.optionalString("original_transaction_id"), type: EventType(rawValue: try row.string("type")),
+                    details: EventDetails(json: try row.string("payload")), occurredAt: try row.date("occurred_at"),
                     idempotencyKey: try row.string("idempotency_key")
                 )
             }
@@ -122,7 +122,7 @@ extension SQLStore {
                 AuditEntry(
                     id: try row.int64("id"), appId: try row.string("app_id"), actor: try row.string("actor"),
                     action: try row.string("action"), customerId: try row.optionalString("customer_id"),
-                    reason: try row.optionalString("reason"), details: try row.string("details"), at: try row.date("at")
+                    reason: try row.optionalString("reason"), details: AuditEntry.details(json: try row.string("details")), at: try row.date("at")
                 )
             }
         }

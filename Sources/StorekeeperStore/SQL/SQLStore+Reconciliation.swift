@@ -15,7 +15,7 @@ extension SQLStore {
         try await backend.read { db in
             try await db.raw("""
                 SELECT DISTINCT original_transaction_id FROM ledger
-                WHERE app_id = \(bind: appId) AND original_transaction_id IS NOT NULL AND recorded_at >= \(bind: date.storeMillis)
+                WHERE app_id = \(bind: appId) AND original_transaction_id IS NOT NULL AND recorded_at >= \(bind: date.millisecondsSince1970)
                 ORDER BY original_transaction_id
                 """).all().map { try $0.string("original_transaction_id") }
         }

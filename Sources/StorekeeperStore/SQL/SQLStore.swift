@@ -75,7 +75,7 @@ public struct SQLStore: StorekeeperStorage {
     @discardableResult
     public func migrate() async throws -> [Int] {
         let dialect = backend.dialect
-        let now = clock().storeMillis
+        let now = clock().millisecondsSince1970
         return try await backend.transaction { db in
             try await SchemaMigrations.migrate(db, dialect: dialect, now: now)
         }
@@ -102,14 +102,5 @@ public struct SQLStore: StorekeeperStorage {
         try await backend.read { db in
             _ = try await db.raw("SELECT 1 AS one").first()
         }
-    }
-}
-
-extension Date {
-    /// Milliseconds since 1970, as the store keeps times.
-    var storeMillis: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
-
-    init(storeMillis: Int64) {
-        self.init(timeIntervalSince1970: Double(storeMillis) / 1000)
     }
 }

@@ -69,11 +69,14 @@ enum SchemaMigrations {
                 "CREATE INDEX inbox_state_app ON notification_inbox (state, app_id, id)",
                 "CREATE INDEX inbox_state_received ON notification_inbox (state, received_at)",
             ]),
+            // Ledger keys are built from Apple's identities, no longer from a digest of the
+            // engine's encoding: existing rows are re-keyed by code (``LedgerRekeying``).
+            (4, []),
         ]
     }
 
     /// The newest version this build knows.
-    static let latestVersion = 3
+    static let latestVersion = 4
 
     /// Applies the missing steps; returns their versions.
     static func migrate(_ db: any SQLDatabase, dialect: SQLStoreDialect, now: Int64) async throws -> [Int] {
@@ -93,6 +96,7 @@ enum SchemaMigrations {
             for statement in step.statements {
                 try await db.raw("\(unsafeRaw: statement)").run()
             }
+            if step.version == 4 { try await LedgerRekeying.run(db) }
             try await db.raw("INSERT INTO schema_migrations (version, applied_at) VALUES (\(bind: step.version), \(bind: now))").run()
             applied.append(step.version)
         }

@@ -27,6 +27,6 @@ extension SQLRow {
     func int64(_ column: String) throws -> Int64 { try decode(column: column, as: Int64.self) }
     func optionalInt64(_ column: String) throws -> Int64? { try decode(column: column, as: Int64?.self) }
     func int(_ column: String) throws -> Int { Int(try decode(column: column, as: Int64.self)) }
-    func date(_ column: String) throws -> Date { Date(storeMillis: try int64(column)) }
-    func optionalDate(_ column: String) throws -> Date? { try optionalInt64(column).map(Date.init(storeMillis:)) }
+    func date(_ column: String) throws -> Date { Date(millisecondsSince1970: try int64(column)) }
+    func optionalDate(_ column: String) throws -> Date? { try optionalInt64(column).map(Date.init(millisecondsSince1970:)) }
 }

@@ -44,7 +44,7 @@ struct ConsumptionRequestTests {
         try await scheduler.runDue()
         try await scheduler.planPeriodic()
         try await scheduler.runDue()
-        let events = try await harness.store.events(appId: "alpha", customerId: "c-1", limit: 100).map(\.type)
+        let events = try await harness.store.events(appId: "alpha", customerId: "c-1", limit: 100).map(\.type.rawValue)
         return (sent.withLock { $0 }, events)
     }
 

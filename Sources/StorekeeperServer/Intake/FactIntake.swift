@@ -1,0 +1,116 @@
+import Foundation
+import StorekeeperStore
+import SubscriptionEngine
+
+/// The one path by which facts reach the ledger, whatever their source: V2 and V1
+/// notifications, purchases the app posts, reconciliation and import answers, the operator's
+/// grants and revocations.
+///
+/// Each source verifies and decides; the intake resolves the customer once, builds the ledger
+/// entries (keyed by Apple's identities, ``LedgerEntry/key(for:)``), computes each chain's
+/// state before and after with the engine, and returns one ``Changeset`` with typed events:
+/// the source's own, one per new fact where the source records them (`purchase.recorded`,
+/// `grant.recorded`, `revoke.recorded`), and `subscription.status_changed` per changed chain.
+/// A fact already in the ledger causes no event, so any source repeating it changes nothing.
+struct FactIntake: Sendable {
+    let store: any StorekeeperStorage
+
+    /// A chain or token the submission would link to its customer is another customer's.
+    struct AliasTaken: Error, Sendable {
+        var alias: CustomerAlias
+    }
+
+    /// Decides and applies a submission in one transaction.
+    @discardableResult
+    func record(_ submission: FactSubmission, app: AppRuntime, now: Date) async throws -> ChangesetResult {
+        try await store.apply(changeset(for: submission, app: app, now: now))
+    }
+
+    /// The changeset a submission makes; throws ``AliasTaken`` for a claim on another's chain.
+    func changeset(for submission: FactSubmission, app: AppRuntime, now: Date) async throws -> Changeset {
+        let chains = Set(submission.facts.compactMap(\.fact.originalTransactionId))
+        let (customer, links) = try await resolve(submission.binding, chains: chains, appId: app.id, now: now)
+        let entryCustomer: String? = if case .operatorFor(let id) = submission.binding { id } else { nil }
+        let entries = submission.facts.map {
+            LedgerEntry(appId: app.id, fact: $0.fact, customerId: entryCustomer, source: submission.source, raw: $0.raw, recordedAt: now)
+        }
+        var known: [String: [LedgerEntry]] = [:]
+        for chain in chains.sorted() {
+            known[chain] = try await store.ledger(appId: app.id, originalTransactionId: chain)
+        }
+        let knownKeys = Set(known.values.joined().map(\.key))
+        let fresh = entries.filter { !knownKeys.contains($0.key) }
+        var events = submission.events + fresh.compactMap { factEvent($0, source: submission.source, now: now) }
+        events += StatusChanges.events(
+            appId: app.id, known: known, fresh: fresh, catalog: app.catalog, now: now)
+        for index in events.indices where events[index].customerId == nil {
+            events[index].customerId = customer
+        }
+        return Changeset(
+            appId: app.id, at: now, links: links, entries: entries, events: events, audit: submission.audit,
+            inboxOutcome: submission.inboxOutcome)
+    }
+
+    /// The customer the facts belong to and the links to make, decided once.
+    private func resolve(
+        _ binding: CustomerBinding, chains: Set<String>, appId: String, now: Date
+    ) async throws -> (customer: String?, links: [CustomerLink]) {
+        let chainAliases = chains.sorted().map(CustomerAlias.originalTransactionId)
+        switch binding {
+        case .claimedBy(let customer, let token):
+            let aliases = (token.map { [CustomerAlias.appAccountToken($0)] } ?? []) + chainAliases
+            try await claim(aliases, for: customer, appId: appId)
+            return (customer, [CustomerLink(customerId: customer, aliases: aliases)])
+        case .imported(let customer?, let chain):
+            try await claim([.originalTransactionId(chain)], for: customer, appId: appId)
+            return (customer, [CustomerLink(customerId: customer, aliases: [.originalTransactionId(chain)])])
+        case .operatorFor(let customer):
+            return (customer, [CustomerLink(customerId: customer)])
+        case .apple(let token):
+            var owners: [String] = []
+            for alias in chainAliases {
+                if let owner = try await store.customer(appId: appId, alias: alias) { owners.append(owner) }
+            }
+            if let owner = owners.first { return (owner, []) }
+            guard let token, let customer = try await store.customer(appId: appId, alias: .appAccountToken(token)) else { return (nil, []) }
+            return (customer, chainAliases.isEmpty ? [] : [CustomerLink(customerId: customer, aliases: chainAliases)])
+        case .imported(nil, _):
+            for alias in chainAliases {
+                if let owner = try await store.customer(appId: appId, alias: alias) { return (owner, []) }
+            }
+            return (nil, [])
+        }
+    }
+
+    private func claim(_ aliases: [CustomerAlias], for customer: String, appId: String) async throws {
+        for alias in aliases {
+            if let owner = try await store.customer(appId: appId, alias: alias), owner != customer { throw AliasTaken(alias: alias) }
+        }
+    }
+
+    /// The event a new fact causes by itself, for the sources that record one per fact.
+    private func factEvent(_ entry: LedgerEntry, source: FactSource, now: Date) -> EventRecord? {
+        let type: EventType
+        let occurredAt: Date
+        var details = EventDetails(transactionId: entry.fact.transactionId)
+        switch (entry.fact, source) {
+        case (.purchase(let fact), .storeKit2), (.purchase(let fact), .receipt):
+            type = .purchaseRecorded
+            occurredAt = fact.purchaseDate
+            details.productId = fact.productId
+            details.source = source.rawValue
+        case (.purchase(let fact), .manual):
+            type = .grantRecorded
+            occurredAt = now
+            details.productId = fact.productId
+        case (.revocation, .manual):
+            type = .revocationRecorded
+            occurredAt = now
+        default:
+            return nil
+        }
+        return EventRecord(
+            appId: entry.appId, originalTransactionId: entry.fact.originalTransactionId, type: type, details: details,
+            occurredAt: occurredAt, idempotencyKey: "\(type.rawValue):\(entry.key)")
+    }
+}

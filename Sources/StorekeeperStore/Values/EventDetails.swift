@@ -1,0 +1,79 @@
+import Foundation
+
+/// What an event says beyond its type, chain and time. Each type fills the fields listed for
+/// it; every value is text in JSON (instants as ``Timestamp`` strings), so the stored payload,
+/// the API's `details` and the webhooks carry the same object.
+public struct EventDetails: Sendable, Hashable, Codable {
+    /// `subscription.status_changed`: the status before (absent for a first status) and after.
+    public var from: String?
+    public var to: String?
+    /// The product concerned (status changes, purchases, grants).
+    public var productId: String?
+    /// `subscription.status_changed`: when the current period ends, if it does.
+    public var expiresDate: Date?
+    /// The transaction concerned (purchases, grants, revocations, consumption answers).
+    public var transactionId: String?
+    /// `purchase.recorded`: how the app sent it (``FactSource``).
+    public var source: String?
+    /// `notification.processed`: Apple's type, subtype and id of the notification.
+    public var notificationType: String?
+    public var subtype: String?
+    public var notificationUUID: String?
+    /// `notification.processed`: the inbox row and the notification version (`1` or `2`).
+    public var inboxId: String?
+    public var version: String?
+    /// Consumption answers: the app's refund policy, Apple's deadline, what was sent or why not.
+    public var policy: String?
+    public var deadline: Date?
+    public var refundPreference: String?
+    public var reason: String?
+
+    public init(
+        from: String? = nil, to: String? = nil, productId: String? = nil, expiresDate: Date? = nil, transactionId: String? = nil,
+        source: String? = nil, notificationType: String? = nil, subtype: String? = nil, notificationUUID: String? = nil,
+        inboxId: String? = nil, version: String? = nil, policy: String? = nil, deadline: Date? = nil,
+        refundPreference: String? = nil, reason: String? = nil
+    ) {
+        self.from = from
+        self.to = to
+        self.productId = productId
+        self.expiresDate = expiresDate
+        self.transactionId = transactionId
+        self.source = source
+        self.notificationType = notificationType
+        self.subtype = subtype
+        self.notificationUUID = notificationUUID
+        self.inboxId = inboxId
+        self.version = version
+        self.policy = policy
+        self.deadline = deadline
+        self.refundPreference = refundPreference
+        self.reason = reason
+    }
+
+    /// The JSON object text the store keeps (sorted keys, absent fields left out).
+    public var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(Timestamp.string(from: date))
+        }
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    /// Reads stored JSON text back; text that does not decode (a row a newer version wrote
+    /// with a shape this one does not know) gives empty details rather than an error.
+    public init(json: String) {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let date = Timestamp.date(from: text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(text) is not an ISO 8601 instant")
+            }
+            return date
+        }
+        self = (try? decoder.decode(EventDetails.self, from: Data(json.utf8))) ?? EventDetails()
+    }
+}
