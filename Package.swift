@@ -214,6 +214,7 @@ let package = Package(
                 "storekeeper",
                 "AppStoreSimulator",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "SQLKit", package: "sql-kit"),
             ]
         ),
         .testTarget(

@@ -83,7 +83,3 @@ public struct JobRunner: Sendable {
         return date
     }
 }
-
-extension Date {
-    var millisecondsSince1970: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
-}
