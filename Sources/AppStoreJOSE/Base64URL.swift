@@ -34,14 +34,7 @@ public enum Base64URL {
     /// Decodes a base64url JWS segment given as its bytes, or returns `nil` when PyJWT would
     /// reject it.
     public static func decode(segment input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-        var end = input.count
-        var padding = 0
-        while end > 0, input[end - 1] == UInt8(ascii: "=") {
-            end -= 1
-            padding += 1
-            if padding > 2 { return nil }
-        }
-        if padding > 0, input.count % 4 != 0 { return nil }
+        guard let end = unpaddedEnd(input), end == input.count || input.count % 4 == 0 else { return nil }
         return decode(UnsafeBufferPointer(rebasing: input[0..<end]), table: urlTable, requireCanonical: true)
     }
 
@@ -49,16 +42,19 @@ public enum Base64URL {
     public static func decodeStandard(_ text: String) -> [UInt8]? {
         var text = text
         return text.withUTF8 { input -> [UInt8]? in
-            guard input.count % 4 == 0 else { return nil }
-            var end = input.count
-            var padding = 0
-            while end > 0, input[end - 1] == UInt8(ascii: "=") {
-                end -= 1
-                padding += 1
-                if padding > 2 { return nil }
-            }
+            guard input.count % 4 == 0, let end = unpaddedEnd(input) else { return nil }
             return decode(UnsafeBufferPointer(rebasing: input[0..<end]), table: standardTable, requireCanonical: false)
         }
+    }
+
+    /// Where the text ends without its trailing `=` (at most two), or `nil` for more.
+    private static func unpaddedEnd(_ input: UnsafeBufferPointer<UInt8>) -> Int? {
+        var end = input.count
+        while end > 0, input[end - 1] == UInt8(ascii: "=") {
+            end -= 1
+            if input.count - end > 2 { return nil }
+        }
+        return end
     }
 
     /// Decodes unpadded base64 text with the given alphabet table.

@@ -9,8 +9,8 @@ struct InboxContractTests {
 
     static func notification(_ body: String, app: String = "a") -> InboxNotification {
         InboxNotification(
-            appId: app, idempotencyKey: InboxNotification.idempotencyKey(version: 2, notificationUUID: "U-\(body)", body: Data(body.utf8)),
-            version: 2, body: body, headers: ["content-type": "application/json"], receivedAt: t0
+            appId: app, idempotencyKey: InboxNotification.idempotencyKey(version: .v2, notificationUUID: "U-\(body)", body: Data(body.utf8)),
+            version: .v2, body: body, headers: ["content-type": "application/json"], receivedAt: t0
         )
     }
 
@@ -122,7 +122,7 @@ struct InboxContractTests {
         try await withTestStore(backend) { store in
             let body = #"{"notification_type":"DID_RENEW","password":"the-shared-secret","bid":"com.example"}"#
             let v1 = InboxNotification(
-                appId: "a", idempotencyKey: "v1:old", version: 1, body: body, receivedAt: Self.t0)
+                appId: "a", idempotencyKey: "v1:old", version: .v1, body: body, receivedAt: Self.t0)
             let id = try await store.receive(v1).id
             let grant = PurchaseFact.manualGrant(id: "grant:1", productId: "p", startDate: Self.t0, endDate: nil)
             try await store.apply(Changeset(appId: "a", at: Self.t0, entries: [

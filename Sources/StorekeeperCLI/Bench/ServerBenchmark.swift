@@ -56,7 +56,7 @@ struct ServerBenchmark: Sendable {
         let configuration = ServerConfiguration(
             host: "127.0.0.1", port: 0, dataDirectory: directory.appendingPathComponent("data").path, databaseURL: databaseURL,
             apps: [AppConfiguration(
-                id: Self.appId, bundleId: Self.bundleId, environments: ["Sandbox"], trustedRoots: [root.path],
+                id: Self.appId, bundleId: Self.bundleId, environments: [.sandbox], trustedRoots: [root.path],
                 apiKeys: [APIKeyConfiguration(key: Self.apiKey, role: .app)],
                 products: [CatalogProduct(productId: BenchNotification.productId, type: .autoRenewable, subscriptionGroupIdentifier: "bench", entitlements: ["bench"])])],
             logLevel: "error")

@@ -86,7 +86,7 @@ struct DemoWorld: Sendable {
                 price: Double(product.price) / 1000, currency: product.currency)
         }
         let app = AppConfiguration(
-            id: Self.appId, bundleId: Self.bundleId, appAppleId: Self.appAppleId, environments: ["Production"],
+            id: Self.appId, bundleId: Self.bundleId, appAppleId: Self.appAppleId, environments: [.production],
             trustedRoots: [rootPath.path, receiptRootPath.path], sharedSecret: sharedSecret,
             apiKeys: [APIKeyConfiguration(key: adminKey, role: .admin)], products: products,
             appStoreServerAPI: settings.reconciles ? AppStoreAPISettings(

@@ -9,19 +9,77 @@ import StorekeeperStore
 /// Messages describe the request's problem and never echo secrets.
 public struct APIError: Error, HTTPResponseError, Sendable {
     public var status: HTTPResponse.Status
-    public var code: String
+    public var code: Code
     public var message: String
 
-    public init(_ status: HTTPResponse.Status, code: String, message: String) {
+    public init(_ status: HTTPResponse.Status, code: Code, message: String) {
         self.status = status
         self.code = code
         self.message = message
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        var response = JSONBody.response(status: status, value: ErrorBody(error: .init(code: code, message: message)))
+        var response = JSONBody.response(status: status, value: ErrorBody(error: .init(code: code.rawValue, message: message)))
         if status == .serviceUnavailable || status == .tooManyRequests { response.headers[.retryAfter] = "5" }
         return response
+    }
+
+    /// The stable, machine-readable name of an error. An open set: clients should treat an
+    /// unknown code by its HTTP status.
+    public struct Code: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public init(stringLiteral value: String) { rawValue = value }
+        public var description: String { rawValue }
+
+        /// Apple answered a call the request needed with an error (502).
+        public static let appStoreError: Code = "app_store_error"
+        /// The request is malformed: its body, a parameter or a header (400).
+        public static let badRequest: Code = "bad_request"
+        /// The database cannot be reached now; retry after `Retry-After` (503).
+        public static let databaseUnavailable: Code = "database_unavailable"
+        /// The key is valid but not allowed this (an app key on an admin route, a customer token on another customer) (403).
+        public static let forbidden: Code = "forbidden"
+        /// The server failed; the cause is in its log, never in the answer (500).
+        public static let internalError: Code = "internal_error"
+        /// The receipt does not verify (422).
+        public static let invalidReceipt: Code = "invalid_receipt"
+        /// The signed transaction does not verify or lacks its ids or dates (422).
+        public static let invalidTransaction: Code = "invalid_transaction"
+        /// The route exists, not with this method (405).
+        public static let methodNotAllowed: Code = "method_not_allowed"
+        /// The app has no App Store Server API key configured (409).
+        public static let noAppStoreCredentials: Code = "no_app_store_credentials"
+        /// Customer tokens need `customerTokenSecret` (409).
+        public static let noTokenKey: Code = "no_token_key"
+        /// The customer cannot take the offer (409).
+        public static let notEligible: Code = "not_eligible"
+        /// Only a failed notification can be retried (409).
+        public static let notFailed: Code = "not_failed"
+        /// No such route or resource (404).
+        public static let notFound: Code = "not_found"
+        /// The notification URL stores only what verifies; everything else gets this one answer (400).
+        public static let notificationRefused: Code = "notification_refused"
+        /// The body is larger than the route accepts (413).
+        public static let payloadTooLarge: Code = "payload_too_large"
+        /// The receipt verifies but is refused (another bundle, an environment the app does not accept) (422).
+        public static let refusedReceipt: Code = "refused_receipt"
+        /// The transaction verifies but is refused (bundle, environment, product outside the catalog) (422).
+        public static let refusedTransaction: Code = "refused_transaction"
+        /// The body did not arrive in time (408).
+        public static let requestTimeout: Code = "request_timeout"
+        /// The offer could not be signed with the app's key (500).
+        public static let signingFailed: Code = "signing_failed"
+        /// The purchase or its chain is linked to another customer of the app (409).
+        public static let transactionBelongsToAnotherCustomer: Code = "transaction_belongs_to_another_customer"
+        /// No valid key or token (401).
+        public static let unauthorized: Code = "unauthorized"
+        /// The server cannot do this now; retry after `Retry-After` (503).
+        public static let unavailable: Code = "unavailable"
+        /// The product is not in the app's catalog (422).
+        public static let unknownProduct: Code = "unknown_product"
+        /// The ledger does not know the transaction (422).
+        public static let unknownTransaction: Code = "unknown_transaction"
     }
 
     struct ErrorBody: Codable {
@@ -32,11 +90,11 @@ public struct APIError: Error, HTTPResponseError, Sendable {
         var error: Detail
     }
 
-    static let unauthorized = APIError(.unauthorized, code: "unauthorized", message: "a valid API key is required: Authorization: Bearer <key>")
-    static let notFound = APIError(.notFound, code: "not_found", message: "no such resource")
-    static func badRequest(_ message: String) -> APIError { APIError(.badRequest, code: "bad_request", message: message) }
+    static let unauthorized = APIError(.unauthorized, code: .unauthorized, message: "a valid API key is required: Authorization: Bearer <key>")
+    static let notFound = APIError(.notFound, code: .notFound, message: "no such resource")
+    static func badRequest(_ message: String) -> APIError { APIError(.badRequest, code: .badRequest, message: message) }
     /// 503: try again later (sent with `Retry-After`).
-    static func retryLater(_ message: String) -> APIError { APIError(.serviceUnavailable, code: "unavailable", message: message) }
+    static func retryLater(_ message: String) -> APIError { APIError(.serviceUnavailable, code: .unavailable, message: message) }
 }
 
 /// JSON bodies of responses.

@@ -60,7 +60,7 @@ struct NotificationResponse: Encodable {
 
     init(_ row: InboxNotification) {
         id = row.id
-        version = row.version
+        version = row.version.rawValue
         receivedAt = row.receivedAt
         state = row.state.rawValue
         failureReason = row.failureReason

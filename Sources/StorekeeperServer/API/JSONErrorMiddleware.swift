@@ -28,17 +28,17 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             // never a hang or a 500. The cause goes to the log only.
             metrics.request(route: route, status: 503)
             context.logger.warning("database unavailable", metadata: ["route": "\(route)", "error": "\(error.message)"])
-            return try APIError(.serviceUnavailable, code: "database_unavailable", message: "the database is unavailable; try again shortly")
+            return try APIError(.serviceUnavailable, code: .databaseUnavailable, message: "the database is unavailable; try again shortly")
                 .response(from: request, context: context)
         } catch let error as HTTPResponseError {
             let status = error.status
-            let code: String
+            let code: APIError.Code
             switch status.code {
-            case 404: code = "not_found"
-            case 405: code = "method_not_allowed"
-            case 413: code = "payload_too_large"
-            case 400..<500: code = "bad_request"
-            default: code = "internal_error"
+            case 404: code = .notFound
+            case 405: code = .methodNotAllowed
+            case 413: code = .payloadTooLarge
+            case 400..<500: code = .badRequest
+            default: code = .internalError
             }
             metrics.request(route: route, status: Int(status.code))
             let message = status.code == 413 ? "the request body is larger than the server accepts" : status.reasonPhrase
@@ -46,7 +46,7 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch {
             context.logger.error("request failed", metadata: ["route": "\(route)", "error": "\(String(describing: error).prefix(300))"])
             metrics.request(route: route, status: 500)
-            return try APIError(.internalServerError, code: "internal_error", message: "the server could not complete the request")
+            return try APIError(.internalServerError, code: .internalError, message: "the server could not complete the request")
                 .response(from: request, context: context)
         }
     }

@@ -34,7 +34,7 @@ extension StorekeeperAPI {
                 throw APIError.badRequest("a grant needs a productId")
             }
             if !app.catalog.products.isEmpty, app.catalog.product(productId) == nil {
-                throw APIError(.unprocessableContent, code: "unknown_product", message: "\(productId) is not in the app's catalog")
+                throw APIError(.unprocessableContent, code: .unknownProduct, message: "\(productId) is not in the app's catalog")
             }
             let start = input.startDate ?? now
             if let end = input.endDate, end <= start { throw APIError.badRequest("endDate must be after startDate") }
@@ -68,12 +68,12 @@ extension StorekeeperAPI {
             if case .purchase(let fact) = entry.fact { return (entry, fact) }
             return nil
         }).first else {
-            throw APIError(.unprocessableContent, code: "unknown_transaction", message: "no transaction or grant \(transactionId) is recorded for this app")
+            throw APIError(.unprocessableContent, code: .unknownTransaction, message: "no transaction or grant \(transactionId) is recorded for this app")
         }
         let chain = purchase.1.originalTransactionId
         let owner = try await store.customer(appId: app.id, alias: .originalTransactionId(chain)) ?? purchase.0.customerId
         if let owner, owner != customer {
-            throw APIError(.conflict, code: "transaction_belongs_to_another_customer", message: "this transaction belongs to another customer of the app")
+            throw APIError(.conflict, code: .transactionBelongsToAnotherCustomer, message: "this transaction belongs to another customer of the app")
         }
         return chain
     }

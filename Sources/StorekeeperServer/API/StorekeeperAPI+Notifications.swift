@@ -13,7 +13,7 @@ extension StorekeeperAPI {
     /// The one answer to every body the notification route turns away, whatever the reason and
     /// whether or not the app exists: the sender learns nothing it could use.
     static let notificationRefused = APIError(
-        .badRequest, code: "notification_refused",
+        .badRequest, code: .notificationRefused,
         message: "the body is not a notification this server accepts at this address")
 
     /// `POST /v1/apps/{appId}/notifications` (no key: Apple calls it). Admits only what could be
@@ -26,7 +26,7 @@ extension StorekeeperAPI {
         let admitted: NotificationAdmission.Admitted
         switch await NotificationAdmission.evaluate(body: Data(buffer: buffer), app: apps.apps[appId], now: now) {
         case .refused(let refusal):
-            metrics.notificationRefused(reason: refusal.code)
+            metrics.notificationRefused(reason: refusal.code.rawValue)
             throw Self.notificationRefused
         case .retryLater:
             throw APIError.retryLater("the notification cannot be verified right now")
@@ -89,7 +89,7 @@ extension StorekeeperAPI {
         let (app, _) = try authorize(request, context, admin: true)
         let row = try await inboxRow(app: app, context: context)
         guard row.state == .failed, let id = row.id else {
-            throw APIError(.conflict, code: "not_failed", message: "only a failed notification can be retried")
+            throw APIError(.conflict, code: .notFailed, message: "only a failed notification can be retried")
         }
         try await store.requeueFailedNotification(appId: app.id, id: id)
         await signal.notify()

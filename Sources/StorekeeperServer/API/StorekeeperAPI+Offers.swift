@@ -69,17 +69,17 @@ extension StorekeeperAPI {
             nonce = UUID()
         }
         guard let group = app.catalog.product(input.productId)?.subscriptionGroupIdentifier else {
-            throw APIError(.unprocessableContent, code: "unknown_product", message: "\(input.productId) is not an auto-renewable subscription of the catalog")
+            throw APIError(.unprocessableContent, code: .unknownProduct, message: "\(input.productId) is not an auto-renewable subscription of the catalog")
         }
         let now = clock()
         let entries = try await store.ledger(appId: app.id, customerId: input.customerId)
         let state = CustomerState(history: PurchaseHistory(ledger: entries), catalog: app.catalog, at: now)
         guard let eligibility = state.eligibility[group], eligibility.promotionalOffer else {
             let reason = state.eligibility[group].map { "\($0.promotionalOfferReason)" } ?? "never subscribed"
-            throw APIError(.conflict, code: "not_eligible", message: "the customer may not redeem a promotional offer in group \(group): \(reason)")
+            throw APIError(.conflict, code: .notEligible, message: "the customer may not redeem a promotional offer in group \(group): \(reason)")
         }
         guard let settings = app.configuration.appStoreServerAPI, let key = app.signingKey else {
-            throw APIError(.conflict, code: "no_app_store_credentials", message: "the app has no appStoreServerAPI key to sign offers with")
+            throw APIError(.conflict, code: .noAppStoreCredentials, message: "the app has no appStoreServerAPI key to sign offers with")
         }
         try await bind(appAccountToken: token, to: input.customerId, app: app, now: now)
         let timestamp = now.millisecondsSince1970
@@ -98,7 +98,7 @@ extension StorekeeperAPI {
                     productId: input.productId, offerIdentifier: input.offerId, transactionId: input.transactionId, nonce: nonce, issuedAt: now)
             }
         } catch {
-            throw APIError(.internalServerError, code: "signing_failed", message: "the offer could not be signed")
+            throw APIError(.internalServerError, code: .signingFailed, message: "the offer could not be signed")
         }
         return JSONBody.response(value: response)
     }

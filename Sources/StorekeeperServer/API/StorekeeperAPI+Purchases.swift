@@ -27,13 +27,13 @@ extension StorekeeperAPI {
             guard signed.utf8.count < 64 * 1024 else { throw APIError.badRequest("signedTransaction is too long") }
             switch await app.verify({ await $0.verifyAndDecodeTransaction(signed, now: now) }) {
             case .invalid(let failure):
-                throw APIError(.unprocessableContent, code: "invalid_transaction", message: "\(failure.reason.rawValue): \(failure.message)")
+                throw APIError(.unprocessableContent, code: .invalidTransaction, message: "\(failure.reason.rawValue): \(failure.message)")
             case .valid(let transaction):
                 if let reason = filter.check(bundleId: transaction.bundleId, environment: transaction.environment, productIds: [transaction.productId].compactMap { $0 }) {
-                    throw APIError(.unprocessableContent, code: "refused_transaction", message: reason)
+                    throw APIError(.unprocessableContent, code: .refusedTransaction, message: reason)
                 }
                 guard let fact = PurchaseFact(transaction: transaction) else {
-                    throw APIError(.unprocessableContent, code: "invalid_transaction", message: "the transaction lacks its ids or dates")
+                    throw APIError(.unprocessableContent, code: .invalidTransaction, message: "the transaction lacks its ids or dates")
                 }
                 history.add(fact)
                 token = transaction.appAccountToken
@@ -42,14 +42,14 @@ extension StorekeeperAPI {
             source = .storeKit2
         } else if let receipt = input.receipt, input.signedTransaction == nil {
             if let refusal = filter.checkReceipt(receipt) {
-                throw APIError(.unprocessableContent, code: refusal.isFraud ? "refused_receipt" : "invalid_receipt", message: refusal.reason)
+                throw APIError(.unprocessableContent, code: refusal.isFraud ? .refusedReceipt : .invalidReceipt, message: refusal.reason)
             }
             switch app.receiptVerifier.verify(base64Encoded: receipt, now: now) {
             case .invalid(let status, let reason):
-                throw APIError(.unprocessableContent, code: "invalid_receipt", message: "status \(status.rawValue): \(reason)")
+                throw APIError(.unprocessableContent, code: .invalidReceipt, message: "status \(status.rawValue): \(reason)")
             case .valid(let appReceipt):
                 if let reason = filter.check(bundleId: nil, environment: appReceipt.environment, productIds: []) {
-                    throw APIError(.unprocessableContent, code: "refused_receipt", message: reason)
+                    throw APIError(.unprocessableContent, code: .refusedReceipt, message: reason)
                 }
                 history.add(receipt: appReceipt.legacyReceipt(requestDate: now))
             }
@@ -66,13 +66,13 @@ extension StorekeeperAPI {
         } catch let taken as FactIntake.AliasTaken {
             throw Self.replayed(taken.alias)
         } catch let error as StoreError where error.code == .aliasConflict {
-            throw APIError(.conflict, code: "transaction_belongs_to_another_customer", message: "this purchase is linked to another customer of the app")
+            throw APIError(.conflict, code: .transactionBelongsToAnotherCustomer, message: "this purchase is linked to another customer of the app")
         }
         return JSONBody.response(value: try await customerState(app: app, customerId: customer))
     }
 
     static func replayed(_ alias: CustomerAlias) -> APIError {
-        APIError(.conflict, code: "transaction_belongs_to_another_customer",
+        APIError(.conflict, code: .transactionBelongsToAnotherCustomer,
                  message: "this purchase (\(alias.kind.rawValue)) is linked to another customer of the app")
     }
 }

@@ -31,7 +31,7 @@ extension StorekeeperAPI {
     /// The app's Apple client, or 409 when the app has no App Store Server API credentials.
     func appleClient(_ app: AppRuntime) throws -> any AppStoreServerAPIClientProtocol {
         guard let client = appleClients.client(for: app.id) else {
-            throw APIError(.conflict, code: "no_app_store_credentials", message: "the app has no appStoreServerAPI credentials configured")
+            throw APIError(.conflict, code: .noAppStoreCredentials, message: "the app has no appStoreServerAPI credentials configured")
         }
         return client
     }
@@ -41,7 +41,7 @@ extension StorekeeperAPI {
         do {
             return try await body()
         } catch let error as AppStoreServerAPIError {
-            throw APIError(.badGateway, code: "app_store_error", message: error.description)
+            throw APIError(.badGateway, code: .appStoreError, message: error.description)
         }
     }
 
@@ -77,10 +77,7 @@ extension StorekeeperAPI {
                 extendByDays: input.extendByDays, extendReasonCode: ExtendReasonCode(rawValue: code), requestIdentifier: identifier))
         }
         let now = clock()
-        try await store.enqueue(JobRecord(
-            appId: app.id, kind: JobKind.refreshSubscription.rawValue,
-            payload: JSONEncoder.payload(RefreshPayload(originalTransactionId: chain)), runAt: now,
-            idempotencyKey: "refresh:\(chain):extend:\(identifier)"))
+        try await store.enqueue(.refresh(appId: app.id, chain: chain, cause: .renewalExtension(identifier), runAt: now))
         let details = ["originalTransactionId": chain, "extendByDays": "\(input.extendByDays)",
                        "requestIdentifier": identifier, "success": answer.success.map { "\($0)" }].compactMapValues { $0 }
         let customer = try await store.customer(appId: app.id, alias: .originalTransactionId(chain))
@@ -125,7 +122,7 @@ extension StorekeeperAPI {
         let client = try appleClient(app)
         let answer = try await callApple { try await client.requestTestNotification() }
         guard let token = answer.testNotificationToken else {
-            throw APIError(.badGateway, code: "app_store_error", message: "Apple returned no testNotificationToken")
+            throw APIError(.badGateway, code: .appStoreError, message: "Apple returned no testNotificationToken")
         }
         return JSONBody.response(status: .accepted, value: ["testNotificationToken": token])
     }

@@ -24,7 +24,7 @@ extension StorekeeperAPI {
         let lifetime = input.expiresIn ?? 3600
         guard (60...604_800).contains(lifetime) else { throw APIError.badRequest("expiresIn must be 60 to 604800 seconds") }
         guard let key = app.customerTokenKey else {
-            throw APIError(.conflict, code: "no_token_key", message: "the app has no key to sign customer tokens with")
+            throw APIError(.conflict, code: .noTokenKey, message: "the app has no key to sign customer tokens with")
         }
         let expiresAt = Date(timeIntervalSince1970: (clock().timeIntervalSince1970 + Double(lifetime)).rounded(.down))
         let token = CustomerToken(appId: app.id, customerId: customer, expiresAt: expiresAt)

@@ -41,7 +41,7 @@ extension StorekeeperAPI {
         case .invalid(let status, _): return Self.legacy(VerifyReceiptResponse(status: status))
         case .valid(let value): receipt = value
         }
-        if !access.app.configuration.environments.contains(receipt.environment.rawValue) {
+        if !access.app.configuration.environments.contains(where: { $0.rawValue == receipt.environment.rawValue }) {
             let status: VerifyReceiptStatus = receipt.environment == .production
                 ? .productionReceiptSentToSandbox : receipt.environment == .sandbox ? .sandboxReceiptSentToProduction : .notAuthenticated
             return Self.legacy(VerifyReceiptResponse(status: status))

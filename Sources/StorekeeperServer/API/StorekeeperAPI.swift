@@ -69,7 +69,7 @@ struct StorekeeperAPI: Sendable {
             default: throw Self.customerTokenRefused
             }
         } else if admin, principal.role != .admin {
-            throw APIError(.forbidden, code: "forbidden", message: "this action needs an admin key")
+            throw APIError(.forbidden, code: .forbidden, message: "this action needs an admin key")
         }
         return (app, principal)
     }
@@ -85,7 +85,7 @@ struct StorekeeperAPI: Sendable {
     }
 
     static let customerTokenRefused = APIError(
-        .forbidden, code: "forbidden", message: "a customer token may only read and act for its own customer")
+        .forbidden, code: .forbidden, message: "a customer token may only read and act for its own customer")
 
     /// The credential of `Authorization: Bearer <credential>` (the scheme in any case).
     static func bearerCredential(_ request: Request) -> String? {
@@ -135,7 +135,7 @@ struct StorekeeperAPI: Sendable {
             }
             defer { group.cancelAll() }
             guard case let buffer?? = try await group.next() else {
-                throw APIError(.requestTimeout, code: "request_timeout", message: "the request body did not arrive in time")
+                throw APIError(.requestTimeout, code: .requestTimeout, message: "the request body did not arrive in time")
             }
             return buffer
         }

@@ -29,8 +29,7 @@ public struct AppRuntime: Sendable {
             roots.append(try Self.loadCertificate(path: path, app: configuration.id))
         }
         var verifiers: [(AppStoreEnvironment, SignedDataVerifier)] = []
-        for name in configuration.environments {
-            let environment = AppStoreEnvironment(rawValue: name)
+        for environment in configuration.environments {
             do {
                 let verifier = try SignedDataVerifier(
                     rootCertificates: roots, bundleId: configuration.bundleId, appAppleId: configuration.appAppleId,
@@ -68,12 +67,6 @@ public struct AppRuntime: Sendable {
         verifiers.contains { $0.environment == environment }
     }
 
-    /// Whether `environment`'s data is signed by Apple (Sandbox, Production); Xcode and
-    /// LocalTesting data is not, and Apple's verifier only decodes it.
-    static func isSigned(_ environment: AppStoreEnvironment) -> Bool {
-        environment != .xcode && environment != .localTesting
-    }
-
     /// Verifies with each environment's verifier; the first success wins. A failure is
     /// reported from the verifier of the environment the data claims, when there is one.
     /// With `signedOnly`, the unsigned environments' verifiers (Xcode, LocalTesting) are not
@@ -82,7 +75,7 @@ public struct AppRuntime: Sendable {
         signedOnly: Bool = false, _ attempt: (SignedDataVerifier) async -> VerificationResult<T>
     ) async -> VerificationResult<T> {
         var firstFailure: VerificationFailure?
-        for (environment, verifier) in verifiers where !signedOnly || Self.isSigned(environment) {
+        for (environment, verifier) in verifiers where !signedOnly || environment.isSigned {
             switch await attempt(verifier) {
             case .valid(let payload): return .valid(payload)
             case .invalid(let failure):
@@ -91,4 +84,10 @@ public struct AppRuntime: Sendable {
         }
         return .invalid(firstFailure ?? VerificationFailure(reason: .invalidEnvironment, message: "the app accepts no environment"))
     }
+}
+
+extension AppStoreEnvironment {
+    /// Whether this environment's data is signed by Apple (Sandbox, Production); Xcode and
+    /// LocalTesting data is not, and Apple's verifier only decodes it.
+    var isSigned: Bool { self != .xcode && self != .localTesting }
 }

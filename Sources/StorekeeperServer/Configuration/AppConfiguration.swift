@@ -1,3 +1,4 @@
+import AppStoreModels
 import Foundation
 import SubscriptionEngine
 
@@ -10,7 +11,7 @@ public struct AppConfiguration: Sendable, Codable, CustomStringConvertible {
     /// Apple's numeric id of the app; required for Production.
     public var appAppleId: Int64?
     /// Which of Apple's environments the app accepts (`Sandbox`, `Production`, `Xcode`, `LocalTesting`).
-    public var environments: [String]
+    public var environments: [AppStoreEnvironment]
     /// Paths of extra root certificates (DER or PEM) trusted beside Apple's, for test CAs.
     public var trustedRoots: [String]
     /// The app-specific shared secret: the V1 notification `password` and `verifyReceipt` password.
@@ -35,7 +36,7 @@ public struct AppConfiguration: Sendable, Codable, CustomStringConvertible {
     public var consumptionDataConsent: Bool?
 
     public init(
-        id: String, bundleId: String, appAppleId: Int64? = nil, environments: [String] = ["Sandbox", "Production"],
+        id: String, bundleId: String, appAppleId: Int64? = nil, environments: [AppStoreEnvironment] = [.sandbox, .production],
         trustedRoots: [String] = [], sharedSecret: String? = nil, apiKeys: [APIKeyConfiguration] = [], products: [CatalogProduct] = [],
         appStoreServerAPI: AppStoreAPISettings? = nil, refundPolicy: RefundPolicy? = nil
     ) {
@@ -56,7 +57,7 @@ public struct AppConfiguration: Sendable, Codable, CustomStringConvertible {
         id = try container.decode(String.self, forKey: .id)
         bundleId = try container.decode(String.self, forKey: .bundleId)
         appAppleId = try container.decodeIfPresent(Int64.self, forKey: .appAppleId)
-        environments = try container.decodeIfPresent([String].self, forKey: .environments) ?? ["Sandbox", "Production"]
+        environments = try container.decodeIfPresent([AppStoreEnvironment].self, forKey: .environments) ?? [.sandbox, .production]
         trustedRoots = try container.decodeIfPresent([String].self, forKey: .trustedRoots) ?? []
         sharedSecret = try container.decodeIfPresent(String.self, forKey: .sharedSecret)
         apiKeys = try container.decodeIfPresent([APIKeyConfiguration].self, forKey: .apiKeys) ?? []

@@ -1,3 +1,4 @@
+import AppStoreModels
 import Foundation
 import Yams
 
@@ -149,18 +150,18 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
             }
             guard seen.insert(app.id).inserted else { throw ConfigurationError("app id '\(app.id)' appears twice") }
             guard !app.bundleId.isEmpty else { throw ConfigurationError("app \(app.id) has no bundleId") }
-            for environment in app.environments where !["Sandbox", "Production", "Xcode", "LocalTesting"].contains(environment) {
+            for environment in app.environments where !environment.isKnown {
                 throw ConfigurationError("app \(app.id): unknown environment '\(environment)'")
             }
-            let unsigned = app.environments.filter { ["Xcode", "LocalTesting"].contains($0) }
-            let signed = app.environments.filter { ["Sandbox", "Production"].contains($0) }
+            let unsigned = app.environments.filter { !$0.isSigned }.map(\.rawValue)
+            let signed = app.environments.filter(\.isSigned).map(\.rawValue)
             if !unsigned.isEmpty, !signed.isEmpty, app.allowUnsignedTestData != true {
                 throw ConfigurationError(
                     "app \(app.id): \(unsigned.joined(separator: ", ")) data is not signed, so accepting it beside "
                         + "\(signed.joined(separator: ", ")) lets anyone forge purchases; use a separate app for local testing, "
                         + "or set allowUnsignedTestData: true")
             }
-            if app.environments.contains("Production"), app.appAppleId == nil {
+            if app.environments.contains(.production), app.appAppleId == nil {
                 throw ConfigurationError("app \(app.id): appAppleId is required for the Production environment")
             }
             if let secret = app.customerTokenSecret, secret.utf8.count < 32 {

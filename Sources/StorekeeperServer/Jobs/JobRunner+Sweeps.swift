@@ -14,7 +14,7 @@ extension JobRunner {
     func planLooks(app: AppRuntime) async throws {
         let now = clock()
         let pending = Set(try await store.pendingJobKeys(appId: app.id, kind: JobKind.refreshSubscription.rawValue)
-            .compactMap { $0.split(separator: ":").dropFirst().first.map(String.init) })
+            .compactMap(JobRecord.refreshedChain(key:)))
         let previous = try await store.latestJob(appId: app.id, kind: JobKind.planLooks.rawValue, state: .done)
         let chains = if let previous {
             try await store.knownChains(appId: app.id, recordedSince: previous.runAt.addingTimeInterval(-configuration.planSeconds))
@@ -59,8 +59,8 @@ extension JobRunner {
             uuid = notification.notificationUUID
         }
         let row = InboxNotification(
-            appId: app.id, idempotencyKey: InboxNotification.idempotencyKey(version: 2, notificationUUID: uuid, body: Data(body.utf8)),
-            version: 2, body: body, headers: ["Source": "notification-history"], receivedAt: now)
+            appId: app.id, idempotencyKey: InboxNotification.idempotencyKey(version: .v2, notificationUUID: uuid, body: Data(body.utf8)),
+            version: .v2, body: body, headers: ["Source": "notification-history"], receivedAt: now)
         _ = try await store.receive(row)
     }
 
@@ -69,10 +69,7 @@ extension JobRunner {
         let now = clock()
         let sweep = job.idempotencyKey
         for chain in try await store.knownChains(appId: app.id) {
-            try await store.enqueue(JobRecord(
-                appId: app.id, kind: JobKind.refundCheck.rawValue,
-                payload: JSONEncoder.payload(RefreshPayload(originalTransactionId: chain)), runAt: now,
-                idempotencyKey: "refundCheck:\(chain):\(sweep)"))
+            try await store.enqueue(.refundCheck(appId: app.id, chain: chain, sweepKey: sweep, runAt: now))
         }
     }
 

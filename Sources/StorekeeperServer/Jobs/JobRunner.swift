@@ -76,10 +76,7 @@ public struct JobRunner: Sendable {
         let entries = try await store.ledger(appId: app.id, originalTransactionId: chain)
         let state = CustomerState(history: PurchaseHistory(ledger: entries), catalog: app.catalog, at: now)
         guard let date = state.nextLooks[chain]?.date else { return nil }
-        let payload = RefreshPayload(originalTransactionId: chain, ledgerCount: entries.count)
-        try await store.enqueue(JobRecord(
-            appId: app.id, kind: JobKind.refreshSubscription.rawValue, payload: JSONEncoder.payload(payload), runAt: date,
-            idempotencyKey: "refresh:\(chain):\(date.millisecondsSince1970)"))
+        try await store.enqueue(.refresh(appId: app.id, chain: chain, cause: .look(date), runAt: date, ledgerCount: entries.count))
         return date
     }
 }

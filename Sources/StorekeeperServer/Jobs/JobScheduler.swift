@@ -1,3 +1,4 @@
+import AppStoreModels
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -57,23 +58,19 @@ public struct JobScheduler: Service {
             try await enqueue(appId: appId, kind: .refundSweep, at: Self.periodStart(now, configuration.refundSweepSeconds))
             try await enqueue(appId: appId, kind: .planLooks, at: Self.periodStart(now, configuration.planSeconds))
             let requests = try await runner.store.notifications(
-                appId: appId, filter: NotificationFilter(notificationType: "CONSUMPTION_REQUEST", state: .processed, limit: 200))
+                appId: appId, filter: NotificationFilter(notificationType: NotificationTypeV2.consumptionRequest.rawValue, state: .processed, limit: 200))
             // Each request is planned once (its job records an answer or that the 12-hour window
             // passed); requests a week old were planned long ago, so they are not offered again.
             let answerable = now.addingTimeInterval(-max(7 * 86_400, 2 * configuration.consumptionWindowSeconds))
             for row in requests where row.receivedAt >= answerable {
                 guard let id = row.id else { continue }
-                try await runner.store.enqueue(JobRecord(
-                    appId: appId, kind: JobKind.consumptionAnswer.rawValue, payload: JSONEncoder.payload(ConsumptionPayload(inboxId: id)),
-                    runAt: now, idempotencyKey: "consumption:\(id)"))
+                try await runner.store.enqueue(.consumptionAnswer(appId: appId, inboxId: id, runAt: now))
             }
         }
     }
 
     private func enqueue(appId: String, kind: JobKind, at millis: Int64, payload: String = "{}") async throws {
-        try await runner.store.enqueue(JobRecord(
-            appId: appId, kind: kind.rawValue, payload: payload, runAt: Date(timeIntervalSince1970: Double(millis) / 1000),
-            idempotencyKey: "\(kind.rawValue):\(millis)"))
+        try await runner.store.enqueue(.periodic(appId: appId, kind: kind, start: Date(millisecondsSince1970: millis), payload: payload))
     }
 
     /// The start of the period of `seconds` that contains `date`, in milliseconds.

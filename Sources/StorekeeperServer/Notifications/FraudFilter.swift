@@ -19,7 +19,7 @@ struct FraudFilter: Sendable {
         if let bundleId, bundleId != app.bundleId {
             return "bundle_mismatch: the data names another app's bundle id"
         }
-        if let environment, !app.environments.contains(environment.rawValue) {
+        if let environment, !app.environments.contains(environment) {
             return "environment_not_accepted: the app does not accept \(environment.rawValue) data"
         }
         if !catalog.products.isEmpty {

@@ -95,10 +95,7 @@ extension InboxProcessor {
     private func requestRefreshes(of chains: [String], app: AppRuntime, row: InboxNotification, now: Date) async throws {
         guard app.configuration.appStoreServerAPI != nil else { return }
         for chain in chains {
-            _ = try await store.enqueue(JobRecord(
-                appId: app.id, kind: JobKind.refreshSubscription.rawValue,
-                payload: JSONEncoder.payload(RefreshPayload(originalTransactionId: chain)), runAt: now,
-                idempotencyKey: "refresh:\(chain):v1:\(row.idempotencyKey)"))
+            _ = try await store.enqueue(.refresh(appId: app.id, chain: chain, cause: .v1Notification(row.idempotencyKey), runAt: now))
         }
     }
 }

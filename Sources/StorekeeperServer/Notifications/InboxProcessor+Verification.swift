@@ -29,7 +29,7 @@ extension InboxProcessor {
     /// rows are left to ``process(_:verification:)``.
     func verifyConcurrently(_ batch: [InboxNotification], now: Date) async -> [Int64: V2Verification] {
         await withTaskGroup(of: (Int64, V2Verification)?.self) { group in
-            for row in batch where row.version == 2 {
+            for row in batch where row.version == .v2 {
                 guard let id = row.id, let app = apps.apps[row.appId] else { continue }
                 group.addTask { (id, await Self.verifyV2(row, app: app, now: now)) }
             }

@@ -91,8 +91,8 @@ public struct InboxProcessor: Sendable {
         let changeset: Changeset
         if let app = apps.apps[row.appId] {
             switch row.version {
-            case 2: changeset = try await processV2(row, id: id, app: app, now: now, verification: verification)
-            default: changeset = try await processV1(row, id: id, app: app, now: now)
+            case .v2: changeset = try await processV2(row, id: id, app: app, now: now, verification: verification)
+            case .v1: changeset = try await processV1(row, id: id, app: app, now: now)
             }
         } else {
             changeset = Self.rejected(row, id: id, reason: "unknown_app: no app \(row.appId) is configured", now: now)

@@ -1,6 +1,7 @@
 import AppStoreModels
 import AppStoreVerification
 import Foundation
+import StorekeeperStore
 
 /// Decides, before anything is stored, whether a body posted to an app's notification URL
 /// could be genuine. The URL needs no key, so this is all that stands between the internet
@@ -20,7 +21,7 @@ import Foundation
 struct NotificationAdmission: Sendable {
     /// What the inbox stores for an admitted body.
     struct Admitted: Sendable {
-        var version: Int
+        var version: NotificationVersion
         /// The verified `notificationUUID` (V2).
         var notificationUUID: String?
         /// The canonical body.
@@ -29,8 +30,24 @@ struct NotificationAdmission: Sendable {
 
     /// Why a body was turned away: a short code for metrics and logs (never sent back).
     struct Refusal: Error, Sendable, Hashable {
-        var code: String
+        var code: Reason
         var detail: String
+
+        /// Why, as the `reason` label of `storekeeper_notifications_refused_total`.
+        enum Reason: String, Sendable, Hashable {
+            /// Not a notification of either version, or not re-encodable.
+            case malformed
+            /// No such app (answered exactly as any other refusal).
+            case unknownApp = "unknown_app"
+            /// A V2 signed payload that does not verify for the app.
+            case unverified
+            /// A V1 body whose password does not match the shared secret.
+            case password
+            /// A string holds U+0000.
+            case nul
+            /// A V1 body whose `latest_receipt` does not verify for the app.
+            case receipt
+        }
     }
 
     enum Verdict: Sendable {
@@ -44,16 +61,16 @@ struct NotificationAdmission: Sendable {
     /// Judges `body` for `app` (`nil` when the path names no configured app).
     static func evaluate(body: Data, app: AppRuntime?, now: Date) async -> Verdict {
         guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
-            return .refused(Refusal(code: "malformed", detail: "the body is not a JSON object"))
+            return .refused(Refusal(code: .malformed, detail: "the body is not a JSON object"))
         }
-        guard let app else { return .refused(Refusal(code: "unknown_app", detail: "no such app")) }
+        guard let app else { return .refused(Refusal(code: .unknownApp, detail: "no such app")) }
         if let signedPayload = object["signedPayload"] as? String {
             return await evaluateV2(signedPayload: signedPayload, app: app, now: now)
         }
         if object["notification_type"] is String {
             return evaluateV1(object: object, body: body, app: app, now: now)
         }
-        return .refused(Refusal(code: "malformed", detail: "neither a V2 (signedPayload) nor a V1 (notification_type) body"))
+        return .refused(Refusal(code: .malformed, detail: "neither a V2 (signedPayload) nor a V1 (notification_type) body"))
     }
 
     private struct CanonicalV2: Encodable {
@@ -64,15 +81,15 @@ struct NotificationAdmission: Sendable {
         switch await app.verify(signedOnly: true, { await $0.verifyAndDecodeNotification(signedPayload, now: now) }) {
         case .invalid(let failure):
             if failure.reason == .retryableVerificationFailure { return .retryLater(failure.message) }
-            return .refused(Refusal(code: "unverified", detail: "\(failure.reason.rawValue): \(failure.message)"))
+            return .refused(Refusal(code: .unverified, detail: "\(failure.reason.rawValue): \(failure.message)"))
         case .valid(let notification):
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             guard let canonical = try? encoder.encode(CanonicalV2(signedPayload: signedPayload)) else {
-                return .refused(Refusal(code: "malformed", detail: "the body cannot be re-encoded"))
+                return .refused(Refusal(code: .malformed, detail: "the body cannot be re-encoded"))
             }
             let uuid = InboxText.field(notification.notificationUUID).flatMap { $0.isEmpty ? nil : $0 }
-            return .admitted(Admitted(version: 2, notificationUUID: uuid, body: canonical))
+            return .admitted(Admitted(version: .v2, notificationUUID: uuid, body: canonical))
         }
     }
 
@@ -80,23 +97,23 @@ struct NotificationAdmission: Sendable {
         guard let secret = app.configuration.sharedSecret, let password = object["password"] as? String,
             ConstantTime.equals(password, secret)
         else {
-            return .refused(Refusal(code: "password", detail: "the V1 password does not match the app's shared secret"))
+            return .refused(Refusal(code: .password, detail: "the V1 password does not match the app's shared secret"))
         }
         guard !containsNUL(object) else {
-            return .refused(Refusal(code: "nul", detail: "a string of the body holds U+0000"))
+            return .refused(Refusal(code: .nul, detail: "a string of the body holds U+0000"))
         }
         guard let notification = try? JSONDecoder().decode(NotificationV1.self, from: body) else {
-            return .refused(Refusal(code: "malformed", detail: "the body is not a V1 notification"))
+            return .refused(Refusal(code: .malformed, detail: "the body is not a V1 notification"))
         }
         if case .failure(let refusal) = InboxProcessor.verifyLatestReceipt(of: notification, app: app, now: now) {
-            return .refused(Refusal(code: "receipt", detail: refusal.reason))
+            return .refused(Refusal(code: .receipt, detail: refusal.reason))
         }
         var stripped = object
         stripped.removeValue(forKey: "password")
         guard let canonical = try? JSONSerialization.data(withJSONObject: stripped, options: [.sortedKeys, .withoutEscapingSlashes]) else {
-            return .refused(Refusal(code: "malformed", detail: "the body cannot be re-encoded"))
+            return .refused(Refusal(code: .malformed, detail: "the body cannot be re-encoded"))
         }
-        return .admitted(Admitted(version: 1, notificationUUID: nil, body: canonical))
+        return .admitted(Admitted(version: .v1, notificationUUID: nil, body: canonical))
     }
 
     /// Whether any key or string inside a decoded JSON value holds U+0000.

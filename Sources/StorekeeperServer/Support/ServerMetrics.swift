@@ -1,5 +1,6 @@
 import CoreMetrics
 import Foundation
+import StorekeeperStore
 import Metrics
 import Prometheus
 
@@ -19,8 +20,8 @@ public struct ServerMetrics: Sendable {
         Counter(label: "storekeeper_http_requests_total", dimensions: [("route", route), ("status", "\(status)")], factory: factory).increment()
     }
 
-    func notificationReceived(version: Int) {
-        Counter(label: "storekeeper_notifications_received_total", dimensions: [("version", "\(version)")], factory: factory).increment()
+    func notificationReceived(version: NotificationVersion) {
+        Counter(label: "storekeeper_notifications_received_total", dimensions: [("version", "\(version.rawValue)")], factory: factory).increment()
     }
 
     func notificationProcessed(state: String) {

@@ -12,8 +12,7 @@ public struct InboxNotification: Sendable, Hashable {
     public var appId: String
     /// Exact repeats share this key: V2 `v2:<notificationUUID>:<body digest>`, V1 `v1:<body digest>`.
     public var idempotencyKey: String
-    /// 1 or 2.
-    public var version: Int
+    public var version: NotificationVersion
     /// The request body, byte for byte (UTF-8).
     public var body: String
     /// Request headers worth keeping (content type, user agent), never credentials.
@@ -30,7 +29,7 @@ public struct InboxNotification: Sendable, Hashable {
     public var metadata: NotificationMetadata?
 
     public init(
-        id: Int64? = nil, appId: String, idempotencyKey: String, version: Int, body: String,
+        id: Int64? = nil, appId: String, idempotencyKey: String, version: NotificationVersion, body: String,
         headers: [String: String] = [:], receivedAt: Date, state: InboxState = .pending,
         failureReason: String? = nil, attempts: Int = 0, metadata: NotificationMetadata? = nil
     ) {
@@ -49,10 +48,10 @@ public struct InboxNotification: Sendable, Hashable {
 
     /// The idempotency key of a body: exact repeats of the same notification collide, and a
     /// forged body reusing a real `notificationUUID` does not shadow the real one.
-    public static func idempotencyKey(version: Int, notificationUUID: String?, body: Data) -> String {
+    public static func idempotencyKey(version: NotificationVersion, notificationUUID: String?, body: Data) -> String {
         let digest = StableDigest.hex(of: body)
-        if version == 2, let notificationUUID { return "v2:\(notificationUUID.lowercased()):\(digest)" }
-        return "v\(version):\(digest)"
+        if version == .v2, let notificationUUID { return "v2:\(notificationUUID.lowercased()):\(digest)" }
+        return "v\(version.rawValue):\(digest)"
     }
 }
 
@@ -128,4 +127,12 @@ public enum InboxInsertion: Sendable, Hashable {
         case .inserted(let id), .duplicate(let id): id
         }
     }
+}
+
+/// Which App Store Server Notifications format a body is.
+public enum NotificationVersion: Int, Sendable, Hashable, Codable, CaseIterable {
+    /// The legacy JSON notification (`notification_type`, `unified_receipt`, `password`).
+    case v1 = 1
+    /// The signed `{"signedPayload": JWS}` notification.
+    case v2 = 2
 }

@@ -7,7 +7,7 @@ extension SQLStore {
         return try await backend.transaction { db in
             if let row = try await db.raw("""
                 INSERT INTO notification_inbox (app_id, idempotency_key, version, body, headers, received_at, state, attempts)
-                VALUES (\(bind: notification.appId), \(bind: notification.idempotencyKey), \(bind: notification.version),
+                VALUES (\(bind: notification.appId), \(bind: notification.idempotencyKey), \(bind: notification.version.rawValue),
                 \(bind: notification.body), \(bind: headers), \(bind: notification.receivedAt.millisecondsSince1970),
                 \(bind: InboxState.pending.rawValue), \(bind: 0))
                 ON CONFLICT (app_id, idempotency_key) DO NOTHING RETURNING id
@@ -155,9 +155,12 @@ extension SQLStore {
                 originalTransactionId: chain, signedDate: try row.optionalDate("signed_at"),
                 environment: try row.optionalString("environment")
             )
+        guard let version = NotificationVersion(rawValue: try row.int("version")) else {
+            throw StoreError(code: .corruptRow, message: "inbox row version \(try row.int("version")) is unknown")
+        }
         return InboxNotification(
             id: try row.int64("id"), appId: try row.string("app_id"), idempotencyKey: try row.string("idempotency_key"),
-            version: try row.int("version"), body: try row.string("body"),
+            version: version, body: try row.string("body"),
             headers: try StoreCoding.decode([String: String].self, from: try row.string("headers"), column: "headers"),
             receivedAt: try row.date("received_at"), state: state, failureReason: try row.optionalString("failure_reason"),
             attempts: try row.int("attempts"), metadata: metadata

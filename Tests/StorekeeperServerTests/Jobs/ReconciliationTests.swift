@@ -20,8 +20,8 @@ struct ReconciliationTests {
     static func deliver(_ bodies: [String], to store: SQLStore, at now: Date) async throws {
         for body in bodies {
             _ = try await store.receive(InboxNotification(
-                appId: "alpha", idempotencyKey: InboxNotification.idempotencyKey(version: 2, notificationUUID: nil, body: Data(body.utf8)),
-                version: 2, body: body, receivedAt: now))
+                appId: "alpha", idempotencyKey: InboxNotification.idempotencyKey(version: .v2, notificationUUID: nil, body: Data(body.utf8)),
+                version: .v2, body: body, receivedAt: now))
         }
     }
 

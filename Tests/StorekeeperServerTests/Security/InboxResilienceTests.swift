@@ -8,7 +8,7 @@ import Testing
 /// A row that cannot be processed must never hold back the others, nor be retried forever.
 @Suite("Security: poison rows, attempts and retention")
 struct InboxResilienceTests {
-    static func row(_ app: String, body: String, version: Int = 2, receivedAt: Date = Fixture.t0) -> InboxNotification {
+    static func row(_ app: String, body: String, version: NotificationVersion = .v2, receivedAt: Date = Fixture.t0) -> InboxNotification {
         InboxNotification(
             appId: app, idempotencyKey: InboxNotification.idempotencyKey(version: version, notificationUUID: nil, body: Data(body.utf8)),
             version: version, body: body, receivedAt: receivedAt)
@@ -19,7 +19,7 @@ struct InboxResilienceTests {
         try await ServerHarness.run(backend) { harness, client in
             for index in 0..<40 {
                 let body = #"{"notification_type":"DID_RENEW\u0000"# + "\(index)" + #"","password":"alpha-shared-secret","bid":"com.example.alpha\u0000"}"#
-                _ = try await harness.store.receive(Self.row("alpha", body: body, version: 1))
+                _ = try await harness.store.receive(Self.row("alpha", body: body, version: .v1))
             }
             let genuine = try NotificationRouteSecurityTests.genuine(harness.ca)
             #expect(try await client.call(.post, "/v1/apps/gamma/notifications", body: genuine).status == 200)

@@ -79,17 +79,17 @@ struct NotificationRouteSecurityTests {
 
     @Test("Xcode or LocalTesting beside Sandbox or Production is refused unless allowed; the notification route never takes unsigned data")
     func unsignedEnvironments() async throws {
-        var mixed = AppConfiguration(id: "mixed", bundleId: Fixture.bundle, environments: ["Sandbox", "Xcode"])
+        var mixed = AppConfiguration(id: "mixed", bundleId: Fixture.bundle, environments: [.sandbox, .xcode])
         #expect(throws: ConfigurationError.self) { try ServerConfiguration(apps: [mixed]).validate() }
         #expect(throws: ConfigurationError.self) {
-            try ServerConfiguration(apps: [AppConfiguration(id: "m", bundleId: "b", appAppleId: 1, environments: ["Production", "LocalTesting"])]).validate()
+            try ServerConfiguration(apps: [AppConfiguration(id: "m", bundleId: "b", appAppleId: 1, environments: [.production, .localTesting])]).validate()
         }
         mixed.allowUnsignedTestData = true
         try ServerConfiguration(apps: [mixed]).validate()
-        try ServerConfiguration(apps: [AppConfiguration(id: "x", bundleId: "b", environments: ["Xcode"])]).validate()
+        try ServerConfiguration(apps: [AppConfiguration(id: "x", bundleId: "b", environments: [.xcode])]).validate()
 
         try await ServerHarness.run(.sqlite, configure: { configuration in
-            configuration.apps[0].environments = ["Sandbox", "Xcode"]
+            configuration.apps[0].environments = [.sandbox, .xcode]
             configuration.apps[0].allowUnsignedTestData = true
         }) { harness, client in
             let forger = try TestCertificateAuthorityFactory.untrusted()
