@@ -4,7 +4,7 @@ import Foundation
 /// A compact JWS (RFC 7515 §7.1) split into its three parts, each decoded with the strict
 /// ``Base64URL`` rules. It says nothing about trust: check the signature with
 /// ``isSignedES256(by:)`` and the header's fields yourself. (Apple's signed data goes through
-/// `SignedDataVerifier`, which parses in place for speed with the same codec.)
+/// `SignedDataVerifier`, which parses in place with ``JWSSegments`` and the same codec.)
 public struct CompactJWS: Sendable, Hashable {
     /// The protected header's JSON bytes.
     public var header: [UInt8]

@@ -111,12 +111,12 @@ extension SignedDataVerifier {
     /// Splits and decodes the parts of `bytes` every verification needs, looking the header up
     /// in the cache first.
     private func parse<Model: Decodable>(_ bytes: UnsafeBufferPointer<UInt8>, as type: Model.Type, now: Date) -> Result<ParsedJWS<Model>, VerificationFailure> {
-        guard let segments = CompactJWS(bytes) else {
+        guard let segments = JWSSegments(bytes) else {
             return .failure(.verificationFailure("not a compact JWS: expected three dot-separated segments"))
         }
         let headerBytes = UnsafeBufferPointer(rebasing: bytes[segments.header])
         let headerKey = HeaderCacheKey(bytes: Array(headerBytes))
-        var header: JWSHeader?
+        var header: ReceivedJWSHeader?
         var cachedChain: VerifiedChain?
         if !skipsSignatureVerification, let cached = headerCache.value(for: headerKey), cached.isUsable(at: now) {
             cachedChain = cached
@@ -126,7 +126,7 @@ extension SignedDataVerifier {
                 return .failure(.verificationFailure("JWS header is not base64url"))
             }
             do {
-                header = try JSONDecoder().decode(JWSHeader.self, from: Data(headerJSON))
+                header = try JSONDecoder().decode(ReceivedJWSHeader.self, from: Data(headerJSON))
             } catch {
                 return .failure(.verificationFailure("JWS header is not a valid JSON object: \(error)"))
             }
@@ -152,10 +152,10 @@ extension SignedDataVerifier {
 
 /// A JWS split and decoded, before its chain and signature are judged.
 struct ParsedJWS<Model: Decodable> {
-    let segments: CompactJWS
+    let segments: JWSSegments
     let headerKey: HeaderCacheKey
     /// The decoded header; `nil` when the header was found in the cache.
-    let header: JWSHeader?
+    let header: ReceivedJWSHeader?
     /// The chain of an identical header verified earlier.
     let cachedChain: VerifiedChain?
     let payload: SignedPayload<Model>

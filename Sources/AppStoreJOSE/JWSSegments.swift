@@ -1,18 +1,20 @@
 import Foundation
 
-/// The three segments of a compact JWS (`header.payload.signature`), as byte ranges of its text.
+/// The three segments of a compact JWS (`header.payload.signature`) as byte ranges of its
+/// text: ``CompactJWS`` parsed in place, for the verifier's hot path.
 ///
-/// Parsing only locates the two dots; each segment is decoded when needed, once.
-struct CompactJWS {
-    let header: Range<Int>
-    let payload: Range<Int>
-    let signature: Range<Int>
+/// Parsing only locates the two dots; each segment is decoded when needed, once, with
+/// ``Base64URL/decode(segment:)``.
+public struct JWSSegments: Sendable {
+    public let header: Range<Int>
+    public let payload: Range<Int>
+    public let signature: Range<Int>
 
     /// The bytes covered by the signature: `header.payload`.
-    var signingInput: Range<Int> { header.lowerBound..<payload.upperBound }
+    public var signingInput: Range<Int> { header.lowerBound..<payload.upperBound }
 
     /// Splits `bytes` into three segments, or returns `nil` unless it contains exactly two dots.
-    init?(_ bytes: UnsafeBufferPointer<UInt8>) {
+    public init?(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let first = Self.indexOfDot(in: bytes, from: 0),
             let second = Self.indexOfDot(in: bytes, from: first + 1),
             Self.indexOfDot(in: bytes, from: second + 1) == nil

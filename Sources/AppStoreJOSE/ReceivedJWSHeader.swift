@@ -1,14 +1,16 @@
-/// The JWS protected header fields verification looks at, validated as PyJWT does.
+/// A received JWS's protected header, read as strictly as PyJWT (Apple's Python verifier)
+/// reads it: the fields verification looks at, kept in the shape they came in. ``JWSHeader``
+/// is the header this package writes.
 ///
 /// Decoding fails (and verification reports `verification_failure`) when the header is not a
 /// JSON object, `kid` is present but not a string, `crit` is present but not a non-empty list
 /// naming only a present `b64`, or `b64` is `false` (unencoded payloads are never Apple's).
-struct JWSHeader: Decodable {
+public struct ReceivedJWSHeader: Decodable, Sendable {
     /// `alg` when it is a string.
-    let algorithm: String?
+    public let algorithm: String?
 
     /// `x5c` as found, `nil` when absent.
-    let certificateChain: JSONShape?
+    public let certificateChain: JSONShape?
 
     private struct Key: CodingKey {
         let stringValue: String
@@ -23,11 +25,11 @@ struct JWSHeader: Decodable {
         static let base64 = Key(stringValue: "b64")
     }
 
-    struct Malformed: Error, CustomStringConvertible {
-        let description: String
+    public struct Malformed: Error, CustomStringConvertible {
+        public let description: String
     }
 
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Key.self)
         if container.contains(.keyID), (try? container.decode(String.self, forKey: .keyID)) == nil {
             throw Malformed(description: "kid is not a string")
@@ -49,14 +51,14 @@ struct JWSHeader: Decodable {
 }
 
 /// Any JSON value, kept only as far as verification needs to judge an `x5c` header like Python.
-enum JSONShape: Decodable {
+public enum JSONShape: Decodable, Sendable {
     case null
     case scalar
     case string(String)
     case array([JSONShape])
     case object(count: Int)
 
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -72,7 +74,7 @@ enum JSONShape: Decodable {
     }
 
     /// Python's `len()` of the value, or `nil` where Python's `len()` raises.
-    var pythonLength: Int? {
+    public var pythonLength: Int? {
         switch self {
         case .null, .scalar: nil
         case .string(let text): text.unicodeScalars.count
