@@ -79,8 +79,9 @@ public func buildApplication(configuration: ServerConfiguration, dependencies: S
         maximumBodySize: configuration.maximumBodySize, appleClients: dependencies.appleClients)
     api.maximumNotificationBodySize = configuration.maximumNotificationBodySize
     api.bodyTimeout = .milliseconds(Int64(configuration.connections.bodyTimeoutSeconds * 1000))
-    let router = Router(context: BasicRequestContext.self)
-    router.add(middleware: JSONErrorMiddleware(metrics: metrics))
+    let router = Router(context: APIRequestContext.self)
+    router.add(middleware: MetricsMiddleware(metrics: metrics))
+    router.add(middleware: JSONErrorMiddleware())
     api.addRoutes(to: router)
 
     var services = dependencies.storeServices

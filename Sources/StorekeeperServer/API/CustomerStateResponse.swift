@@ -1,9 +1,10 @@
 import Foundation
+import Hummingbird
 import StorekeeperStore
 import SubscriptionEngine
 
 /// The customer as the API shows it: the engine's state at the request's instant.
-struct CustomerStateResponse: Encodable {
+struct CustomerStateResponse: ResponseEncodable {
     var customerId: String
     var instant: Date
     var entitlements: [Entitlement]
@@ -26,7 +27,7 @@ struct CustomerStateResponse: Encodable {
 }
 
 /// One event of a customer's timeline.
-struct EventResponse: Encodable {
+struct EventResponse: Encodable, Sendable {
     var id: Int64?
     var type: String
     var occurredAt: Date
@@ -43,7 +44,7 @@ struct EventResponse: Encodable {
 }
 
 /// One inbox row as the API shows it (the raw body included, for support and testing).
-struct NotificationResponse: Encodable {
+struct NotificationResponse: ResponseEncodable {
     var id: Int64?
     var version: Int
     var receivedAt: Date
@@ -81,5 +82,14 @@ struct NotificationResponse: Encodable {
         object.removeValue(forKey: "password")
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return "" }
         return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// One subscription's state as the engine computes it, as the API answers it.
+struct SubscriptionResponse: ResponseEncodable {
+    let state: SubscriptionState
+
+    func encode(to encoder: any Encoder) throws {
+        try state.encode(to: encoder)
     }
 }

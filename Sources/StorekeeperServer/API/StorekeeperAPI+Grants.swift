@@ -19,9 +19,9 @@ extension StorekeeperAPI {
 
     /// `POST /v1/apps/{appId}/customers/{customerId}/grants` (admin key): a manual grant or
     /// revocation, recorded as a ledger fact and in the audit log.
-    func postGrant(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let (app, principal) = try authorize(request, context, admin: true)
-        let customer = try customerId(context)
+    func postGrant(_ request: Request, _ context: APIRequestContext) async throws -> EditedResponse<CustomerStateResponse> {
+        let (app, principal) = (try context.caller().app, try context.caller().principal)
+        let customer = try context.customerId()
         let input = try JSONBody.decode(GrantRequest.self, from: try await body(request))
         let reason = input.reason.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...1000).contains(reason.count) else { throw APIError.badRequest("reason must be 1 to 1000 characters") }
@@ -57,7 +57,7 @@ extension StorekeeperAPI {
             facts: [fact], source: .manual, binding: .operatorFor(customerId: customer),
             audit: [AuditEntry(appId: app.id, actor: principal.actor, action: action, customerId: customer, reason: reason,
                                details: details, at: now)]), app: app, now: now)
-        return JSONBody.response(status: .created, value: try await customerState(app: app, customerId: customer))
+        return EditedResponse(status: .created, response: try await customerState(app: app, customerId: customer))
     }
 
     /// The chain of the transaction a revocation names, after checking that it is this

@@ -3,13 +3,6 @@ import Hummingbird
 import StorekeeperStore
 
 extension StorekeeperAPI {
-    func addNotificationRoutes(to app: RouterGroup<BasicRequestContext>) {
-        app.post("notifications") { request, context in try await receiveNotification(request, context) }
-        app.get("notifications") { request, context in try await listNotifications(request, context) }
-        app.get("notifications/:notificationId") { request, context in try await notificationBody(request, context) }
-        app.post("notifications/:notificationId/retry") { request, context in try await retryNotification(request, context) }
-    }
-
     /// The one answer to every body the notification route turns away, whatever the reason and
     /// whether or not the app exists: the sender learns nothing it could use.
     static let notificationRefused = APIError(
@@ -19,8 +12,8 @@ extension StorekeeperAPI {
     /// `POST /v1/apps/{appId}/notifications` (no key: Apple calls it). Admits only what could be
     /// genuine (``NotificationAdmission``), stores it in the inbox durably, and only then
     /// answers 200; processing happens from the inbox.
-    func receiveNotification(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        guard let appId = try? pathParameter(context, "appId") else { throw Self.notificationRefused }
+    func receiveNotification(_ request: Request, _ context: APIRequestContext) async throws -> NotificationReceipt {
+        guard let appId = try? context.pathParameter("appId") else { throw Self.notificationRefused }
         let buffer = try await collectBody(request, upTo: maximumNotificationBodySize)
         let now = clock()
         let admitted: NotificationAdmission.Admitted
@@ -47,10 +40,10 @@ extension StorekeeperAPI {
         await signal.notify()
         let duplicate: Bool
         if case .duplicate = insertion { duplicate = true } else { duplicate = false }
-        return JSONBody.response(value: NotificationReceipt(id: insertion.id, duplicate: duplicate))
+        return NotificationReceipt(id: insertion.id, duplicate: duplicate)
     }
 
-    struct NotificationReceipt: Encodable {
+    struct NotificationReceipt: ResponseEncodable {
         var received = true
         var id: Int64
         var duplicate: Bool
@@ -58,8 +51,8 @@ extension StorekeeperAPI {
 
     /// `GET /v1/apps/{appId}/notifications` (app key): the inbox's rows, newest first, as
     /// metadata only; a body is an admin read of one row.
-    func listNotifications(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let (app, _) = try authorize(request, context)
+    func listNotifications(_ request: Request, _ context: APIRequestContext) async throws -> [String: [NotificationResponse]] {
+        let app = try context.caller().app
         let query = request.uri.queryParameters
         var filter = NotificationFilter(limit: try Self.limit(request))
         filter.originalTransactionId = try Self.queryText(query.get("originalTransactionId"), name: "originalTransactionId")
@@ -71,32 +64,32 @@ extension StorekeeperAPI {
             filter.state = value
         }
         let rows = try await store.notifications(appId: app.id, filter: filter)
-        return JSONBody.response(value: ["notifications": rows.map(NotificationResponse.init)])
+        return ["notifications": rows.map(NotificationResponse.init)]
     }
 
     /// `GET /v1/apps/{appId}/notifications/{id}` (admin key): one row with its stored body.
-    func notificationBody(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let (app, _) = try authorize(request, context, admin: true)
+    func notificationBody(_ request: Request, _ context: APIRequestContext) async throws -> NotificationResponse {
+        let app = try context.caller().app
         let row = try await inboxRow(app: app, context: context)
         var response = NotificationResponse(row)
         response.body = NotificationResponse.redactingPassword(row.body)
-        return JSONBody.response(value: response)
+        return response
     }
 
     /// `POST /v1/apps/{appId}/notifications/{id}/retry` (admin key): puts a failed row back in
     /// the queue with its attempts reset (after the cause was fixed).
-    func retryNotification(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let (app, _) = try authorize(request, context, admin: true)
+    func retryNotification(_ request: Request, _ context: APIRequestContext) async throws -> EditedResponse<[String: String]> {
+        let app = try context.caller().app
         let row = try await inboxRow(app: app, context: context)
         guard row.state == .failed, let id = row.id else {
             throw APIError(.conflict, code: .notFailed, message: "only a failed notification can be retried")
         }
         try await store.requeueFailedNotification(appId: app.id, id: id)
         await signal.notify()
-        return JSONBody.response(status: .accepted, value: ["id": "\(id)", "state": InboxState.pending.rawValue])
+        return EditedResponse(status: .accepted, response: ["id": "\(id)", "state": InboxState.pending.rawValue])
     }
 
-    private func inboxRow(app: AppRuntime, context: BasicRequestContext) async throws -> InboxNotification {
+    private func inboxRow(app: AppRuntime, context: APIRequestContext) async throws -> InboxNotification {
         let text = try context.parameters.require("notificationId")
         guard let id = Int64(text), id > 0 else { throw APIError.badRequest("the notification id must be a positive integer") }
         guard let row = try await store.notification(id: id), row.appId == app.id else { throw APIError.notFound }

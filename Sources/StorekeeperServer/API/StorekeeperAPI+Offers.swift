@@ -5,11 +5,6 @@ import StorekeeperStore
 import SubscriptionEngine
 
 extension StorekeeperAPI {
-    /// `POST /v1/apps/{appId}/offers/sign` (app key).
-    func addOfferRoutes(to app: RouterGroup<BasicRequestContext>) {
-        app.post("offers/sign") { request, context in try await signOffer(request, context) }
-    }
-
     struct OfferSignRequest: Decodable {
         var customerId: String
         var productId: String
@@ -27,7 +22,7 @@ extension StorekeeperAPI {
         var transactionId: String?
     }
 
-    struct OfferSignResponse: Encodable {
+    struct OfferSignResponse: ResponseEncodable {
         var format: String
         var productId: String
         var offerId: String
@@ -43,11 +38,13 @@ extension StorekeeperAPI {
     /// subscription group, then signs the offer with the app's In-App Purchase key. The request
     /// must carry the customer's app account token: one bound to another customer is a 409, an
     /// unbound one is bound to this customer. A customer token may ask only for its customer.
-    func signOffer(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let (app, principal) = try authorize(request, context, customer: .body)
+    ///
+    /// `POST /v1/apps/{appId}/offers/sign` (app key or the customer's token).
+    func signOffer(_ request: Request, _ context: APIRequestContext) async throws -> OfferSignResponse {
+        let (app, principal) = (try context.caller().app, try context.caller().principal)
         let input = try JSONBody.decode(OfferSignRequest.self, from: try await body(request))
         guard (1...256).contains(input.customerId.utf8.count) else { throw APIError.badRequest("customerId must be 1 to 256 characters") }
-        if let tokenCustomer = principal.customerId, tokenCustomer != input.customerId { throw Self.customerTokenRefused }
+        if let tokenCustomer = principal.customerId, tokenCustomer != input.customerId { throw APIAuthenticator.customerTokenRefused }
         guard (1...256).contains(input.productId.utf8.count), (1...256).contains(input.offerId.utf8.count) else {
             throw APIError.badRequest("productId and offerId must be 1 to 256 characters")
         }
@@ -100,7 +97,7 @@ extension StorekeeperAPI {
         } catch {
             throw APIError(.internalServerError, code: .signingFailed, message: "the offer could not be signed")
         }
-        return JSONBody.response(value: response)
+        return response
     }
 
     /// Binds the app account token to the customer, or answers 409 when it is another's.

@@ -13,9 +13,8 @@ extension StorekeeperAPI {
 
     /// `POST /v1/apps/{appId}/customers/{customerId}/purchases`: verifies a StoreKit 2 signed
     /// transaction or a legacy receipt, links its chains to the customer and records its facts.
-    func postPurchase(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let customer = try customerId(context)
-        let (app, _) = try authorize(request, context, customer: .path(customer))
+    func postPurchase(_ request: Request, _ context: APIRequestContext) async throws -> CustomerStateResponse {
+        let (app, customer) = (try context.caller().app, try context.customerId())
         let input = try JSONBody.decode(PurchaseRequest.self, from: try await body(request))
         let now = clock()
         var history = PurchaseHistory()
@@ -68,7 +67,7 @@ extension StorekeeperAPI {
         } catch let error as StoreError where error.code == .aliasConflict {
             throw APIError(.conflict, code: .transactionBelongsToAnotherCustomer, message: "this purchase is linked to another customer of the app")
         }
-        return JSONBody.response(value: try await customerState(app: app, customerId: customer))
+        return try await customerState(app: app, customerId: customer)
     }
 
     static func replayed(_ alias: CustomerAlias) -> APIError {

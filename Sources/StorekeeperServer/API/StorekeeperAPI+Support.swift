@@ -7,11 +7,11 @@ import StorekeeperStore
 
 extension StorekeeperAPI {
     /// Support tools (admin key): renewal-date extension, app account token, test notification.
-    func addSupportRoutes(to app: RouterGroup<BasicRequestContext>) {
-        app.post("subscriptions/:originalTransactionId/extend") { request, context in try await extendRenewal(request, context) }
-        app.put("subscriptions/:originalTransactionId/appAccountToken") { request, context in try await setAppAccountToken(request, context) }
-        app.post("notifications/test") { request, context in try await requestTestNotification(request, context) }
-        app.get("notifications/test/:token") { request, context in try await testNotificationStatus(request, context) }
+    func addSupportRoutes(to admin: RouterGroup<APIRequestContext>) {
+        admin.post("subscriptions/:originalTransactionId/extend", use: extendRenewal)
+            .put("subscriptions/:originalTransactionId/appAccountToken", use: setAppAccountToken)
+            .post("notifications/test", use: requestTestNotification)
+            .get("notifications/test/:token", use: testNotificationStatus)
     }
 
     struct ExtendRequest: Decodable {
@@ -45,8 +45,8 @@ extension StorekeeperAPI {
         }
     }
 
-    func chainParameter(_ context: BasicRequestContext) throws -> String {
-        let chain = try pathParameter(context, "originalTransactionId")
+    func chainParameter(_ context: APIRequestContext) throws -> String {
+        let chain = try context.pathParameter("originalTransactionId")
         guard (1...128).contains(chain.utf8.count), chain.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
             throw APIError.badRequest("originalTransactionId must be 1 to 128 letters or digits")
         }
@@ -61,8 +61,8 @@ extension StorekeeperAPI {
 
     /// `POST /v1/apps/{appId}/subscriptions/{originalTransactionId}/extend` (admin): extends the
     /// renewal date at Apple, audits it and schedules an immediate refresh of the chain.
-    func extendRenewal(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let (app, principal) = try authorize(request, context, admin: true)
+    func extendRenewal(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let (app, principal) = (try context.caller().app, try context.caller().principal)
         let chain = try chainParameter(context)
         let input = try JSONBody.decode(ExtendRequest.self, from: try await body(request))
         let reason = try Self.checkedReason(input.reason)
@@ -97,8 +97,8 @@ extension StorekeeperAPI {
     }
 
     /// `PUT /v1/apps/{appId}/subscriptions/{originalTransactionId}/appAccountToken` (admin).
-    func setAppAccountToken(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let (app, principal) = try authorize(request, context, admin: true)
+    func setAppAccountToken(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let (app, principal) = (try context.caller().app, try context.caller().principal)
         let chain = try chainParameter(context)
         let input = try JSONBody.decode(TokenRequest.self, from: try await body(request))
         let reason = try Self.checkedReason(input.reason)
@@ -117,8 +117,8 @@ extension StorekeeperAPI {
     }
 
     /// `POST /v1/apps/{appId}/notifications/test` (admin): asks Apple to send a test notification.
-    func requestTestNotification(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let (app, _) = try authorize(request, context, admin: true)
+    func requestTestNotification(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let app = try context.caller().app
         let client = try appleClient(app)
         let answer = try await callApple { try await client.requestTestNotification() }
         guard let token = answer.testNotificationToken else {
@@ -129,9 +129,9 @@ extension StorekeeperAPI {
 
     /// `GET /v1/apps/{appId}/notifications/test/{token}` (admin): Apple's delivery attempts of
     /// a test notification, and whether it reached this server's inbox.
-    func testNotificationStatus(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let (app, _) = try authorize(request, context, admin: true)
-        let token = try pathParameter(context, "token")
+    func testNotificationStatus(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let app = try context.caller().app
+        let token = try context.pathParameter("token")
         guard (1...256).contains(token.utf8.count) else { throw APIError.badRequest("the token is too long") }
         let client = try appleClient(app)
         let answer = try await callApple { try await client.getTestNotificationStatus(testNotificationToken: token) }

@@ -7,7 +7,7 @@ extension StorekeeperAPI {
         var expiresIn: Int?
     }
 
-    struct CustomerTokenResponse: Encodable {
+    struct CustomerTokenResponse: ResponseEncodable {
         var token: String
         var customerId: String
         var expiresAt: Date
@@ -15,10 +15,9 @@ extension StorekeeperAPI {
 
     /// `POST /v1/apps/{appId}/customers/{customerId}/tokens` (app or admin key): a customer
     /// token for the app on that customer's device (see ``CustomerToken``).
-    func mintCustomerToken(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let customer = try customerId(context)
-        let (app, principal) = try authorize(request, context)
-        guard principal.customerId == nil else { throw Self.customerTokenRefused }
+    func mintCustomerToken(_ request: Request, _ context: APIRequestContext) async throws -> EditedResponse<CustomerTokenResponse> {
+        let customer = try context.customerId()
+        let app = try context.caller().app
         let buffer = try await body(request)
         let input = buffer.readableBytes == 0 ? CustomerTokenRequest() : try JSONBody.decode(CustomerTokenRequest.self, from: buffer)
         let lifetime = input.expiresIn ?? 3600
@@ -28,6 +27,6 @@ extension StorekeeperAPI {
         }
         let expiresAt = Date(timeIntervalSince1970: (clock().timeIntervalSince1970 + Double(lifetime)).rounded(.down))
         let token = CustomerToken(appId: app.id, customerId: customer, expiresAt: expiresAt)
-        return JSONBody.response(status: .created, value: CustomerTokenResponse(token: token.text(key: key), customerId: customer, expiresAt: expiresAt))
+        return EditedResponse(status: .created, response: CustomerTokenResponse(token: token.text(key: key), customerId: customer, expiresAt: expiresAt))
     }
 }

@@ -17,7 +17,7 @@ extension StorekeeperAPI {
     /// the answer adds `latest_receipt_info` (every ledger transaction of the receipt's
     /// subscription chains, merged with the receipt's own), `pending_renewal_info` and
     /// `latest_receipt` (the receipt sent, echoed); without it, only the receipt.
-    func verifyReceipt(_ request: Request) async throws -> Response {
+    func verifyReceipt(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let buffer = try await body(request)
         let now = clock()
         guard let input = try? JSONDecoder().decode(VerifyReceiptRequest.self, from: Data(buffer: buffer)) else {

@@ -23,7 +23,7 @@ struct StorekeeperAPI: Sendable {
     /// The App Store Server API clients (support and offer routes).
     var appleClients = AppleClients()
 
-    func addRoutes(to router: Router<BasicRequestContext>) {
+    func addRoutes(to router: Router<APIRequestContext>) {
         router.get("/health") { _, _ in try await health() }
         router.get("/metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
@@ -33,87 +33,29 @@ struct StorekeeperAPI: Sendable {
             Response(status: .ok, headers: [.contentType: "application/json"],
                      body: ResponseBody(byteBuffer: OpenAPIDocument.bytes))
         }
-        router.post("/verifyReceipt") { request, _ in try await verifyReceipt(request) }
+        router.post("/verifyReceipt", use: verifyReceipt)
         let app = router.group("v1/apps/:appId")
-        addNotificationRoutes(to: app)
-        app.get("subscriptions/:originalTransactionId") { request, context in try await subscription(request, context) }
-        app.get("customers/:customerId") { request, context in try await customer(request, context) }
-        app.get("customers/:customerId/events") { request, context in try await events(request, context) }
-        app.post("customers/:customerId/purchases") { request, context in try await postPurchase(request, context) }
-        app.post("customers/:customerId/grants") { request, context in try await postGrant(request, context) }
-        app.post("customers/:customerId/tokens") { request, context in try await mintCustomerToken(request, context) }
-        addSupportRoutes(to: app)
-        addOfferRoutes(to: app)
+        // Apple calls the notification URL without a key; every other route has an authenticator.
+        app.post("notifications", use: receiveNotification)
+        app.group().add(middleware: authenticator(.key))
+            .get("subscriptions/:originalTransactionId", use: subscription)
+            .get("notifications", use: listNotifications)
+            .post("customers/:customerId/tokens", use: mintCustomerToken)
+        app.group().add(middleware: authenticator(.pathCustomer))
+            .get("customers/:customerId", use: customer)
+            .get("customers/:customerId/events", use: events)
+            .post("customers/:customerId/purchases", use: postPurchase)
+        let admin = app.group().add(middleware: authenticator(.admin))
+        admin.get("notifications/:notificationId", use: notificationBody)
+            .post("notifications/:notificationId/retry", use: retryNotification)
+            .post("customers/:customerId/grants", use: postGrant)
+        addSupportRoutes(to: admin)
+        app.group().add(middleware: authenticator(.bodyCustomer))
+            .post("offers/sign", use: signOffer)
     }
 
-    // MARK: - Access
-
-    /// The caller's principal for `appId`: 401 without a valid key or customer token, 404 when
-    /// the key belongs to another app (another tenant's data does not exist for it), 403 when an
-    /// admin key is needed, or when a customer token is used where it may not be.
-    ///
-    /// `customer` says whom the route acts for: a customer token is accepted only when it is
-    /// that customer's (`.body`: the handler checks the body's customer against the token;
-    /// routes with `.none` take keys alone).
-    func authorize(
-        _ request: Request, _ context: BasicRequestContext, admin: Bool = false, customer: CustomerScope = .none
-    ) throws -> (AppRuntime, APIPrincipal) {
-        guard let credential = Self.bearerCredential(request) else { throw APIError.unauthorized }
-        let appId = try pathParameter(context, "appId")
-        guard let principal = apps.authenticate(credential, appId: appId, now: clock()) else { throw APIError.unauthorized }
-        guard principal.appId == appId, let app = apps.apps[appId] else { throw APIError.notFound }
-        if let tokenCustomer = principal.customerId {
-            switch customer {
-            case .path(let id) where !admin && id == tokenCustomer: break
-            case .body where !admin: break
-            default: throw Self.customerTokenRefused
-            }
-        } else if admin, principal.role != .admin {
-            throw APIError(.forbidden, code: .forbidden, message: "this action needs an admin key")
-        }
-        return (app, principal)
-    }
-
-    /// Whom a route acts for, as far as customer tokens go.
-    enum CustomerScope {
-        /// Nobody in particular: keys only.
-        case none
-        /// The customer in the path.
-        case path(String)
-        /// The customer the body names (the handler compares it with the token's).
-        case body
-    }
-
-    static let customerTokenRefused = APIError(
-        .forbidden, code: .forbidden, message: "a customer token may only read and act for its own customer")
-
-    /// The credential of `Authorization: Bearer <credential>` (the scheme in any case).
-    static func bearerCredential(_ request: Request) -> String? {
-        guard let header = request.headers[.authorization] else { return nil }
-        let trimmed = header.trimmingCharacters(in: .whitespaces)
-        guard trimmed.count > 7, trimmed.prefix(7).lowercased() == "bearer " else { return nil }
-        let credential = trimmed.dropFirst(7).trimmingCharacters(in: .whitespaces)
-        return credential.isEmpty ? nil : credential
-    }
-
-    /// A path parameter, percent-decoded (`a%20b` and its decoded form name the same thing)
-    /// and checked: 1 to 256 bytes, no control characters.
-    func pathParameter(_ context: BasicRequestContext, _ name: String) throws -> String {
-        let raw = try context.parameters.require(name)
-        guard let value = raw.removingPercentEncoding, (1...256).contains(value.utf8.count),
-            !value.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) })
-        else {
-            throw APIError.badRequest("\(name) must be 1 to 256 characters (percent-encoded in the path) without control characters")
-        }
-        return value
-    }
-
-    func customerId(_ context: BasicRequestContext) throws -> String {
-        let id = try pathParameter(context, "customerId")
-        guard id.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }) else {
-            throw APIError.badRequest("customerId must be 1 to 256 printable characters")
-        }
-        return id
+    func authenticator(_ policy: AccessPolicy) -> APIAuthenticator {
+        APIAuthenticator(apps: apps, clock: clock, policy: policy)
     }
 
     func body(_ request: Request) async throws -> ByteBuffer {
@@ -164,30 +106,28 @@ struct StorekeeperAPI: Sendable {
         return CustomerStateResponse(customerId: customerId, state: state, aliases: try await store.aliases(appId: app.id, customerId: customerId))
     }
 
-    func customer(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let id = try customerId(context)
-        let (app, _) = try authorize(request, context, customer: .path(id))
+    func customer(_ request: Request, _ context: APIRequestContext) async throws -> CustomerStateResponse {
+        let (app, id) = (try context.caller().app, try context.customerId())
         guard try await store.customerExists(appId: app.id, customerId: id) else { throw APIError.notFound }
-        return JSONBody.response(value: try await customerState(app: app, customerId: id))
+        return try await customerState(app: app, customerId: id)
     }
 
-    func subscription(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let (app, _) = try authorize(request, context)
-        let chain = try pathParameter(context, "originalTransactionId")
+    func subscription(_ request: Request, _ context: APIRequestContext) async throws -> SubscriptionResponse {
+        let app = try context.caller().app
+        let chain = try context.pathParameter("originalTransactionId")
         guard (1...128).contains(chain.utf8.count) else { throw APIError.badRequest("originalTransactionId is too long") }
         let entries = try await store.ledger(appId: app.id, originalTransactionId: chain)
         let state = CustomerState(history: PurchaseHistory(ledger: entries), catalog: app.catalog, at: clock())
         guard let subscription = state.subscription(chain) else { throw APIError.notFound }
-        return JSONBody.response(value: subscription)
+        return SubscriptionResponse(state: subscription)
     }
 
-    func events(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let id = try customerId(context)
-        let (app, _) = try authorize(request, context, customer: .path(id))
+    func events(_ request: Request, _ context: APIRequestContext) async throws -> [String: [EventResponse]] {
+        let (app, id) = (try context.caller().app, try context.customerId())
         guard try await store.customerExists(appId: app.id, customerId: id) else { throw APIError.notFound }
         let limit = try Self.limit(request)
         let events = try await store.events(appId: app.id, customerId: id, limit: limit)
-        return JSONBody.response(value: ["events": events.map(EventResponse.init)])
+        return ["events": events.map(EventResponse.init)]
     }
 
     static func limit(_ request: Request) throws -> Int {

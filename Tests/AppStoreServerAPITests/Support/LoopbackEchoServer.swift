@@ -4,7 +4,8 @@ import Foundation
 /// each request as JSON, to test the live transport without leaving the machine.
 ///
 /// `/big` answers 2 MB; `/status/NNN` answers with that status. The process is stopped by
-/// ``stop()``, and stops by itself after two minutes in any case.
+/// ``stop()``, and stops by itself after fifteen minutes in any case (not sooner: a loaded
+/// machine may starve the test for minutes before it connects).
 final class LoopbackEchoServer: @unchecked Sendable {
     // Safety: `process` and `port` are set in `init` and never mutated afterwards.
     let port: Int
@@ -13,7 +14,7 @@ final class LoopbackEchoServer: @unchecked Sendable {
     static let script = """
         import http.server, json, os, signal, sys, threading
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        threading.Timer(120, lambda: os._exit(0)).start()
+        threading.Timer(900, lambda: os._exit(0)).start()
         class Echo(http.server.BaseHTTPRequestHandler):
             protocol_version = 'HTTP/1.1'
             def answer(self):

@@ -1,0 +1,111 @@
+import Foundation
+import Hummingbird
+import Logging
+
+/// The API's request context: Hummingbird's core, the caller that ``APIAuthenticator`` found,
+/// and the API's JSON encoder (so handlers return `ResponseEncodable` values).
+public struct APIRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The authenticated app and credential; set on every route under `/v1/apps/:appId` except
+    /// the notification URL, which Apple calls without a key.
+    var access: APIAccess?
+
+    public init(source: Source) {
+        coreContext = .init(source: source)
+    }
+
+    public var responseEncoder: JSONEncoder { JSONBody.encoder() }
+
+    /// The caller, as the authenticator middleware left it (401 on a route without one).
+    func caller() throws -> APIAccess {
+        guard let access else { throw APIError.unauthorized }
+        return access
+    }
+
+    /// A path parameter, percent-decoded (`a%20b` and its decoded form name the same thing)
+    /// and checked: 1 to 256 bytes, no control characters.
+    func pathParameter(_ name: String) throws -> String {
+        let raw = try parameters.require(name)
+        guard let value = raw.removingPercentEncoding, (1...256).contains(value.utf8.count),
+            !value.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) })
+        else {
+            throw APIError.badRequest("\(name) must be 1 to 256 characters (percent-encoded in the path) without control characters")
+        }
+        return value
+    }
+
+    /// The `customerId` path parameter: printable, no spaces.
+    func customerId() throws -> String {
+        let id = try pathParameter("customerId")
+        guard id.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }) else {
+            throw APIError.badRequest("customerId must be 1 to 256 printable characters")
+        }
+        return id
+    }
+}
+
+/// Who is calling: the app the path names and the credential that opened it.
+struct APIAccess: Sendable {
+    let app: AppRuntime
+    let principal: APIPrincipal
+}
+
+/// What a group of routes asks of its caller.
+enum AccessPolicy: Sendable {
+    /// Any of the app's keys (no customer token).
+    case key
+    /// An admin key.
+    case admin
+    /// A key, or the customer token of the customer in the path.
+    case pathCustomer
+    /// A key, or any of the app's customer tokens: the handler compares the body's customer
+    /// with the token's.
+    case bodyCustomer
+}
+
+/// Authenticates `Authorization: Bearer <key or customer token>` for the app in the path and
+/// applies the group's ``AccessPolicy``: 401 without a valid credential, 404 when it belongs to
+/// another app (another tenant's data does not exist for it), 403 when the role or the
+/// token's customer does not fit. Handlers read the result from ``APIRequestContext/caller()``.
+struct APIAuthenticator: RouterMiddleware {
+    typealias Context = APIRequestContext
+
+    let apps: AppDirectory
+    let clock: @Sendable () -> Date
+    let policy: AccessPolicy
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        context.access = try authenticate(request, context)
+        return try await next(request, context)
+    }
+
+    func authenticate(_ request: Request, _ context: Context) throws -> APIAccess {
+        guard let credential = Self.bearerCredential(request) else { throw APIError.unauthorized }
+        let appId = try context.pathParameter("appId")
+        guard let principal = apps.authenticate(credential, appId: appId, now: clock()) else { throw APIError.unauthorized }
+        guard principal.appId == appId, let app = apps.apps[appId] else { throw APIError.notFound }
+        if let tokenCustomer = principal.customerId {
+            switch policy {
+            case .pathCustomer where try context.customerId() == tokenCustomer: break
+            case .bodyCustomer: break
+            default: throw Self.customerTokenRefused
+            }
+        } else if policy == .admin, principal.role != .admin {
+            throw APIError(.forbidden, code: .forbidden, message: "this action needs an admin key")
+        }
+        return APIAccess(app: app, principal: principal)
+    }
+
+    static let customerTokenRefused = APIError(
+        .forbidden, code: .forbidden, message: "a customer token may only read and act for its own customer")
+
+    /// The credential of `Authorization: Bearer <credential>` (the scheme in any case).
+    static func bearerCredential(_ request: Request) -> String? {
+        guard let header = request.headers[.authorization] else { return nil }
+        let trimmed = header.trimmingCharacters(in: .whitespaces)
+        guard trimmed.count > 7, trimmed.prefix(7).lowercased() == "bearer " else { return nil }
+        let credential = trimmed.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        return credential.isEmpty ? nil : credential
+    }
+}
