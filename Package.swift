@@ -67,6 +67,9 @@ let package = Package(
         ),
         // Apple's subscription semantics: facts and an instant in, state out. No I/O.
         .target(name: "SubscriptionEngine", dependencies: ["AppStoreModels"]),
+        // The engine's state as a report (`storekeeper status`, the engine's scenario files):
+        // JSON input of facts, a status report per instant.
+        .target(name: "SubscriptionReport", dependencies: ["SubscriptionEngine"]),
         // Apple's App Store Server API and verifyReceipt clients: tokens, retries, rate budgets,
         // offer signatures.
         .target(
@@ -139,6 +142,7 @@ let package = Package(
         .target(
             name: "StorekeeperCLI",
             dependencies: [
+                "SubscriptionReport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -221,6 +225,7 @@ let package = Package(
             name: "SubscriptionEngineTests",
             dependencies: [
                 "SubscriptionEngine",
+                "SubscriptionReport",
                 "AppStoreModels",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
@@ -253,7 +258,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StorekeeperCLITests",
-            dependencies: ["storekeeper", "StorekeeperCLI", "AppStoreServerAPI", "StorekeeperTestSupport"],
+            dependencies: ["storekeeper", "StorekeeperCLI", "AppStoreServerAPI", "StorekeeperTestSupport", "SubscriptionEngine"],
             resources: [.copy("Fixtures")]
         ),
 

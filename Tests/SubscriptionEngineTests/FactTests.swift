@@ -1,6 +1,7 @@
 import AppStoreModels
 import Foundation
 import SubscriptionEngine
+import SubscriptionReport
 import Testing
 
 @Suite("Facts, sources and policies")

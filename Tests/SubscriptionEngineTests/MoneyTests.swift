@@ -1,5 +1,6 @@
 import Foundation
 import SubscriptionEngine
+import SubscriptionReport
 import Testing
 
 @Suite("Money")

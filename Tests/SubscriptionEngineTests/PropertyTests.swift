@@ -1,6 +1,7 @@
 import Foundation
 import PropertyBased
 import SubscriptionEngine
+import SubscriptionReport
 import Testing
 
 /// A random subscription history: each number describes one period (its length, a gap before

@@ -1,5 +1,6 @@
 import Foundation
 import SubscriptionEngine
+import SubscriptionReport
 import Testing
 
 /// Every named scenario, read from both of Apple's forms, gets Apple's status and eligibility.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SubscriptionEngine
+import SubscriptionReport
 
 /// `storekeeper status FILE --at ISO8601 [--catalog FILE]`: the subscription engine's answer.
 struct StatusCommand: AsyncParsableCommand {

@@ -1,4 +1,5 @@
 import Foundation
+import SubscriptionEngine
 
 extension StatusReport {
     /// The report of `state`, with `revenue`.

@@ -1,4 +1,5 @@
 import Foundation
+import SubscriptionEngine
 
 /// The report's date format: ISO 8601 in UTC, with milliseconds only when the date has them
 /// (`2024-01-31T12:00:00Z`, `2024-01-31T12:00:00.250Z`).

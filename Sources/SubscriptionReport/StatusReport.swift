@@ -1,4 +1,5 @@
 import Foundation
+import SubscriptionEngine
 
 /// The answer of `storekeeper status`: each subscription's state, the entitlements, offer
 /// eligibility per subscription group, the consumable log, revenue, and what the engine could

@@ -1,4 +1,5 @@
 import Foundation
+import SubscriptionEngine
 
 /// A realistic customer history for timing the engine, and one unit of work on it.
 ///

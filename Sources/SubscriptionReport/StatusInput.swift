@@ -1,5 +1,6 @@
 import AppStoreModels
 import Foundation
+import SubscriptionEngine
 
 /// The input of `storekeeper status`: either a `verifyReceipt` response or decoded StoreKit 2
 /// payloads, recognized by shape.
