@@ -13,7 +13,8 @@ import SubscriptionEngine
 /// `grant.recorded`, `revoke.recorded`), and `subscription.status_changed` per changed chain.
 /// A fact already in the ledger causes no event, so any source repeating it changes nothing.
 struct FactIntake: Sendable {
-    let store: any StorekeeperStorage
+    /// The intake reads ledgers and owners and applies changesets: nothing else of the store.
+    let store: any LedgerRepository & CustomerRepository
 
     /// A chain or token the submission would link to its customer is another customer's.
     struct AliasTaken: Error, Sendable {

@@ -12,8 +12,12 @@ import SubscriptionEngine
 /// row pending and a later pass finishes it. Rows that cannot be verified are marked
 /// rejected with their reason and change nothing else.
 public struct InboxProcessor: Sendable {
+    /// What processing needs of the store: the inbox, the ledger and customers (through the
+    /// intake), and the job queue (refreshes a V1 notification asks for).
+    public typealias Storage = NotificationInbox & LedgerRepository & CustomerRepository & JobQueue
+
     let apps: AppDirectory
-    let store: any StorekeeperStorage
+    let store: any InboxProcessor.Storage
     let clock: @Sendable () -> Date
     let logger: Logger
     let metrics: ServerMetrics?
@@ -21,11 +25,11 @@ public struct InboxProcessor: Sendable {
     let owner: String
     var intake: FactIntake { FactIntake(store: store) }
 
-    public init(apps: AppDirectory, store: any StorekeeperStorage, clock: @escaping @Sendable () -> Date, logger: Logger) {
+    public init(apps: AppDirectory, store: any InboxProcessor.Storage, clock: @escaping @Sendable () -> Date, logger: Logger) {
         self.init(apps: apps, store: store, clock: clock, logger: logger, metrics: nil)
     }
 
-    init(apps: AppDirectory, store: any StorekeeperStorage, clock: @escaping @Sendable () -> Date, logger: Logger, metrics: ServerMetrics?) {
+    init(apps: AppDirectory, store: any InboxProcessor.Storage, clock: @escaping @Sendable () -> Date, logger: Logger, metrics: ServerMetrics?) {
         self.apps = apps
         self.store = store
         self.clock = clock

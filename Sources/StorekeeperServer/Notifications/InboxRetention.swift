@@ -8,7 +8,7 @@ import StorekeeperStore
 /// rows stay (they are the record of what Apple said); failed rows stay until an operator
 /// retries them.
 public struct InboxRetention: Service {
-    let store: any StorekeeperStorage
+    let store: any NotificationInbox
     let clock: @Sendable () -> Date
     let logger: Logger
     let retentionDays: Double
@@ -18,7 +18,7 @@ public struct InboxRetention: Service {
     /// The states whose rows are deleted when old.
     static let purgedStates: Set<InboxState> = [.rejected, .duplicate]
 
-    public init(store: any StorekeeperStorage, clock: @escaping @Sendable () -> Date, logger: Logger, retentionDays: Double) {
+    public init(store: any NotificationInbox, clock: @escaping @Sendable () -> Date, logger: Logger, retentionDays: Double) {
         self.store = store
         self.clock = clock
         self.logger = logger
