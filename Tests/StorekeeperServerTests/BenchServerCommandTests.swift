@@ -22,7 +22,7 @@ struct BenchServerCommandTests {
         return (process.terminationStatus, data)
     }
 
-    @Test("a tiny run ingests, processes and reads everything and prints its figures", arguments: ServerBackend.available)
+    @Test("a tiny run ingests, processes and reads everything and prints its figures", arguments: ServerBackend.databases)
     func tinyRun(backend: ServerBackend) async throws {
         try #require(FileManager.default.isExecutableFile(atPath: ServerProcess.binary.path), "build the storekeeper product first")
         var arguments = ["bench", "server", "--notifications", "12", "--reads", "9", "--concurrency", "3", "--timeout", "90"]

@@ -95,7 +95,7 @@ struct ServerProcess {
 
 @Suite("Crash recovery", .serialized)
 struct CrashRecoveryTests {
-    @Test("a server killed with SIGKILL right after answering 200 processes the notification after restart", arguments: ServerBackend.available)
+    @Test("a server killed with SIGKILL right after answering 200 processes the notification after restart", arguments: ServerBackend.databases)
     func killNineLosesNothing(backend: ServerBackend) async throws {
         try #require(FileManager.default.isExecutableFile(atPath: ServerProcess.binary.path), "build the storekeeper product first")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-kill-\(UUID().uuidString)")

@@ -9,9 +9,10 @@ import StorekeeperStore
 import Synchronization
 import Testing
 
-/// The databases server tests run on: SQLite always, PostgreSQL when
+/// The stores server tests run on: the in-memory store and SQLite always, PostgreSQL when
 /// `STOREKEEPER_TEST_POSTGRES_URL` is set (each test in a database of its own).
 enum ServerBackend: String, Sendable, CustomTestStringConvertible {
+    case memory
     case sqlite
     case postgresql
 
@@ -21,6 +22,12 @@ enum ServerBackend: String, Sendable, CustomTestStringConvertible {
     }()
 
     static var available: [ServerBackend] {
+        [.memory] + databases
+    }
+
+    /// The SQL databases only, for tests of what only a database does (files, migrations,
+    /// connections).
+    static var databases: [ServerBackend] {
         if postgresURL == nil {
             FileHandle.standardError.write(Data(
                 "StorekeeperServerTests: PostgreSQL tests SKIPPED (STOREKEEPER_TEST_POSTGRES_URL is not set)\n".utf8))
@@ -81,10 +88,14 @@ enum CatalogProductJSON {
 }
 
 /// A migrated store for `backend`, removed afterwards.
-func withServerStore<T: Sendable>(_ backend: ServerBackend, _ body: @Sendable (SQLStore) async throws -> T) async throws -> T {
+func withServerStore<T: Sendable>(_ backend: ServerBackend, _ body: @Sendable (any StorekeeperStorage) async throws -> T) async throws -> T {
     var logger = Logger(label: "test.server.store")
     logger.logLevel = .warning
     switch backend {
+    case .memory:
+        let store = InMemoryStore()
+        try await store.migrate()
+        return try await body(store)
     case .sqlite:
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-server-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -106,13 +117,20 @@ func withServerStore<T: Sendable>(_ backend: ServerBackend, _ body: @Sendable (S
 
 /// Two independent stores (separate connections or pools, as two server replicas have) on one
 /// migrated database for `backend`, removed afterwards.
-func withTwoServerStores<T: Sendable>(_ backend: ServerBackend, _ body: @Sendable (SQLStore, SQLStore) async throws -> T) async throws -> T {
+func withTwoServerStores<T: Sendable>(
+    _ backend: ServerBackend, _ body: @Sendable (any StorekeeperStorage, any StorekeeperStorage) async throws -> T
+) async throws -> T {
     let logger = {
         var logger = Logger(label: "test.server.store")
         logger.logLevel = .warning
         return logger
     }()
     switch backend {
+    case .memory:
+        // Replicas share one database; in memory, they share one store.
+        let store = InMemoryStore()
+        try await store.migrate()
+        return try await body(store, store)
     case .sqlite:
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-server-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -142,7 +160,7 @@ struct ServerHarness: Sendable {
     let configuration: ServerConfiguration
     let ca: TestCertificateAuthority
     let clock: TestClock
-    let store: SQLStore
+    let store: any StorekeeperStorage
     let processor: InboxProcessor
 
     /// Runs `body` against a fresh server; `configure` may change the fixture's configuration

@@ -3,7 +3,7 @@ import StorekeeperStore
 import SubscriptionEngine
 import Testing
 
-/// The contract every backend passes, run on SQLite and (when configured) PostgreSQL.
+/// The contract every store passes, run in memory, on SQLite and (when configured) PostgreSQL.
 @Suite("Store contract")
 struct StoreContractTests {
     static let t0 = Date(timeIntervalSince1970: 1_700_000_000)

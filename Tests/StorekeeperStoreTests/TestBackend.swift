@@ -3,9 +3,11 @@ import Logging
 import StorekeeperStore
 import Testing
 
-/// The databases the shared suite runs on: SQLite always (a fresh file per test), PostgreSQL
-/// when `STOREKEEPER_TEST_POSTGRES_URL` names a server (each test in a database of its own).
+/// The stores the shared suite runs on: the in-memory store and SQLite always (a fresh file
+/// per test), PostgreSQL when `STOREKEEPER_TEST_POSTGRES_URL` names a server (each test in a
+/// database of its own).
 enum TestBackend: String, CustomTestStringConvertible, Sendable, CaseIterable {
+    case memory
     case sqlite
     case postgresql
 
@@ -19,20 +21,24 @@ enum TestBackend: String, CustomTestStringConvertible, Sendable, CaseIterable {
         if postgresURL == nil {
             FileHandle.standardError.write(Data(
                 "StorekeeperStoreTests: PostgreSQL tests SKIPPED (STOREKEEPER_TEST_POSTGRES_URL is not set)\n".utf8))
-            return [.sqlite]
+            return [.memory, .sqlite]
         }
-        return [.sqlite, .postgresql]
+        return [.memory, .sqlite, .postgresql]
     }
 
     var testDescription: String { rawValue }
 }
 
-/// Runs `body` with a migrated, empty store of `backend`: a fresh SQLite file, or a fresh
-/// PostgreSQL database created beside the configured one and dropped afterwards.
-func withTestStore<T: Sendable>(_ backend: TestBackend, _ body: @Sendable (SQLStore) async throws -> T) async throws -> T {
+/// Runs `body` with a migrated, empty store of `backend`: a new in-memory store, a fresh SQLite
+/// file, or a fresh PostgreSQL database created beside the configured one and dropped afterwards.
+func withTestStore<T: Sendable>(_ backend: TestBackend, _ body: @Sendable (any StorekeeperStorage) async throws -> T) async throws -> T {
     var logger = Logger(label: "test.store")
     logger.logLevel = .warning
     switch backend {
+    case .memory:
+        let store = InMemoryStore()
+        try await store.migrate()
+        return try await body(store)
     case .sqlite:
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-store-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -32,7 +32,7 @@ struct FactIntakeTests {
             id: chain, original: chain, purchase: t0, expires: t0 + 30 * day, signed: signed, revoked: revoked)
     }
 
-    static func statusEvents(_ store: SQLStore) async throws -> [String] {
+    static func statusEvents(_ store: any StorekeeperStorage) async throws -> [String] {
         let events = try await store.events(appId: "alpha", customerId: "carol", limit: 100).filter { $0.type == .statusChanged }
         return events.map(describe)
     }

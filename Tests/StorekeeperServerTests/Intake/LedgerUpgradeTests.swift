@@ -44,7 +44,7 @@ struct LedgerUpgradeTests {
         }
     }
 
-    @Test("the previous release's ledger is re-keyed with no duplicate rows, and the same facts again add no row and no event", arguments: ServerBackend.available)
+    @Test("the previous release's ledger is re-keyed with no duplicate rows, and the same facts again add no row and no event", arguments: ServerBackend.databases)
     func upgrade(backend: ServerBackend) async throws {
         try await ServerHarness.run(backend) { harness, client in
             let t0 = Fixture.t0
@@ -69,7 +69,8 @@ struct LedgerUpgradeTests {
             let state = try await client.call(.get, "/v1/apps/alpha/customers/carol", key: Fixture.alphaKey).text
             #expect(ledger.count == 5)  // two transactions, a renewal info, a grant, its revocation
 
-            try await Self.downgrade(harness.store, duplicateOf: "5001")
+            let database = try #require(harness.store as? SQLStore)
+            try await Self.downgrade(database, duplicateOf: "5001")
             #expect(try await harness.store.schemaVersion() == 3)
             #expect(try await harness.store.ledger(appId: "alpha", customerId: "carol").count == 6)
             #expect(try await harness.store.migrate() == [4])

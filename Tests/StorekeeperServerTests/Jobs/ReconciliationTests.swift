@@ -17,7 +17,7 @@ struct ReconciliationTests {
         return logger
     }
 
-    static func deliver(_ bodies: [String], to store: SQLStore, at now: Date) async throws {
+    static func deliver(_ bodies: [String], to store: any StorekeeperStorage, at now: Date) async throws {
         for body in bodies {
             _ = try await store.receive(InboxNotification(
                 appId: "alpha", idempotencyKey: InboxNotification.idempotencyKey(version: .v2, notificationUUID: nil, body: Data(body.utf8)),
@@ -77,7 +77,7 @@ struct ReconciliationTests {
         }
     }
 
-    @Test("two replicas, each with its own connection to one database, never run the same job twice", arguments: ServerBackend.available)
+    @Test("two replicas, each with its own connection to one database, never run the same job twice", arguments: ServerBackend.databases)
     func replicasNeverRunOneJobTwice(_ backend: ServerBackend) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-jobs-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -1,0 +1,384 @@
+import Foundation
+
+/// The whole store in memory, for tests and throwaway runs: the same contract as ``SQLStore``
+/// (the contract suite runs on both), with nothing on disk and nothing kept after the process.
+///
+/// An actor: each call runs alone, so a changeset that fails leaves nothing behind (it is
+/// checked whole before anything is written). Instants are kept to the millisecond, as the
+/// database keeps them.
+public actor InMemoryStore: StorekeeperStorage {
+    public nonisolated let backendName = "memory"
+
+    private struct AppKey: Hashable {
+        var appId: String
+        var key: String
+    }
+
+    private struct InboxRow {
+        var notification: InboxNotification
+        var leaseOwner: String?
+        var leaseUntil: Date?
+    }
+
+    private var version = 0
+    private var appRecords: [String: AppRecord] = [:]
+    private var customers: Set<AppKey> = []
+    private var aliasOwners: [AppKey: String] = [:]
+    private var ledgerRows: [LedgerEntry] = []
+    private var ledgerKeys: Set<AppKey> = []
+    private var eventRows: [EventRecord] = []
+    private var eventKeys: Set<AppKey> = []
+    private var auditRows: [AuditEntry] = []
+    private var inbox: [Int64: InboxRow] = [:]
+    private var inboxKeys: [AppKey: Int64] = [:]
+    private var jobRows: [Int64: JobRecord] = [:]
+    private var jobKeys: [AppKey: Int64] = [:]
+    private var lastId: Int64 = 0
+
+    public init() {}
+
+    private func nextId() -> Int64 {
+        lastId += 1
+        return lastId
+    }
+
+    private static func aliasKey(_ alias: CustomerAlias, appId: String) -> AppKey {
+        AppKey(appId: appId, key: alias.kind.rawValue + "\u{1F}" + alias.value)
+    }
+
+    // MARK: - Schema and health
+
+    @discardableResult
+    public func migrate() async throws -> [Int] {
+        let latest = SchemaMigrations.latestVersion
+        defer { version = latest }
+        return version < latest ? Array((version + 1)...latest) : []
+    }
+
+    public func schemaVersion() async throws -> Int { version }
+    public func ping() async throws {}
+
+    // MARK: - Apps and customers
+
+    public func saveApp(_ app: AppRecord) async throws {
+        var record = app
+        if let existing = appRecords[app.id] { record.createdAt = existing.createdAt }
+        record.createdAt = record.createdAt.toMilliseconds
+        appRecords[app.id] = record
+    }
+
+    public func apps() async throws -> [AppRecord] {
+        appRecords.values.sorted { $0.id < $1.id }
+    }
+
+    public func customerExists(appId: String, customerId: String) async throws -> Bool {
+        customers.contains(AppKey(appId: appId, key: customerId))
+    }
+
+    public func customer(appId: String, alias: CustomerAlias) async throws -> String? {
+        aliasOwners[Self.aliasKey(alias, appId: appId)]
+    }
+
+    public func aliases(appId: String, customerId: String) async throws -> [CustomerAlias] {
+        aliasOwners.filter { $0.key.appId == appId && $0.value == customerId }.keys.map { key in
+            let parts = key.key.split(separator: "\u{1F}", maxSplits: 1, omittingEmptySubsequences: false)
+            return CustomerAlias(kind: CustomerAlias.Kind(rawValue: String(parts[0])), value: String(parts[1]))
+        }.sorted { ($0.kind.rawValue, $0.value) < ($1.kind.rawValue, $1.value) }
+    }
+
+    private func chains(of customerId: String, appId: String) -> Set<String> {
+        Set(aliasOwners.compactMap { key, owner in
+            guard key.appId == appId, owner == customerId else { return nil }
+            let prefix = CustomerAlias.Kind.originalTransactionId.rawValue + "\u{1F}"
+            return key.key.hasPrefix(prefix) ? String(key.key.dropFirst(prefix.count)) : nil
+        })
+    }
+
+    // MARK: - Changesets
+
+    @discardableResult
+    public func apply(_ changeset: Changeset) async throws -> ChangesetResult {
+        let appId = changeset.appId
+        // Checked whole before anything is written, so a refused changeset changes nothing.
+        var newOwners: [AppKey: String] = [:]
+        for link in changeset.links {
+            for alias in link.aliases {
+                let key = Self.aliasKey(alias, appId: appId)
+                let owner = aliasOwners[key] ?? newOwners[key] ?? link.customerId
+                guard owner == link.customerId else {
+                    throw StoreError(code: .aliasConflict, message: "\(alias.kind.rawValue) \(alias.value) belongs to another customer")
+                }
+                newOwners[key] = owner
+            }
+        }
+        for link in changeset.links { customers.insert(AppKey(appId: appId, key: link.customerId)) }
+        aliasOwners.merge(newOwners) { existing, _ in existing }
+        var newEntries = 0
+        for entry in changeset.entries where ledgerKeys.insert(AppKey(appId: appId, key: entry.key)).inserted {
+            var row = entry
+            row.id = nextId()
+            row.appId = appId
+            row.recordedAt = entry.recordedAt.toMilliseconds
+            ledgerRows.append(row)
+            newEntries += 1
+        }
+        var newEvents = 0
+        for event in changeset.events where eventKeys.insert(AppKey(appId: appId, key: event.idempotencyKey)).inserted {
+            var row = event
+            row.id = nextId()
+            row.appId = appId
+            row.occurredAt = event.occurredAt.toMilliseconds
+            eventRows.append(row)
+            newEvents += 1
+        }
+        for entry in changeset.audit {
+            var row = entry
+            row.id = nextId()
+            row.appId = appId
+            row.at = entry.at.toMilliseconds
+            auditRows.append(row)
+        }
+        if let outcome = changeset.inboxOutcome, var row = inbox[outcome.inboxId], row.notification.appId == appId {
+            row.notification.state = outcome.state
+            row.notification.failureReason = outcome.failureReason
+            row.notification.metadata = outcome.metadata.map { metadata in
+                var stored = metadata
+                stored.notificationUUID = metadata.notificationUUID?.lowercased()
+                stored.signedDate = metadata.signedDate?.toMilliseconds
+                return stored
+            } ?? (outcome.state == .pending ? nil : NotificationMetadata())
+            row.leaseOwner = nil
+            row.leaseUntil = nil
+            inbox[outcome.inboxId] = row
+        }
+        return ChangesetResult(newEntries: newEntries, newEvents: newEvents)
+    }
+
+    // MARK: - Ledger, events, audit
+
+    private static func ledgerOrder(_ a: LedgerEntry, _ b: LedgerEntry) -> Bool {
+        (a.fact.signedDate ?? .distantPast, a.id ?? 0) < (b.fact.signedDate ?? .distantPast, b.id ?? 0)
+    }
+
+    public func ledger(appId: String, customerId: String) async throws -> [LedgerEntry] {
+        let chains = chains(of: customerId, appId: appId)
+        return ledgerRows.filter { row in
+            row.appId == appId && (row.customerId == customerId || row.fact.originalTransactionId.map(chains.contains) == true)
+        }.sorted(by: Self.ledgerOrder)
+    }
+
+    public func ledger(appId: String, originalTransactionId: String) async throws -> [LedgerEntry] {
+        let transactions = Set(ledgerRows.compactMap { row in
+            row.appId == appId && row.fact.originalTransactionId == originalTransactionId ? row.fact.transactionId : nil
+        })
+        return ledgerRows.filter { row in
+            guard row.appId == appId else { return false }
+            if row.fact.originalTransactionId == originalTransactionId { return true }
+            if case .revocation(let revocation) = row.fact { return transactions.contains(revocation.transactionId) }
+            return false
+        }.sorted(by: Self.ledgerOrder)
+    }
+
+    public func ledger(appId: String, transactionId: String) async throws -> [LedgerEntry] {
+        ledgerRows.filter { $0.appId == appId && $0.fact.transactionId == transactionId }.sorted(by: Self.ledgerOrder)
+    }
+
+    public func events(appId: String, customerId: String, limit: Int) async throws -> [EventRecord] {
+        let chains = chains(of: customerId, appId: appId)
+        return Array(eventRows.filter { event in
+            event.appId == appId && (event.customerId == customerId || event.originalTransactionId.map(chains.contains) == true)
+        }.sorted { ($0.occurredAt, $0.id ?? 0) < ($1.occurredAt, $1.id ?? 0) }.prefix(max(0, min(limit, 10_000))))
+    }
+
+    public func auditEntries(appId: String, limit: Int) async throws -> [AuditEntry] {
+        Array(auditRows.filter { $0.appId == appId }.reversed().prefix(max(0, min(limit, 10_000))))
+    }
+
+    // MARK: - Inbox
+
+    public func receive(_ notification: InboxNotification) async throws -> InboxInsertion {
+        let key = AppKey(appId: notification.appId, key: notification.idempotencyKey)
+        if let id = inboxKeys[key] { return .duplicate(id: id) }
+        var row = notification
+        row.id = nextId()
+        row.state = .pending
+        row.attempts = 0
+        row.failureReason = nil
+        row.metadata = nil
+        row.receivedAt = notification.receivedAt.toMilliseconds
+        inbox[row.id!] = InboxRow(notification: row)
+        inboxKeys[key] = row.id
+        return .inserted(id: row.id!)
+    }
+
+    public func claimPending(limit: Int, owner: String, now: Date, leaseUntil: Date) async throws -> [InboxNotification] {
+        let limit = max(1, limit)
+        let claimable = inbox.values.filter { $0.notification.state == .pending && ($0.leaseUntil.map { $0 < now } ?? true) }
+        let queues = Dictionary(grouping: claimable, by: \.notification.appId).sorted { $0.key < $1.key }.map { _, rows in
+            rows.compactMap(\.notification.id).sorted().prefix(limit).map { $0 }
+        }
+        return SQLStore.takeInTurn(queues, limit: limit).sorted().compactMap { id in
+            guard var row = inbox[id] else { return nil }
+            row.leaseOwner = owner
+            row.leaseUntil = leaseUntil.toMilliseconds
+            row.notification.attempts += 1
+            inbox[id] = row
+            return row.notification
+        }
+    }
+
+    public func releaseLeases() async throws {
+        for (id, row) in inbox where row.notification.state == .pending {
+            inbox[id]?.leaseOwner = nil
+            inbox[id]?.leaseUntil = nil
+        }
+    }
+
+    public func isProcessed(appId: String, notificationUUID: String, exceptId: Int64) async throws -> Bool {
+        let uuid = notificationUUID.lowercased()
+        return inbox.values.contains { row in
+            row.notification.appId == appId && row.notification.id != exceptId && row.notification.state == .processed
+                && row.notification.metadata?.notificationUUID == uuid
+        }
+    }
+
+    public func notifications(appId: String, filter: NotificationFilter) async throws -> [InboxNotification] {
+        let rows = inbox.values.map(\.notification).filter { row in
+            row.appId == appId
+                && (filter.originalTransactionId.map { $0 == row.metadata?.originalTransactionId } ?? true)
+                && (filter.notificationType.map { $0 == row.metadata?.notificationType } ?? true)
+                && (filter.state.map { $0 == row.state } ?? true)
+        }
+        return rows.sorted { ($0.id ?? 0) > ($1.id ?? 0) }.prefix(max(0, min(filter.limit, 1000))).map { row in
+            var listed = row
+            if !filter.includesBodies { listed.body = "" }
+            return listed
+        }
+    }
+
+    public func notification(id: Int64) async throws -> InboxNotification? {
+        inbox[id]?.notification
+    }
+
+    public func requeueFailedNotification(appId: String, id: Int64) async throws {
+        guard var row = inbox[id], row.notification.appId == appId, row.notification.state == .failed else { return }
+        row.notification.state = .pending
+        row.notification.attempts = 0
+        row.leaseOwner = nil
+        row.leaseUntil = nil
+        inbox[id] = row
+    }
+
+    public func removeStoredV1Passwords() async throws -> Int {
+        var changed = 0
+        for (id, row) in inbox where row.notification.version == .v1 && row.notification.body.contains("\"password\"") {
+            inbox[id]?.notification.body = SQLStore.removingPassword(from: row.notification.body)
+            changed += 1
+        }
+        for index in ledgerRows.indices where ledgerRows[index].source == .notificationV1 {
+            guard let raw = ledgerRows[index].raw, raw.contains("\"password\"") else { continue }
+            ledgerRows[index].raw = SQLStore.removingPassword(from: raw)
+            changed += 1
+        }
+        return changed
+    }
+
+    public func pendingCount() async throws -> Int {
+        inbox.values.filter { $0.notification.state == .pending }.count
+    }
+
+    public func purgeNotifications(states: Set<InboxState>, receivedBefore cutoff: Date, limit: Int) async throws -> Int {
+        let doomed = inbox.values.map(\.notification)
+            .filter { states.contains($0.state) && $0.receivedAt < cutoff }
+            .compactMap(\.id).sorted().prefix(max(1, limit))
+        for id in doomed {
+            if let row = inbox.removeValue(forKey: id) {
+                inboxKeys.removeValue(forKey: AppKey(appId: row.notification.appId, key: row.notification.idempotencyKey))
+            }
+        }
+        return doomed.count
+    }
+
+    // MARK: - Jobs
+
+    @discardableResult
+    public func enqueue(_ job: JobRecord) async throws -> Int64 {
+        let key = AppKey(appId: job.appId, key: job.idempotencyKey)
+        if let id = jobKeys[key] { return id }
+        var row = job
+        let id = nextId()
+        row.id = id
+        row.state = .pending
+        row.attempts = 0
+        row.lastError = nil
+        row.leaseOwner = nil
+        row.leaseUntil = nil
+        row.runAt = job.runAt.toMilliseconds
+        jobRows[id] = row
+        jobKeys[key] = id
+        return id
+    }
+
+    private static func jobOrder(_ a: JobRecord, _ b: JobRecord) -> Bool {
+        (a.runAt, a.id ?? 0) < (b.runAt, b.id ?? 0)
+    }
+
+    public func leaseJobs(limit: Int, owner: String, now: Date, leaseUntil: Date) async throws -> [JobRecord] {
+        let due = jobRows.values.filter { $0.state == .pending && $0.runAt <= now && ($0.leaseUntil.map { $0 < now } ?? true) }
+        return due.sorted(by: Self.jobOrder).prefix(max(1, limit)).compactMap { job in
+            guard let id = job.id else { return nil }
+            jobRows[id]?.leaseOwner = owner
+            jobRows[id]?.leaseUntil = leaseUntil.toMilliseconds
+            jobRows[id]?.attempts += 1
+            return jobRows[id]
+        }
+    }
+
+    public func completeJob(id: Int64, owner: String) async throws {
+        guard jobRows[id]?.leaseOwner == owner else { return }
+        jobRows[id]?.state = .done
+        jobRows[id]?.leaseOwner = nil
+        jobRows[id]?.leaseUntil = nil
+    }
+
+    public func failJob(id: Int64, owner: String, error: String, retryAt: Date?) async throws {
+        guard var job = jobRows[id], job.leaseOwner == owner else { return }
+        job.state = retryAt == nil ? .failed : .pending
+        job.lastError = error
+        job.leaseOwner = nil
+        job.leaseUntil = nil
+        if let retryAt { job.runAt = retryAt.toMilliseconds }
+        jobRows[id] = job
+    }
+
+    public func job(id: Int64) async throws -> JobRecord? {
+        jobRows[id]
+    }
+
+    // MARK: - Reconciliation
+
+    public func knownChains(appId: String) async throws -> [String] {
+        Set(ledgerRows.filter { $0.appId == appId }.compactMap(\.fact.originalTransactionId)).sorted()
+    }
+
+    public func knownChains(appId: String, recordedSince date: Date) async throws -> [String] {
+        Set(ledgerRows.filter { $0.appId == appId && $0.recordedAt >= date }.compactMap(\.fact.originalTransactionId)).sorted()
+    }
+
+    public func latestJob(appId: String, kind: String, state: JobState) async throws -> JobRecord? {
+        jobRows.values.filter { $0.appId == appId && $0.kind == kind && $0.state == state }.max(by: Self.jobOrder)
+    }
+
+    public func pendingJobKeys(appId: String, kind: String) async throws -> Set<String> {
+        Set(jobRows.values.filter { $0.appId == appId && $0.kind == kind && $0.state == .pending }.map(\.idempotencyKey))
+    }
+
+    public func jobs(appId: String, kind: String, limit: Int) async throws -> [JobRecord] {
+        Array(jobRows.values.filter { $0.appId == appId && $0.kind == kind }.sorted(by: Self.jobOrder).prefix(max(1, limit)))
+    }
+}
+
+extension Date {
+    /// The instant as the store keeps it: whole milliseconds.
+    var toMilliseconds: Date { Date(millisecondsSince1970: millisecondsSince1970) }
+}
