@@ -17,3 +17,31 @@ public struct AdvancedCommerceRequestInfo: Codable, Hashable, Sendable {
         self.consistencyToken = consistencyToken
     }
 }
+
+/// An Advanced Commerce request your server signs and the app passes to StoreKit
+/// (create subscription, one-time charge, modify, reactivate).
+///
+/// Its JSON always carries the constant `operation` and `version`, which is what the signer
+/// (JWS audience `advanced-commerce-api`, claim `request` = Base64 of this JSON) embeds.
+public protocol AdvancedCommerceInAppRequest: Encodable, Sendable {
+    /// The operation, e.g. `CREATE_SUBSCRIPTION`.
+    var operation: String { get }
+
+    /// The request format version (`"1"`).
+    var version: String { get }
+}
+
+/// The body of the Advanced Commerce Cancel a Subscription request.
+public struct AdvancedCommerceSubscriptionCancelRequest: Codable, Hashable, Sendable {
+    /// Identifies the request (and optionally the customer and expected state).
+    public var requestInfo: AdvancedCommerceRequestInfo
+
+    /// The storefront (ISO 3166-1 alpha-3) to use instead of the customer's.
+    public var storefront: String?
+
+    /// Creates a value from its fields; optional fields default to absent.
+    public init(requestInfo: AdvancedCommerceRequestInfo, storefront: String? = nil) {
+        self.requestInfo = requestInfo
+        self.storefront = storefront
+    }
+}

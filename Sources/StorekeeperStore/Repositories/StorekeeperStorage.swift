@@ -4,7 +4,7 @@ import Foundation
 public protocol StorekeeperStorage: AppRepository, CustomerRepository, LedgerRepository, NotificationInbox, EventLog,
     JobQueue, AuditLog, ReconciliationQueries
 {
-    /// Which backend this is (`sqlite`, `postgresql`), for logs and `/health`.
+    /// Which backend this is (`sqlite`, `postgresql`, `memory`), for logs and `/health`.
     var backendName: String { get }
     /// Brings the schema up to date; returns the versions applied now.
     @discardableResult
@@ -13,4 +13,110 @@ public protocol StorekeeperStorage: AppRepository, CustomerRepository, LedgerRep
     func schemaVersion() async throws -> Int
     /// A cheap round trip, for `/health`.
     func ping() async throws
+}
+
+/// The apps (tenants) the store knows.
+public protocol AppRepository: Sendable {
+    /// Records an app, or updates its bundle id; idempotent.
+    func saveApp(_ app: AppRecord) async throws
+    /// Every app, by id.
+    func apps() async throws -> [AppRecord]
+}
+
+/// Customers and the aliases that link Apple's identifiers to them, per app.
+public protocol CustomerRepository: Sendable {
+    /// Whether the customer exists in the app.
+    func customerExists(appId: String, customerId: String) async throws -> Bool
+    /// The customer an alias belongs to, if any.
+    func customer(appId: String, alias: CustomerAlias) async throws -> String?
+    /// The customer's aliases.
+    func aliases(appId: String, customerId: String) async throws -> [CustomerAlias]
+}
+
+/// The ledger of facts, written through changesets.
+public protocol LedgerRepository: Sendable {
+    /// Applies a changeset in one transaction. Throws ``StoreError`` with
+    /// ``StoreError/Code/aliasConflict`` (and writes nothing) when a link names an alias
+    /// another customer owns.
+    @discardableResult
+    func apply(_ changeset: Changeset) async throws -> ChangesetResult
+    /// Every entry of the customer: recorded for it, or about a chain it owns; oldest signed first.
+    func ledger(appId: String, customerId: String) async throws -> [LedgerEntry]
+    /// Every entry about one chain (and revocations of its transactions); oldest signed first.
+    func ledger(appId: String, originalTransactionId: String) async throws -> [LedgerEntry]
+    /// The entries about one transaction (its purchase facts and revocations).
+    func ledger(appId: String, transactionId: String) async throws -> [LedgerEntry]
+}
+
+/// Received server notifications, stored raw before the server answers, then processed.
+public protocol NotificationInbox: Sendable {
+    /// Stores a notification durably; an exact repeat returns the existing row.
+    func receive(_ notification: InboxNotification) async throws -> InboxInsertion
+    /// Leases up to `limit` pending rows to `owner` until `leaseUntil`, taking each app's oldest
+    /// rows in turn so that one app's backlog never holds back another's; rows leased by
+    /// another owner whose lease has not run out at `now` are skipped. Each claim counts as an
+    /// attempt.
+    func claimPending(limit: Int, owner: String, now: Date, leaseUntil: Date) async throws -> [InboxNotification]
+    /// Frees every lease (at start, when this process is the only one using the store).
+    func releaseLeases() async throws
+    /// Whether a notification with this `notificationUUID` was already processed, other than `exceptId`.
+    func isProcessed(appId: String, notificationUUID: String, exceptId: Int64) async throws -> Bool
+    /// The app's inbox rows, newest first (without bodies unless the filter asks for them).
+    func notifications(appId: String, filter: NotificationFilter) async throws -> [InboxNotification]
+    /// One row.
+    func notification(id: Int64) async throws -> InboxNotification?
+    /// Puts a failed row of the app back in the queue with no attempts counted.
+    func requeueFailedNotification(appId: String, id: Int64) async throws
+    /// Removes the V1 `password` (the app's shared secret) from bodies and ledger copies an
+    /// earlier version stored with it; returns how many rows changed.
+    func removeStoredV1Passwords() async throws -> Int
+    /// How many rows are pending, across apps.
+    func pendingCount() async throws -> Int
+    /// Deletes up to `limit` rows in `states` received before `cutoff` (retention of rejected
+    /// and duplicate rows); returns how many went.
+    func purgeNotifications(states: Set<InboxState>, receivedBefore cutoff: Date, limit: Int) async throws -> Int
+}
+
+/// The log of what happened to customers and subscriptions.
+public protocol EventLog: Sendable {
+    /// The customer's events (recorded for it, or about a chain it owns), oldest first.
+    func events(appId: String, customerId: String, limit: Int) async throws -> [EventRecord]
+}
+
+/// Background jobs, leased so that no two workers run the same job at once (PostgreSQL:
+/// `FOR UPDATE SKIP LOCKED`; SQLite: one writer at a time).
+public protocol JobQueue: Sendable {
+    /// Adds a job; a job with the same idempotency key in the app is kept instead. Returns its id.
+    @discardableResult
+    func enqueue(_ job: JobRecord) async throws -> Int64
+    /// Leases up to `limit` due jobs to `owner` until `leaseUntil`.
+    func leaseJobs(limit: Int, owner: String, now: Date, leaseUntil: Date) async throws -> [JobRecord]
+    /// Marks a leased job done.
+    func completeJob(id: Int64, owner: String) async throws
+    /// Records a failed attempt: retried at `retryAt`, or failed for good when `nil`.
+    func failJob(id: Int64, owner: String, error: String, retryAt: Date?) async throws
+    /// One job.
+    func job(id: Int64) async throws -> JobRecord?
+}
+
+/// The record of operators' actions.
+public protocol AuditLog: Sendable {
+    /// The app's audit entries, newest first.
+    func auditEntries(appId: String, limit: Int) async throws -> [AuditEntry]
+}
+
+/// What the reconciliation scheduler asks the store beyond the job queue: which chains the
+/// ledger knows (to plan looks at Apple) and the last job of a kind (where the previous sweep
+/// stopped).
+public protocol ReconciliationQueries: Sendable {
+    /// Every original transaction id the app's ledger names, sorted.
+    func knownChains(appId: String) async throws -> [String]
+    /// The original transaction ids with ledger entries recorded at or after `date`, sorted.
+    func knownChains(appId: String, recordedSince date: Date) async throws -> [String]
+    /// The app's job of `kind` in `state` with the latest `runAt`, if any.
+    func latestJob(appId: String, kind: String, state: JobState) async throws -> JobRecord?
+    /// The idempotency keys of the app's pending jobs of `kind`.
+    func pendingJobKeys(appId: String, kind: String) async throws -> Set<String>
+    /// The app's jobs of `kind`, oldest `runAt` first, at most `limit`.
+    func jobs(appId: String, kind: String, limit: Int) async throws -> [JobRecord]
 }

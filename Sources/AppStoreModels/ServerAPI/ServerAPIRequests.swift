@@ -1,3 +1,14 @@
+/// The body of Set App Account Token (API 1.16).
+public struct UpdateAppAccountTokenRequest: Codable, Hashable, Sendable {
+    /// The UUID to associate with the purchase, as a string.
+    public var appAccountToken: String
+
+    /// Creates a value from its fields; optional fields default to absent.
+    public init(appAccountToken: String) {
+        self.appAccountToken = appAccountToken
+    }
+}
+
 /// The body of Extend a Subscription Renewal Date.
 public struct ExtendRenewalDateRequest: Codable, Hashable, Sendable {
     /// The number of days to extend the renewal date by (1 to 90).
