@@ -26,8 +26,9 @@ public struct AppStoreServerAPIFake: AppStoreServerAPIClientProtocol {
         { _ in throw UnexpectedCall(endpoint: "getTransactionInfo") }
 
     /// Answers `getTransactionHistory`; throws ``UnexpectedCall`` unless replaced.
-    public var getTransactionHistoryHandler: @Sendable (String, String?, TransactionHistoryRequest, GetTransactionHistoryVersion) async throws -> HistoryResponse =
-        { _, _, _, _ in throw UnexpectedCall(endpoint: "getTransactionHistory") }
+    public var getTransactionHistoryHandler:
+        @Sendable (String, String?, TransactionHistoryRequest, GetTransactionHistoryVersion) async throws -> HistoryResponse =
+            { _, _, _, _ in throw UnexpectedCall(endpoint: "getTransactionHistory") }
 
     /// Answers `getAppTransactionInfo`; throws ``UnexpectedCall`` unless replaced.
     public var getAppTransactionInfoHandler: @Sendable (String) async throws -> AppTransactionInfoResponse =
@@ -66,8 +67,9 @@ public struct AppStoreServerAPIFake: AppStoreServerAPIClientProtocol {
         { _, _ in throw UnexpectedCall(endpoint: "extendSubscriptionRenewalDate") }
 
     /// Answers `extendRenewalDateForAllActiveSubscribers`; throws ``UnexpectedCall`` unless replaced.
-    public var extendRenewalDateForAllActiveSubscribersHandler: @Sendable (MassExtendRenewalDateRequest) async throws -> MassExtendRenewalDateResponse =
-        { _ in throw UnexpectedCall(endpoint: "extendRenewalDateForAllActiveSubscribers") }
+    public var extendRenewalDateForAllActiveSubscribersHandler:
+        @Sendable (MassExtendRenewalDateRequest) async throws -> MassExtendRenewalDateResponse =
+            { _ in throw UnexpectedCall(endpoint: "extendRenewalDateForAllActiveSubscribers") }
 
     /// Answers `getStatusOfSubscriptionRenewalDateExtensions`; throws ``UnexpectedCall`` unless replaced.
     public var getStatusOfSubscriptionRenewalDateExtensionsHandler: @Sendable (String, String) async throws -> MassExtendRenewalDateStatusResponse =
@@ -145,7 +147,9 @@ public struct AppStoreServerAPIFake: AppStoreServerAPIClientProtocol {
         try await getTransactionInfoHandler(transactionId)
     }
 
-    public func getTransactionHistory(transactionId: String, revision: String?, filter: TransactionHistoryRequest, version: GetTransactionHistoryVersion) async throws -> HistoryResponse {
+    public func getTransactionHistory(
+        transactionId: String, revision: String?, filter: TransactionHistoryRequest, version: GetTransactionHistoryVersion
+    ) async throws -> HistoryResponse {
         try await getTransactionHistoryHandler(transactionId, revision, filter, version)
     }
 
@@ -181,7 +185,9 @@ public struct AppStoreServerAPIFake: AppStoreServerAPIClientProtocol {
         try await getAllSubscriptionStatusesHandler(transactionId, statuses)
     }
 
-    public func extendSubscriptionRenewalDate(originalTransactionId: String, request: ExtendRenewalDateRequest) async throws -> ExtendRenewalDateResponse {
+    public func extendSubscriptionRenewalDate(
+        originalTransactionId: String, request: ExtendRenewalDateRequest
+    ) async throws -> ExtendRenewalDateResponse {
         try await extendSubscriptionRenewalDateHandler(originalTransactionId, request)
     }
 
@@ -189,7 +195,9 @@ public struct AppStoreServerAPIFake: AppStoreServerAPIClientProtocol {
         try await extendRenewalDateForAllActiveSubscribersHandler(request)
     }
 
-    public func getStatusOfSubscriptionRenewalDateExtensions(productId: String, requestIdentifier: String) async throws -> MassExtendRenewalDateStatusResponse {
+    public func getStatusOfSubscriptionRenewalDateExtensions(
+        productId: String, requestIdentifier: String
+    ) async throws -> MassExtendRenewalDateStatusResponse {
         try await getStatusOfSubscriptionRenewalDateExtensionsHandler(productId, requestIdentifier)
     }
 

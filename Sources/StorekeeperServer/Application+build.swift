@@ -87,11 +87,15 @@ public func buildApplication(configuration: ServerConfiguration, dependencies: S
     var services = dependencies.storeServices
     let startup = StartupGate()
     if dependencies.runsInboxWorker {
-        services.append(startup.holding(InboxWorker(
-            processor: processor, configuration: configuration.inbox, signal: signal,
-            releaseLeasesAtStart: store.backendName == "sqlite")))
-        services.append(startup.holding(InboxRetention(
-            store: store, clock: dependencies.clock, logger: dependencies.logger, retentionDays: configuration.inbox.retentionDays)))
+        services.append(
+            startup.holding(
+                InboxWorker(
+                    processor: processor, configuration: configuration.inbox, signal: signal,
+                    releaseLeasesAtStart: store.backendName == "sqlite")))
+        services.append(
+            startup.holding(
+                InboxRetention(
+                    store: store, clock: dependencies.clock, logger: dependencies.logger, retentionDays: configuration.inbox.retentionDays)))
     }
     if let scheduling = dependencies.scheduler {
         let runner = JobRunner(

@@ -31,7 +31,9 @@ public enum StatusInput: Sendable, Hashable {
             } else if dictionary["status"] != nil || dictionary["receipt"] != nil || dictionary["latest_receipt_info"] != nil {
                 let response = try JSONDecoder().decode(VerifyReceiptResponse.self, from: json)
                 guard response.status == .valid else {
-                    throw StatusReportError(code: .receiptNotValid, message: "verifyReceipt status \(response.status.rawValue): the response carries no purchases to trust.")
+                    throw StatusReportError(
+                        code: .receiptNotValid,
+                        message: "verifyReceipt status \(response.status.rawValue): the response carries no purchases to trust.")
                 }
                 self = .verifyReceipt(response)
             } else {

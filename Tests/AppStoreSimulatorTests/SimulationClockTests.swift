@@ -58,7 +58,8 @@ struct SimulatedTimeScaleTests {
         let scenario = Scenario(
             name: "sandbox", days: 1, customers: [ScenarioCustomer(name: "s", actions: [ScenarioAction(day: 0, subscribe: "premium.monthly")])],
             expect: [])
-        let simulator = PopulationSimulator(scenario: scenario, start: start, store: store, signer: PopulationSimulatorTests.signer, sandboxDurations: true)
+        let simulator = PopulationSimulator(
+            scenario: scenario, start: start, store: store, signer: PopulationSimulatorTests.signer, sandboxDurations: true)
         _ = try simulator.advance(to: start.addingTimeInterval(16 * 60))
         let truth = try #require(store.subscriptions().first)
         #expect(truth.expiresDate == start.addingTimeInterval(20 * 60))

@@ -12,8 +12,10 @@ struct DemoCommandTests {
     @Test("--check matches every subscription although V1 and V2 notifications are lost and duplicated, and reports Apple API calls")
     func checkMatchesEverySubscription() throws {
         let output = try StorekeeperProcess.run(
-            ["demo", "--check", "--customers", "60", "--days", "100", "--drop-rate", "0.3", "--duplicate-rate", "0.2", "--seed", "5",
-             "--step-hours", "3", "--quiet", "--v1"], timeout: 600)
+            [
+                "demo", "--check", "--customers", "60", "--days", "100", "--drop-rate", "0.3", "--duplicate-rate", "0.2", "--seed", "5",
+                "--step-hours", "3", "--quiet", "--v1",
+            ], timeout: 600)
         #expect(output.exitCode == 0, "\(output.text)\n\(output.standardError)")
         let result = try #require(Self.matched(output.text), "\(output.text)")
         #expect(result.total >= 30)
@@ -25,17 +27,21 @@ struct DemoCommandTests {
     @Test("without reconciliation, lost notifications leave the server behind and --check fails")
     func checkFailsWithoutReconciliation() throws {
         let output = try StorekeeperProcess.run(
-            ["demo", "--check", "--customers", "30", "--days", "75", "--drop-rate", "1", "--duplicate-rate", "0", "--seed", "2",
-             "--step-hours", "6", "--quiet", "--without-reconciliation"], timeout: 600)
+            [
+                "demo", "--check", "--customers", "30", "--days", "75", "--drop-rate", "1", "--duplicate-rate", "0", "--seed", "2",
+                "--step-hours", "6", "--quiet", "--without-reconciliation",
+            ], timeout: 600)
         #expect(output.exitCode == 1, "\(output.text)\n\(output.standardError)")
         let result = try #require(Self.matched(output.text), "\(output.text)")
         #expect(result.matched < result.total)
         #expect(output.text.contains("mismatch"))
     }
 
-    @Test("bad knobs are usage errors", arguments: [
-        ["--drop-rate", "1.5"], ["--duplicate-rate", "-0.1"], ["--customers", "0"], ["--days", "0"], ["--step-hours", "0"],
-    ])
+    @Test(
+        "bad knobs are usage errors",
+        arguments: [
+            ["--drop-rate", "1.5"], ["--duplicate-rate", "-0.1"], ["--customers", "0"], ["--days", "0"], ["--step-hours", "0"],
+        ])
     func badKnobsAreUsageErrors(_ arguments: [String]) throws {
         let output = try StorekeeperProcess.run(["demo", "--check"] + arguments)
         #expect(output.exitCode == 2, "\(output.standardError)")
@@ -49,7 +55,8 @@ struct ClosedPipeTests {
     func closedPipeDoesNotCrash() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        let command = "'\(StorekeeperProcess.executable.path)' demo --check --customers 5 --days 5 --step-hours 6 | head -1 > /dev/null; exit ${PIPESTATUS[0]}"
+        let command =
+            "'\(StorekeeperProcess.executable.path)' demo --check --customers 5 --days 5 --step-hours 6 | head -1 > /dev/null; exit ${PIPESTATUS[0]}"
         process.arguments = ["-c", command]
         let errors = Pipe()
         process.standardError = errors

@@ -49,14 +49,18 @@ import Testing
     }
 
     @Test func usageErrorsAndUnreadableFilesExitWithTwo() throws {
-        let missingFile = try StorekeeperProcess.run(["jws", "verify", "/nonexistent/x.jws", "--type", "transaction", "--bundle-id", "a", "--environment", "Sandbox"])
+        let missingFile = try StorekeeperProcess.run([
+            "jws", "verify", "/nonexistent/x.jws", "--type", "transaction", "--bundle-id", "a", "--environment", "Sandbox",
+        ])
         #expect(missingFile.exitCode == 2)
         #expect(missingFile.standardError.contains("cannot read"))
         let badType = try StorekeeperProcess.run(["jws", "verify", "x", "--type", "receipt", "--bundle-id", "a", "--environment", "Sandbox"])
         #expect(badType.exitCode == 2)
         let missingOption = try StorekeeperProcess.run(["jws", "verify", "x", "--type", "transaction"])
         #expect(missingOption.exitCode == 2)
-        let productionWithoutAppleId = try StorekeeperProcess.run(["jws", "verify", "/dev/null", "--type", "transaction", "--bundle-id", "a", "--environment", "Production"])
+        let productionWithoutAppleId = try StorekeeperProcess.run([
+            "jws", "verify", "/dev/null", "--type", "transaction", "--bundle-id", "a", "--environment", "Production",
+        ])
         #expect(productionWithoutAppleId.exitCode == 2)
         let unknownCommand = try StorekeeperProcess.run(["frobnicate"])
         #expect(unknownCommand.exitCode == 2)
@@ -115,10 +119,12 @@ import Testing
         var cases: [InteropCase] = []
         for type in ["transaction", "renewal", "notification", "app-transaction"] {
             cases.append(InteropCase(name: "\(type) valid", type: type))
-            cases.append(InteropCase(name: "\(type) production valid", type: type, environment: "Production", appAppleId: 1234, verifyAppAppleId: 1234))
+            cases.append(
+                InteropCase(name: "\(type) production valid", type: type, environment: "Production", appAppleId: 1234, verifyAppAppleId: 1234))
             cases.append(InteropCase(name: "\(type) wrong bundle", type: type, verifyBundleId: "com.example.other"))
             cases.append(InteropCase(name: "\(type) wrong environment", type: type, verifyEnvironment: "Production", verifyAppAppleId: 1234))
-            cases.append(InteropCase(name: "\(type) wrong app apple id", type: type, environment: "Production", appAppleId: 1234, verifyAppAppleId: 9999))
+            cases.append(
+                InteropCase(name: "\(type) wrong app apple id", type: type, environment: "Production", appAppleId: 1234, verifyAppAppleId: 9999))
             for forge in forgeries {
                 cases.append(InteropCase(name: "\(type) \(forge)", type: type, forge: forge))
             }
@@ -145,7 +151,10 @@ import Testing
 
             let verifyBundleId = testCase.verifyBundleId ?? bundleId
             let verifyEnvironment = testCase.verifyEnvironment ?? testCase.environment
-            var verify = ["jws", "verify", file, "--type", testCase.type, "--root", "ca/root.der", "--bundle-id", verifyBundleId, "--environment", verifyEnvironment]
+            var verify = [
+                "jws", "verify", file, "--type", testCase.type, "--root", "ca/root.der", "--bundle-id", verifyBundleId, "--environment",
+                verifyEnvironment,
+            ]
             if let appAppleId = testCase.verifyAppAppleId { verify += ["--app-apple-id", String(appAppleId)] }
             let verified = try StorekeeperProcess.run(verify, in: directory)
             let verdict = try verified.json()
@@ -153,16 +162,17 @@ import Testing
             #expect(verified.exitCode == (valid ? 0 : 1), "\(testCase.name)")
             ours[testCase.name] = (valid, verdict["reason"] as? String)
 
-            references.append(AppleReferenceVerifier.Case(
-                id: testCase.name,
-                jws: signed.text.trimmingCharacters(in: .whitespacesAndNewlines),
-                type: testCase.type == "app-transaction" ? "appTransaction" : testCase.type,
-                roots: [try Data(contentsOf: root).base64EncodedString()],
-                bundleId: verifyBundleId,
-                environment: verifyEnvironment,
-                appAppleId: testCase.verifyAppAppleId,
-                strict: true
-            ))
+            references.append(
+                AppleReferenceVerifier.Case(
+                    id: testCase.name,
+                    jws: signed.text.trimmingCharacters(in: .whitespacesAndNewlines),
+                    type: testCase.type == "app-transaction" ? "appTransaction" : testCase.type,
+                    roots: [try Data(contentsOf: root).base64EncodedString()],
+                    bundleId: verifyBundleId,
+                    environment: verifyEnvironment,
+                    appAppleId: testCase.verifyAppAppleId,
+                    strict: true
+                ))
         }
         let apple = try AppleReferenceVerifier.verdicts(for: references, interpreter: python)
         for testCase in Self.interopCases {

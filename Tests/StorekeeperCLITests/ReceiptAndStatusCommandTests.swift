@@ -11,7 +11,8 @@ import Testing
         let result = try StorekeeperProcess.run(["receipt", "decode", try Self.fixture("revenuecat-sandbox-sample1-2020.receipt").path])
         #expect(result.exitCode == 0, "\(result.standardError)")
         let ours = try result.json()
-        let apple = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: try Self.fixture("revenuecat-verifyReceiptSample1.json"))) as? [String: Any])
+        let apple = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: try Self.fixture("revenuecat-verifyReceiptSample1.json"))) as? [String: Any])
         #expect(ours["status"] as? Int == 0)
         #expect(ours["environment"] as? String == apple["environment"] as? String)
         let ourReceipt = try #require(ours["receipt"] as? [String: Any])
@@ -36,7 +37,9 @@ import Testing
         let withAppleRoot = try StorekeeperProcess.run(["receipt", "decode", receipt])
         #expect(withAppleRoot.exitCode == 1)
         #expect(try withAppleRoot.json()["status"] as? Int == 21003)
-        let withStoreKitRoot = try StorekeeperProcess.run(["receipt", "decode", receipt, "--root", try Self.fixture("StoreKitTestCertificate.cer").path])
+        let withStoreKitRoot = try StorekeeperProcess.run([
+            "receipt", "decode", receipt, "--root", try Self.fixture("StoreKitTestCertificate.cer").path,
+        ])
         #expect(withStoreKitRoot.exitCode == 0, "\(withStoreKitRoot.standardError)")
         let decoded = try #require(try withStoreKitRoot.json()["receipt"] as? [String: Any])
         #expect(decoded["bundle_id"] as? String == "com.example.naturelab.backyardbirds.example")
@@ -67,7 +70,9 @@ import Testing
             #expect(code != 0 && code != nil, "\(name)")
             if name != "flipped" { #expect(code == status, "\(name): \(result.standardError)") }
         }
-        let wrongApp = try StorekeeperProcess.run(["receipt", "decode", try Self.fixture("revenuecat-sandbox-sample1-2020.receipt").path, "--bundle-id", "com.example.other"])
+        let wrongApp = try StorekeeperProcess.run([
+            "receipt", "decode", try Self.fixture("revenuecat-sandbox-sample1-2020.receipt").path, "--bundle-id", "com.example.other",
+        ])
         #expect(wrongApp.exitCode == 1)
         let missing = try StorekeeperProcess.run(["receipt", "decode", "/nonexistent/receipt"])
         #expect(missing.exitCode == 2)
@@ -104,7 +109,9 @@ import Testing
         #expect(report["threads"] as? Int == 1)
         #expect(report["perSecond"] != nil && report["seconds"] != nil)
 
-        let receipt = try StorekeeperProcess.run(["bench", "receipt", try Self.fixture("revenuecat-sandbox-sample1-2020.receipt").path, "--seconds", "0.2", "--threads", "2"])
+        let receipt = try StorekeeperProcess.run([
+            "bench", "receipt", try Self.fixture("revenuecat-sandbox-sample1-2020.receipt").path, "--seconds", "0.2", "--threads", "2",
+        ])
         #expect(receipt.exitCode == 0, "\(receipt.standardError)")
         #expect(try receipt.json()["failures"] as? Int == 0)
     }

@@ -33,7 +33,8 @@ struct SimulateCommandTests {
 
     @Test("a wrong expectation fails the run with exit 1")
     func wrongExpectationFails() throws {
-        let file = try Self.temporary("""
+        let file = try Self.temporary(
+            """
             name: a trial that is said to be expired while it runs
             days: 10
             customers:
@@ -49,13 +50,15 @@ struct SimulateCommandTests {
         #expect(output.text.contains("expectations met 0/1"))
     }
 
-    @Test("unreadable or inconsistent scenarios are usage errors", arguments: [
-        "name: x\ndays: 10\ncustomers: []\nexpect: [{ day: 1, customer: nobody, status: active }]\n",
-        "name: x\ndays: 10\ncustomers: [{ name: a, actions: [{ day: 1, subscribe: no.such.product }] }]\nexpect: []\n",
-        "name: x\ndays: -1\ncustomers: []\nexpect: []\n",
-        "name: x\ndays: 10\ncustomers: [{ name: a, actions: [{ day: 1, cancel: true, refund: true }] }]\nexpect: []\n",
-        "this is not yaml: [",
-    ])
+    @Test(
+        "unreadable or inconsistent scenarios are usage errors",
+        arguments: [
+            "name: x\ndays: 10\ncustomers: []\nexpect: [{ day: 1, customer: nobody, status: active }]\n",
+            "name: x\ndays: 10\ncustomers: [{ name: a, actions: [{ day: 1, subscribe: no.such.product }] }]\nexpect: []\n",
+            "name: x\ndays: -1\ncustomers: []\nexpect: []\n",
+            "name: x\ndays: 10\ncustomers: [{ name: a, actions: [{ day: 1, cancel: true, refund: true }] }]\nexpect: []\n",
+            "this is not yaml: [",
+        ])
     func badScenariosAreUsageErrors(_ text: String) throws {
         let file = try Self.temporary(text, suffix: ".yaml")
         defer { try? FileManager.default.removeItem(at: file) }

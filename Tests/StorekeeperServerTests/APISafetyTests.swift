@@ -52,11 +52,14 @@ struct APISafetyTests {
         }
     }
 
-    @Test("a signed transaction from another app or a forged one is refused with a reason; a replay by another customer gets 409", arguments: ServerBackend.available)
+    @Test(
+        "a signed transaction from another app or a forged one is refused with a reason; a replay by another customer gets 409",
+        arguments: ServerBackend.available)
     func purchases(backend: ServerBackend) async throws {
         try await ServerHarness.run(backend) { harness, client in
             let t0 = Fixture.t0
-            let tx = try SignedData.transaction(id: "p1", original: "p1", purchase: t0, expires: t0 + 30 * Fixture.day, signed: t0, token: "7F1E0C2A-0000-4000-8000-000000000001")
+            let tx = try SignedData.transaction(
+                id: "p1", original: "p1", purchase: t0, expires: t0 + 30 * Fixture.day, signed: t0, token: "7F1E0C2A-0000-4000-8000-000000000001")
             let body = "{\"signedTransaction\": \"\(try harness.ca.signTransaction(tx))\"}"
             let accepted = try await client.call(.post, "/v1/apps/alpha/customers/alice/purchases", key: Fixture.alphaKey, body: body)
             #expect(accepted.status == 200)
@@ -83,9 +86,11 @@ struct APISafetyTests {
             #expect(response.status == 200)
             #expect(response.json["openapi"] as? String == "3.0.3")
             let paths = try #require(response.json["paths"] as? [String: Any])
-            for path in ["/health", "/metrics", "/verifyReceipt", "/v1/apps/{appId}/notifications", "/v1/apps/{appId}/subscriptions/{originalTransactionId}",
-                         "/v1/apps/{appId}/customers/{customerId}", "/v1/apps/{appId}/customers/{customerId}/events",
-                         "/v1/apps/{appId}/customers/{customerId}/purchases", "/v1/apps/{appId}/customers/{customerId}/grants"] {
+            for path in [
+                "/health", "/metrics", "/verifyReceipt", "/v1/apps/{appId}/notifications", "/v1/apps/{appId}/subscriptions/{originalTransactionId}",
+                "/v1/apps/{appId}/customers/{customerId}", "/v1/apps/{appId}/customers/{customerId}/events",
+                "/v1/apps/{appId}/customers/{customerId}/purchases", "/v1/apps/{appId}/customers/{customerId}/grants",
+            ] {
                 #expect(paths[path] != nil, "\(path) is not described")
             }
             #expect(try await client.call(.get, "/health").json["status"] as? String == "ok")
@@ -99,6 +104,7 @@ import AppStoreTestSigning
 enum TestCertificateAuthorityFactory {
     /// A CA nobody trusts: what a forger has.
     static func untrusted() throws -> TestCertificateAuthority {
-        try TestCertificateAuthority.generate(notBefore: Date(timeIntervalSince1970: 1_577_836_800), notAfter: Date(timeIntervalSince1970: 2_208_988_800))
+        try TestCertificateAuthority.generate(
+            notBefore: Date(timeIntervalSince1970: 1_577_836_800), notAfter: Date(timeIntervalSince1970: 2_208_988_800))
     }
 }

@@ -25,14 +25,17 @@ struct Lifecycle {
             transaction: try SignedData.transaction(id: "1001", original: "1001", purchase: t0, expires: firstEnd, signed: firstEnd, token: token),
             renewal: try SignedData.renewal(original: "1001", autoRenew: true, billingRetry: true, grace: firstEnd + 16 * day, signed: firstEnd))
         let recoveredAt = firstEnd + 2 * day
-        let tx2 = try SignedData.transaction(id: "1002", original: "1001", purchase: recoveredAt, expires: recoveredAt + 30 * day, signed: recoveredAt, token: token)
+        let tx2 = try SignedData.transaction(
+            id: "1002", original: "1001", purchase: recoveredAt, expires: recoveredAt + 30 * day, signed: recoveredAt, token: token)
         let recovered = try SignedData.notification(
             ca, type: "DID_RENEW", subtype: "BILLING_RECOVERY", uuid: "00000000-0000-4000-8000-000000000003", signed: recoveredAt,
             transaction: tx2, renewal: try SignedData.renewal(original: "1001", autoRenew: true, signed: recoveredAt))
         let refundAt = recoveredAt + 5 * day
         let refunded = try SignedData.notification(
             ca, type: "REFUND", uuid: "00000000-0000-4000-8000-000000000004", signed: refundAt,
-            transaction: try SignedData.transaction(id: "1002", original: "1001", purchase: recoveredAt, expires: recoveredAt + 30 * day, signed: refundAt, revoked: refundAt, token: token),
+            transaction: try SignedData.transaction(
+                id: "1002", original: "1001", purchase: recoveredAt, expires: recoveredAt + 30 * day, signed: refundAt, revoked: refundAt,
+                token: token),
             renewal: nil)
         return [
             (subscribed, t0 + day, "active"),
@@ -53,7 +56,9 @@ struct Lifecycle {
 
 @Suite("Notifications end to end")
 struct NotificationFlowTests {
-    @Test("signed V2 notifications drive a subscription through subscribe, grace, recovery and refund; forgeries and replays change nothing", arguments: ServerBackend.available)
+    @Test(
+        "signed V2 notifications drive a subscription through subscribe, grace, recovery and refund; forgeries and replays change nothing",
+        arguments: ServerBackend.available)
     func lifecycle(backend: ServerBackend) async throws {
         try await ServerHarness.run(backend) { harness, client in
             let life = Lifecycle()
@@ -62,7 +67,9 @@ struct NotificationFlowTests {
             let forger = try TestCertificateAuthorityFactory.untrusted()
             let forgedRefund = try SignedData.notification(
                 forger, type: "REFUND", signed: Fixture.t0 + Fixture.day,
-                transaction: try SignedData.transaction(id: "1001", original: "1001", purchase: Fixture.t0, expires: Fixture.t0 + 30 * Fixture.day, signed: Fixture.t0 + Fixture.day, revoked: Fixture.t0 + Fixture.day),
+                transaction: try SignedData.transaction(
+                    id: "1001", original: "1001", purchase: Fixture.t0, expires: Fixture.t0 + 30 * Fixture.day, signed: Fixture.t0 + Fixture.day,
+                    revoked: Fixture.t0 + Fixture.day),
                 renewal: nil)
             for (index, step) in steps.enumerated() {
                 harness.clock.set(step.lookAt - 3600)

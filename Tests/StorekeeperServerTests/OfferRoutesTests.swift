@@ -26,12 +26,15 @@ struct OfferRoutesTests {
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 
-    @Test("a former subscriber gets a legacy signature over Apple's exact string, valid under the key's public half", arguments: ServerBackend.available)
+    @Test(
+        "a former subscriber gets a legacy signature over Apple's exact string, valid under the key's public half", arguments: ServerBackend.available
+    )
     func legacySignature(_ backend: ServerBackend) async throws {
         let apple = AppleAccess()
         try await apple.run(backend) { harness, client in
             try await Self.subscribe("winback", harness, client)
-            let body = #"{"customerId":"winback","productId":"pro.monthly","offerId":"come_back_50","appAccountToken":"7F1E0C2A-2222-4000-8000-0000000000CD","nonce":"\#(Self.nonce.uppercased())"}"#
+            let body =
+                #"{"customerId":"winback","productId":"pro.monthly","offerId":"come_back_50","appAccountToken":"7F1E0C2A-2222-4000-8000-0000000000CD","nonce":"\#(Self.nonce.uppercased())"}"#
             let response = try await client.call(.post, "/v1/apps/alpha/offers/sign", key: Fixture.alphaKey, body: body)
             #expect(response.status == 200, "\(response.text)")
             #expect(response.json["format"] as? String == "legacy")
@@ -67,7 +70,8 @@ struct OfferRoutesTests {
         try await apple.run(backend) { harness, client in
             try await Self.subscribe("winback", harness, client)
             let missing = try await client.call(
-                .post, "/v1/apps/alpha/offers/sign", key: Fixture.alphaKey, body: #"{"customerId":"winback","productId":"pro.monthly","offerId":"o1"}"#)
+                .post, "/v1/apps/alpha/offers/sign", key: Fixture.alphaKey,
+                body: #"{"customerId":"winback","productId":"pro.monthly","offerId":"o1"}"#)
             #expect(missing.status == 400)
             let body = #"{"customerId":"winback","productId":"pro.monthly","offerId":"o1","appAccountToken":"\#(Self.token)"}"#
             let response = try await client.call(.post, "/v1/apps/alpha/offers/sign", key: Fixture.alphaKey, body: body)
@@ -94,7 +98,8 @@ struct OfferRoutesTests {
         let apple = AppleAccess()
         try await apple.run(backend) { harness, client in
             try await Self.subscribe("winback", harness, client)
-            let body = #"{"customerId":"winback","productId":"pro.monthly","offerId":"come_back_50","format":"jws","transactionId":"8100001","appAccountToken":"7f1e0c2a-2222-4000-8000-0000000000cd","nonce":"\#(Self.nonce)"}"#
+            let body =
+                #"{"customerId":"winback","productId":"pro.monthly","offerId":"come_back_50","format":"jws","transactionId":"8100001","appAccountToken":"7f1e0c2a-2222-4000-8000-0000000000cd","nonce":"\#(Self.nonce)"}"#
             let response = try await client.call(.post, "/v1/apps/alpha/offers/sign", key: Fixture.alphaKey, body: body)
             #expect(response.status == 200, "\(response.text)")
             #expect(response.json["format"] as? String == "jws")
@@ -129,7 +134,8 @@ struct OfferRoutesTests {
         let apple = AppleAccess()
         try await apple.run(backend) { _, client in
             for format in ["legacy", "jws"] {
-                let body = #"{"customerId":"stranger","productId":"pro.monthly","offerId":"o1","appAccountToken":"7f1e0c2a-2222-4000-8000-0000000000cd","format":"\#(format)"}"#
+                let body =
+                    #"{"customerId":"stranger","productId":"pro.monthly","offerId":"o1","appAccountToken":"7f1e0c2a-2222-4000-8000-0000000000cd","format":"\#(format)"}"#
                 let response = try await client.call(.post, "/v1/apps/alpha/offers/sign", key: Fixture.alphaKey, body: body)
                 #expect(response.status == 409, "\(response.text)")
                 #expect(response.json.errorCode == "not_eligible")
@@ -143,7 +149,8 @@ struct OfferRoutesTests {
         try await apple.run(backend) { harness, client in
             try await Self.subscribe("winback", harness, client)
             for product in ["pro.yearly", "pro.lifetime"] {
-                let body = #"{"customerId":"winback","productId":"\#(product)","offerId":"o1","appAccountToken":"7f1e0c2a-2222-4000-8000-0000000000cd"}"#
+                let body =
+                    #"{"customerId":"winback","productId":"\#(product)","offerId":"o1","appAccountToken":"7f1e0c2a-2222-4000-8000-0000000000cd"}"#
                 let response = try await client.call(.post, "/v1/apps/alpha/offers/sign", key: Fixture.alphaKey, body: body)
                 #expect(response.status == 422, "\(product): \(response.text)")
                 #expect(response.json.errorCode == "unknown_product")

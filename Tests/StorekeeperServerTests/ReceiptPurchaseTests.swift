@@ -7,7 +7,9 @@ import Testing
 struct ReceiptPurchaseTests {
     static func body(_ receipt: String) -> String { "{\"receipt\": \"\(receipt)\"}" }
 
-    @Test("junk, foreign and unknown-product receipts are turned away with a reason; a replay by another customer gets 409", arguments: ServerBackend.available)
+    @Test(
+        "junk, foreign and unknown-product receipts are turned away with a reason; a replay by another customer gets 409",
+        arguments: ServerBackend.available)
     func receipts(backend: ServerBackend) async throws {
         try await ServerHarness.run(backend) { _, client in
             let t0 = Fixture.t0
@@ -15,9 +17,14 @@ struct ReceiptPurchaseTests {
             let refusals: [(String, String, String)] = [
                 (Data("pro.monthly".utf8).base64EncodedString(), "invalid_receipt", "notAReceipt"),
                 (Data("{\"receipt\":1}".utf8).base64EncodedString(), "invalid_receipt", "notAReceipt"),
-                (try TestReceipts.receipt(bundleId: "com.other.app", purchases: [("pro.monthly", "x1", "x1", t0, t0 + Fixture.day)], created: t0),
-                 "refused_receipt", "bundle_mismatch"),
-                (try TestReceipts.receipt(purchases: [("cracked.everything", "x2", "x2", t0, nil)], created: t0), "refused_receipt", "unknown_product"),
+                (
+                    try TestReceipts.receipt(bundleId: "com.other.app", purchases: [("pro.monthly", "x1", "x1", t0, t0 + Fixture.day)], created: t0),
+                    "refused_receipt", "bundle_mismatch"
+                ),
+                (
+                    try TestReceipts.receipt(purchases: [("cracked.everything", "x2", "x2", t0, nil)], created: t0), "refused_receipt",
+                    "unknown_product"
+                ),
             ]
             for (receipt, code, reason) in refusals {
                 let response = try await client.call(.post, path, key: Fixture.alphaKey, body: Self.body(receipt))

@@ -29,8 +29,9 @@ enum ServerBackend: String, Sendable, CustomTestStringConvertible {
     /// connections).
     static var databases: [ServerBackend] {
         if postgresURL == nil {
-            FileHandle.standardError.write(Data(
-                "StorekeeperServerTests: PostgreSQL tests SKIPPED (STOREKEEPER_TEST_POSTGRES_URL is not set)\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "StorekeeperServerTests: PostgreSQL tests SKIPPED (STOREKEEPER_TEST_POSTGRES_URL is not set)\n".utf8))
             return [.sqlite]
         }
         return [.sqlite, .postgresql]
@@ -60,7 +61,8 @@ enum Fixture {
     /// A fresh test CA and a configuration with three apps: alpha and gamma (same bundle, both
     /// trusting the CA) and beta (another bundle).
     static func configuration(directory: URL) throws -> (ServerConfiguration, TestCertificateAuthority) {
-        let ca = try TestCertificateAuthority.generate(notBefore: Date(timeIntervalSince1970: 1_577_836_800), notAfter: Date(timeIntervalSince1970: 2_208_988_800))
+        let ca = try TestCertificateAuthority.generate(
+            notBefore: Date(timeIntervalSince1970: 1_577_836_800), notAfter: Date(timeIntervalSince1970: 2_208_988_800))
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let root = directory.appendingPathComponent("root.der")
         try ca.rootCertificateDER.write(to: root)
@@ -68,13 +70,20 @@ enum Fixture {
         let products = [CatalogProductJSON.monthly, CatalogProductJSON.lifetime]
         let json: [String: Any] = [
             "apps": [
-                ["id": "alpha", "bundleId": bundle, "environments": ["Sandbox"], "trustedRoots": ["root.der", "receipt-root.der"], "sharedSecret": "alpha-shared-secret",
-                 "apiKeys": [["key": alphaKey, "role": "app"], ["key": alphaAdmin, "role": "admin"]], "products": products],
-                ["id": "beta", "bundleId": "com.example.beta", "environments": ["Sandbox"], "trustedRoots": ["root.der", "receipt-root.der"],
-                 "apiKeys": [["key": betaKey, "role": "app"]], "products": products],
-                ["id": "gamma", "bundleId": bundle, "environments": ["Sandbox"], "trustedRoots": ["root.der", "receipt-root.der"],
-                 "apiKeys": [["key": gammaKey, "role": "app"]], "products": products],
-            ],
+                [
+                    "id": "alpha", "bundleId": bundle, "environments": ["Sandbox"], "trustedRoots": ["root.der", "receipt-root.der"],
+                    "sharedSecret": "alpha-shared-secret",
+                    "apiKeys": [["key": alphaKey, "role": "app"], ["key": alphaAdmin, "role": "admin"]], "products": products,
+                ],
+                [
+                    "id": "beta", "bundleId": "com.example.beta", "environments": ["Sandbox"], "trustedRoots": ["root.der", "receipt-root.der"],
+                    "apiKeys": [["key": betaKey, "role": "app"]], "products": products,
+                ],
+                [
+                    "id": "gamma", "bundleId": bundle, "environments": ["Sandbox"], "trustedRoots": ["root.der", "receipt-root.der"],
+                    "apiKeys": [["key": gammaKey, "role": "app"]], "products": products,
+                ],
+            ]
         ]
         let file = directory.appendingPathComponent("config.json")
         try JSONSerialization.data(withJSONObject: json).write(to: file)
@@ -83,7 +92,9 @@ enum Fixture {
 }
 
 enum CatalogProductJSON {
-    static var monthly: [String: Any] { ["productId": "pro.monthly", "type": "autoRenewable", "subscriptionGroupIdentifier": "pro", "entitlements": ["pro"]] }
+    static var monthly: [String: Any] {
+        ["productId": "pro.monthly", "type": "autoRenewable", "subscriptionGroupIdentifier": "pro", "entitlements": ["pro"]]
+    }
     static var lifetime: [String: Any] { ["productId": "pro.lifetime", "type": "nonConsumable", "entitlements": ["pro"]] }
 }
 
@@ -144,9 +155,10 @@ func withTwoServerStores<T: Sendable>(
         let url = try await SQLStore.createPostgresDatabaseForTests(baseURL: base, name: String(name), logger: logger)
         let result: Result<T, any Error>
         do {
-            result = .success(try await SQLStore.withStore(.postgres(url: url), logger: logger) { first in
-                try await SQLStore.withStore(.postgres(url: url), logger: logger) { second in try await body(first, second) }
-            })
+            result = .success(
+                try await SQLStore.withStore(.postgres(url: url), logger: logger) { first in
+                    try await SQLStore.withStore(.postgres(url: url), logger: logger) { second in try await body(first, second) }
+                })
         } catch {
             result = .failure(error)
         }

@@ -26,7 +26,9 @@ enum SignedData {
         return try decode(JWSTransactionDecodedPayload.self, object)
     }
 
-    static func renewal(original: String, autoRenew: Bool, billingRetry: Bool = false, grace: Date? = nil, signed: Date) throws -> JWSRenewalInfoDecodedPayload {
+    static func renewal(
+        original: String, autoRenew: Bool, billingRetry: Bool = false, grace: Date? = nil, signed: Date
+    ) throws -> JWSRenewalInfoDecodedPayload {
         var object: [String: Any] = [
             "originalTransactionId": original, "productId": "pro.monthly", "autoRenewProductId": "pro.monthly",
             "autoRenewStatus": autoRenew ? 1 : 0, "isInBillingRetryPeriod": billingRetry, "signedDate": ms(signed), "environment": "Sandbox",

@@ -14,17 +14,23 @@ struct SupportRoutesTests {
     static let tokenPath = "/inApps/v1/transactions/\(chain)/appAccountToken"
 
     static func link(_ harness: ServerHarness) async throws {
-        try await harness.store.apply(Changeset(
-            appId: "alpha", at: Fixture.t0, links: [CustomerLink(customerId: "c-1", aliases: [.originalTransactionId(chain)])]))
+        try await harness.store.apply(
+            Changeset(
+                appId: "alpha", at: Fixture.t0, links: [CustomerLink(customerId: "c-1", aliases: [.originalTransactionId(chain)])]))
     }
 
-    @Test("extending a renewal date sends Apple's request, answers Apple's result, audits it and queues a refresh", arguments: ServerBackend.available)
+    @Test(
+        "extending a renewal date sends Apple's request, answers Apple's result, audits it and queues a refresh", arguments: ServerBackend.available)
     func extend(_ backend: ServerBackend) async throws {
         let apple = AppleAccess()
         let effective = Int64(Fixture.t0.addingTimeInterval(40 * Fixture.day).timeIntervalSince1970 * 1000)
-        await apple.transport.expect("PUT", Self.extendPath, respond: .json(200, """
-            {"originalTransactionId":"\(Self.chain)","webOrderLineItemId":"7000000000000001","success":true,"effectiveDate":\(effective)}
-            """))
+        await apple.transport.expect(
+            "PUT", Self.extendPath,
+            respond: .json(
+                200,
+                """
+                {"originalTransactionId":"\(Self.chain)","webOrderLineItemId":"7000000000000001","success":true,"effectiveDate":\(effective)}
+                """))
         try await apple.run(backend) { harness, client in
             try await Self.link(harness)
             let body = #"{"extendByDays": 30, "extendReasonCode": 3, "requestIdentifier": "support-ticket-42", "reason": "outage on Dec 31"}"#
@@ -67,7 +73,8 @@ struct SupportRoutesTests {
         await apple.transport.expect("PUT", Self.extendPath, respond: .json(200, #"{"originalTransactionId":"\#(Self.chain)","success":true}"#))
         try await apple.run(backend) { _, client in
             let response = try await client.call(
-                .post, "/v1/apps/alpha/subscriptions/\(Self.chain)/extend", key: Fixture.alphaAdmin, body: #"{"extendByDays": 1, "reason": "goodwill"}"#)
+                .post, "/v1/apps/alpha/subscriptions/\(Self.chain)/extend", key: Fixture.alphaAdmin,
+                body: #"{"extendByDays": 1, "reason": "goodwill"}"#)
             #expect(response.status == 200, "\(response.text)")
             let identifier = try #require(response.json["requestIdentifier"] as? String)
             #expect(UUID(uuidString: identifier) != nil)
@@ -85,7 +92,8 @@ struct SupportRoutesTests {
         try await apple.run(backend) { harness, client in
             try await Self.link(harness)
             let body = #"{"appAccountToken": "7F1E0C2A-1111-4000-8000-0000000000AB", "reason": "account merge"}"#
-            let response = try await client.call(.put, "/v1/apps/alpha/subscriptions/\(Self.chain)/appAccountToken", key: Fixture.alphaAdmin, body: body)
+            let response = try await client.call(
+                .put, "/v1/apps/alpha/subscriptions/\(Self.chain)/appAccountToken", key: Fixture.alphaAdmin, body: body)
             #expect(response.status == 200, "\(response.text)")
             #expect(response.json["originalTransactionId"] as? String == Self.chain)
             #expect(response.json["appAccountToken"] as? String == "7f1e0c2a-1111-4000-8000-0000000000ab")
@@ -101,7 +109,9 @@ struct SupportRoutesTests {
         }
     }
 
-    @Test("a test notification is requested, and its status shows Apple's attempts and whether it reached the inbox", arguments: ServerBackend.available)
+    @Test(
+        "a test notification is requested, and its status shows Apple's attempts and whether it reached the inbox", arguments: ServerBackend.available
+    )
     func testNotification(_ backend: ServerBackend) async throws {
         let apple = AppleAccess()
         let token = "ce3af791-365e-4c60-841b-1674b43c1609_1684520010000"
@@ -139,8 +149,10 @@ struct SupportRoutesTests {
             #expect(arrived.json["inboxId"] is Int)
             #expect(arrived.json["inboxState"] as? String == "processed")
             let requests = await apple.transport.requests
-            #expect(requests.map(\.url.path) == [
-                "/inApps/v1/notifications/test", "/inApps/v1/notifications/test/\(token)", "/inApps/v1/notifications/test/\(token)"])
+            #expect(
+                requests.map(\.url.path) == [
+                    "/inApps/v1/notifications/test", "/inApps/v1/notifications/test/\(token)", "/inApps/v1/notifications/test/\(token)",
+                ])
             #expect(await apple.transport.unmetExpectations.isEmpty)
         }
     }
@@ -148,12 +160,17 @@ struct SupportRoutesTests {
     /// One valid call of each support route of app alpha: method, path, body.
     static let supportCalls: [(HTTPRequest.Method, String, String?)] = [
         (.post, "/v1/apps/alpha/subscriptions/\(chain)/extend", #"{"extendByDays": 3, "reason": "x"}"#),
-        (.put, "/v1/apps/alpha/subscriptions/\(chain)/appAccountToken", #"{"appAccountToken": "7f1e0c2a-1111-4000-8000-0000000000ab", "reason": "x"}"#),
+        (
+            .put, "/v1/apps/alpha/subscriptions/\(chain)/appAccountToken",
+            #"{"appAccountToken": "7f1e0c2a-1111-4000-8000-0000000000ab", "reason": "x"}"#
+        ),
         (.post, "/v1/apps/alpha/notifications/test", nil),
         (.get, "/v1/apps/alpha/notifications/test/abc", nil),
     ]
 
-    @Test("support routes need alpha's admin key: an app key gets 403, another app's key 404, and Apple is not called", arguments: ServerBackend.available)
+    @Test(
+        "support routes need alpha's admin key: an app key gets 403, another app's key 404, and Apple is not called",
+        arguments: ServerBackend.available)
     func access(_ backend: ServerBackend) async throws {
         let apple = AppleAccess()
         try await apple.run(backend) { harness, client in
@@ -208,12 +225,18 @@ struct SupportRoutesTests {
     @Test("Apple's refusal is a 502 naming Apple's error, with nothing audited or queued", arguments: ServerBackend.available)
     func appleRefuses(_ backend: ServerBackend) async throws {
         let apple = AppleAccess()
-        await apple.transport.expect("PUT", Self.extendPath, respond: .json(
-            404, #"{"errorCode":4040005,"errorMessage":"Original transaction id not found."}"#))
-        await apple.transport.expect("PUT", Self.tokenPath, respond: .json(
-            400, #"{"errorCode":4000005,"errorMessage":"Invalid original transaction id."}"#))
-        await apple.transport.expect("POST", "/inApps/v1/notifications/test", respond: .json(
-            401, ""))
+        await apple.transport.expect(
+            "PUT", Self.extendPath,
+            respond: .json(
+                404, #"{"errorCode":4040005,"errorMessage":"Original transaction id not found."}"#))
+        await apple.transport.expect(
+            "PUT", Self.tokenPath,
+            respond: .json(
+                400, #"{"errorCode":4000005,"errorMessage":"Invalid original transaction id."}"#))
+        await apple.transport.expect(
+            "POST", "/inApps/v1/notifications/test",
+            respond: .json(
+                401, ""))
         try await apple.run(backend) { harness, client in
             let extend = try await client.call(
                 .post, "/v1/apps/alpha/subscriptions/\(Self.chain)/extend", key: Fixture.alphaAdmin, body: #"{"extendByDays": 3, "reason": "x"}"#)

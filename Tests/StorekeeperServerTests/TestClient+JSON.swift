@@ -6,7 +6,9 @@ import NIOCore
 
 extension TestClientProtocol {
     /// Sends a request and returns its status and JSON body (an empty object when none).
-    func call(_ method: HTTPRequest.Method, _ uri: String, key: String? = nil, body: String? = nil) async throws -> (status: Int, json: [String: Any], text: String) {
+    func call(
+        _ method: HTTPRequest.Method, _ uri: String, key: String? = nil, body: String? = nil
+    ) async throws -> (status: Int, json: [String: Any], text: String) {
         var headers = HTTPFields()
         if let key { headers[.authorization] = "Bearer \(key)" }
         headers[.contentType] = "application/json"

@@ -7,7 +7,8 @@ import Foundation
 /// of their `trustedRoots`); the RSA keys are generated once per test process.
 enum TestReceipts {
     private static let shared: Result<ReceiptSigningAuthority, any Error> = Result {
-        try ReceiptSigningAuthority.generate(validFrom: Date(timeIntervalSince1970: 1_577_836_800), validUntil: Date(timeIntervalSince1970: 2_208_988_800))
+        try ReceiptSigningAuthority.generate(
+            validFrom: Date(timeIntervalSince1970: 1_577_836_800), validUntil: Date(timeIntervalSince1970: 2_208_988_800))
     }
 
     static func authority() throws -> ReceiptSigningAuthority { try shared.get() }

@@ -13,7 +13,9 @@ import Testing
 struct ThroughputBenchmark {
     static let enabled = ProcessInfo.processInfo.environment["STOREKEEPER_BENCH"] == "1"
 
-    @Test("notifications ingested and status reads per second", .enabled(if: enabled, "set STOREKEEPER_BENCH=1 to run"), arguments: ServerBackend.available)
+    @Test(
+        "notifications ingested and status reads per second", .enabled(if: enabled, "set STOREKEEPER_BENCH=1 to run"),
+        arguments: ServerBackend.available)
     func throughput(backend: ServerBackend) async throws {
         try await ServerHarness.run(backend) { harness, client in
             let count = 2000
@@ -22,8 +24,10 @@ struct ThroughputBenchmark {
             for index in 0..<count {
                 let id = "b\(index)"
                 let tx = try SignedData.transaction(id: id, original: id, purchase: t0, expires: t0 + 30 * Fixture.day, signed: t0)
-                bodies.append(try SignedData.notification(harness.ca, type: "SUBSCRIBED", subtype: "INITIAL_BUY", signed: t0, transaction: tx,
-                    renewal: try SignedData.renewal(original: id, autoRenew: true, signed: t0)))
+                bodies.append(
+                    try SignedData.notification(
+                        harness.ca, type: "SUBSCRIBED", subtype: "INITIAL_BUY", signed: t0, transaction: tx,
+                        renewal: try SignedData.renewal(original: id, autoRenew: true, signed: t0)))
             }
             harness.clock.set(t0 + Fixture.day)
             let signedBodies = bodies
@@ -56,7 +60,9 @@ struct ThroughputBenchmark {
             }
             let read = ContinuousClock.now - readStart
             func rate(_ n: Int, _ d: Duration) -> Int { Int(Double(n) / (Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18)) }
-            print("BENCH \(backend.rawValue): received \(rate(count, received))/s into the inbox; ingested (received + verified + recorded) \(rate(count, ingested))/s; status reads \(rate(reads, read))/s")
+            print(
+                "BENCH \(backend.rawValue): received \(rate(count, received))/s into the inbox; ingested (received + verified + recorded) \(rate(count, ingested))/s; status reads \(rate(reads, read))/s"
+            )
         }
     }
 }

@@ -52,7 +52,8 @@ struct VerifyReceiptTests {
             #expect(history.purchases["r2"]?.expiresDate == t0 + 2 * month)
             #expect(history.renewals["r1"]?.willAutoRenew == false)
 
-            let latest = try await client.call(.post, "/verifyReceipt", body: try Self.request(receipt, password: "alpha-shared-secret", excludeOld: true))
+            let latest = try await client.call(
+                .post, "/verifyReceipt", body: try Self.request(receipt, password: "alpha-shared-secret", excludeOld: true))
             let kept = try #require(latest.json["latest_receipt_info"] as? [[String: Any]])
             #expect(Set(kept.compactMap { $0["transaction_id"] as? String }) == ["r2", "l1"])
         }
@@ -79,8 +80,11 @@ struct VerifyReceiptTests {
     func refusals() async throws {
         try await ServerHarness.run(.sqlite) { _, client in
             let t0 = Fixture.t0
-            let purchases: [(product: String, id: String, original: String, purchase: Date, expires: Date?)] = [("pro.monthly", "f1", "f1", t0, t0 + Fixture.day)]
-            let impostor = try ReceiptSigningAuthority.generate(validFrom: Date(timeIntervalSince1970: 1_577_836_800), validUntil: Date(timeIntervalSince1970: 2_208_988_800), name: "Impostor")
+            let purchases: [(product: String, id: String, original: String, purchase: Date, expires: Date?)] = [
+                ("pro.monthly", "f1", "f1", t0, t0 + Fixture.day)
+            ]
+            let impostor = try ReceiptSigningAuthority.generate(
+                validFrom: Date(timeIntervalSince1970: 1_577_836_800), validUntil: Date(timeIntervalSince1970: 2_208_988_800), name: "Impostor")
             let cases: [(String, Int)] = [
                 (try TestReceipts.receipt(purchases: purchases, created: t0, by: impostor), 21003),
                 (try TestReceipts.receipt(bundleId: "com.unknown.app", purchases: purchases, created: t0), 21003),

@@ -39,7 +39,8 @@ struct InboxContractTests {
             #expect(first.map(\.body) == ["n0", "n1", "n2"])
             #expect(second.map(\.body) == ["n3", "n4"])
             #expect(try await store.claimPending(limit: 3, owner: "w3", now: Self.t0, leaseUntil: lease).isEmpty)
-            let afterExpiry = try await store.claimPending(limit: 10, owner: "w3", now: lease.addingTimeInterval(1), leaseUntil: lease.addingTimeInterval(60))
+            let afterExpiry = try await store.claimPending(
+                limit: 10, owner: "w3", now: lease.addingTimeInterval(1), leaseUntil: lease.addingTimeInterval(60))
             #expect(afterExpiry.count == 5)
             try await store.releaseLeases()
             #expect(try await store.claimPending(limit: 10, owner: "w4", now: Self.t0, leaseUntil: lease).count == 5)
@@ -52,9 +53,15 @@ struct InboxContractTests {
             let a = try await store.receive(Self.notification("a")).id
             let b = try await store.receive(Self.notification("b")).id
             let c = try await store.receive(Self.notification("c", app: "other")).id
-            let metadata = NotificationMetadata(notificationUUID: "UUID-A", notificationType: "DID_RENEW", originalTransactionId: "t1", signedDate: Self.t0)
-            try await store.apply(Changeset(appId: "a", at: Self.t0, inboxOutcome: InboxOutcome(inboxId: a, state: .processed, metadata: metadata, processedAt: Self.t0)))
-            try await store.apply(Changeset(appId: "a", at: Self.t0, inboxOutcome: InboxOutcome(inboxId: b, state: .rejected, failureReason: "invalid_certificate: forged", processedAt: Self.t0)))
+            let metadata = NotificationMetadata(
+                notificationUUID: "UUID-A", notificationType: "DID_RENEW", originalTransactionId: "t1", signedDate: Self.t0)
+            try await store.apply(
+                Changeset(
+                    appId: "a", at: Self.t0, inboxOutcome: InboxOutcome(inboxId: a, state: .processed, metadata: metadata, processedAt: Self.t0)))
+            try await store.apply(
+                Changeset(
+                    appId: "a", at: Self.t0,
+                    inboxOutcome: InboxOutcome(inboxId: b, state: .rejected, failureReason: "invalid_certificate: forged", processedAt: Self.t0)))
             // An outcome naming another app's row changes nothing.
             try await store.apply(Changeset(appId: "a", at: Self.t0, inboxOutcome: InboxOutcome(inboxId: c, state: .processed, processedAt: Self.t0)))
             #expect(try await store.pendingCount() == 1)
@@ -84,7 +91,8 @@ struct InboxContractTests {
             #expect(try await store.job(id: id)?.state == .pending)
             try await store.failJob(id: id, owner: "w1", error: "HTTP 503", retryAt: Self.t0.addingTimeInterval(10))
             #expect(try await store.leaseJobs(limit: 10, owner: "w1", now: Self.t0, leaseUntil: lease).isEmpty)
-            let retried = try await store.leaseJobs(limit: 10, owner: "w1", now: Self.t0.addingTimeInterval(11), leaseUntil: lease.addingTimeInterval(60))
+            let retried = try await store.leaseJobs(
+                limit: 10, owner: "w1", now: Self.t0.addingTimeInterval(11), leaseUntil: lease.addingTimeInterval(60))
             #expect(retried.first?.attempts == 2)
             #expect(retried.first?.lastError == "HTTP 503")
             try await store.completeJob(id: id, owner: "w1")
@@ -112,7 +120,10 @@ struct InboxContractTests {
         try await withTestStore(backend) { store in
             let id = try await store.receive(Self.notification("{\"signedPayload\":\"big\"}")).id
             #expect(try await store.notifications(appId: "a", filter: NotificationFilter()).map(\.body) == [""])
-            #expect(try await store.notifications(appId: "a", filter: NotificationFilter(includesBodies: true)).map(\.body) == ["{\"signedPayload\":\"big\"}"])
+            #expect(
+                try await store.notifications(appId: "a", filter: NotificationFilter(includesBodies: true)).map(\.body) == [
+                    "{\"signedPayload\":\"big\"}"
+                ])
             #expect(try await store.notification(id: id)?.body == "{\"signedPayload\":\"big\"}")
         }
     }
@@ -125,9 +136,12 @@ struct InboxContractTests {
                 appId: "a", idempotencyKey: "v1:old", version: .v1, body: body, receivedAt: Self.t0)
             let id = try await store.receive(v1).id
             let grant = PurchaseFact.manualGrant(id: "grant:1", productId: "p", startDate: Self.t0, endDate: nil)
-            try await store.apply(Changeset(appId: "a", at: Self.t0, entries: [
-                LedgerEntry(appId: "a", fact: .purchase(grant), source: "notificationV1", raw: body, recordedAt: Self.t0),
-            ]))
+            try await store.apply(
+                Changeset(
+                    appId: "a", at: Self.t0,
+                    entries: [
+                        LedgerEntry(appId: "a", fact: .purchase(grant), source: "notificationV1", raw: body, recordedAt: Self.t0)
+                    ]))
             #expect(try await store.removeStoredV1Passwords() == 2)
             let stored = try #require(try await store.notification(id: id))
             #expect(!stored.body.contains("the-shared-secret") && stored.body.contains("DID_RENEW"))
@@ -146,7 +160,8 @@ struct InboxContractTests {
                     group.addTask {
                         var mine: [Int64] = []
                         while true {
-                            let batch = try await store.claimPending(limit: 3, owner: "w\(worker)", now: Self.t0, leaseUntil: Self.t0.addingTimeInterval(60))
+                            let batch = try await store.claimPending(
+                                limit: 3, owner: "w\(worker)", now: Self.t0, leaseUntil: Self.t0.addingTimeInterval(60))
                             if batch.isEmpty { return mine }
                             mine += batch.compactMap(\.id)
                         }

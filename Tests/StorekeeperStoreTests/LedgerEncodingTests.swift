@@ -33,18 +33,30 @@ struct LedgerEncodingTests {
         transactionId: "2000000000000002", date: t0.addingTimeInterval(3_600), reason: "chargeback", originalTransactionId: "2000000000000001")
 
     static let golden: [(fact: LedgerFact, key: String, json: String)] = [
-        (.purchase(signedPurchase), "purchase:2000000000000002:s1767315600123",
-         #"{"purchase":{"_0":{"expiresDate":1769817600000,"isUpgraded":false,"offer":{"identifier":"spring","kind":"promotional"},"originalPurchaseDate":1767139200000,"originalTransactionId":"2000000000000001","ownership":"familyShared","price":{"currency":"EUR","milliunits":9990},"productId":"pro.monthly","productType":"autoRenewable","purchaseDate":1767225600000,"quantity":1,"revocation":{"date":1767312000000,"dueToAppIssue":true,"kind":"proratedRefund","percentage":50},"signedDate":1767315600123,"subscriptionGroupIdentifier":"pro","transactionId":"2000000000000002","webOrderLineItemId":"2000000000000003"}}}"#),
-        (.purchase(receiptPurchase), "purchase:1000000000000002:r1769817600000:-:1",
-         #"{"purchase":{"_0":{"expiresDate":1769817600000,"isUpgraded":true,"originalTransactionId":"1000000000000001","ownership":"purchased","productId":"pro.monthly","productType":"autoRenewable","purchaseDate":1767225600000,"quantity":1,"transactionId":"1000000000000002"}}}"#),
-        (.renewal(signedRenewal), "renewal:2000000000000001:s1767225601000",
-         #"{"renewal":{"_0":{"autoRenewProductId":"pro.yearly","eligibleWinBackOfferIds":["back"],"expirationReason":"billingError","gracePeriodExpiresDate":1768608000000,"isInBillingRetry":true,"nextOffer":{"identifier":"back","kind":"winBack"},"originalTransactionId":"2000000000000001","priceIncreaseConsent":"accepted","productId":"pro.monthly","renewalPrice":{"currency":"EUR","milliunits":99990},"signedDate":1767225601000,"willAutoRenew":true}}}"#),
-        (.renewal(receiptRenewal), "renewal:1000000000000001:rpro.monthly:0:-:-:voluntary:-",
-         #"{"renewal":{"_0":{"autoRenewProductId":"pro.monthly","expirationReason":"voluntary","originalTransactionId":"1000000000000001","willAutoRenew":false}}}"#),
-        (.purchase(grant), "purchase:grant:support-42:r-:-:0",
-         #"{"purchase":{"_0":{"isUpgraded":false,"originalTransactionId":"grant:support-42","ownership":"purchased","productId":"pro.lifetime","productType":"nonConsumable","purchaseDate":1767225600000,"quantity":1,"transactionId":"grant:support-42"}}}"#),
-        (.revocation(revocation), "revocation:2000000000000002:1767229200000",
-         #"{"revocation":{"_0":{"date":1767229200000,"originalTransactionId":"2000000000000001","reason":"chargeback","transactionId":"2000000000000002"}}}"#),
+        (
+            .purchase(signedPurchase), "purchase:2000000000000002:s1767315600123",
+            #"{"purchase":{"_0":{"expiresDate":1769817600000,"isUpgraded":false,"offer":{"identifier":"spring","kind":"promotional"},"originalPurchaseDate":1767139200000,"originalTransactionId":"2000000000000001","ownership":"familyShared","price":{"currency":"EUR","milliunits":9990},"productId":"pro.monthly","productType":"autoRenewable","purchaseDate":1767225600000,"quantity":1,"revocation":{"date":1767312000000,"dueToAppIssue":true,"kind":"proratedRefund","percentage":50},"signedDate":1767315600123,"subscriptionGroupIdentifier":"pro","transactionId":"2000000000000002","webOrderLineItemId":"2000000000000003"}}}"#
+        ),
+        (
+            .purchase(receiptPurchase), "purchase:1000000000000002:r1769817600000:-:1",
+            #"{"purchase":{"_0":{"expiresDate":1769817600000,"isUpgraded":true,"originalTransactionId":"1000000000000001","ownership":"purchased","productId":"pro.monthly","productType":"autoRenewable","purchaseDate":1767225600000,"quantity":1,"transactionId":"1000000000000002"}}}"#
+        ),
+        (
+            .renewal(signedRenewal), "renewal:2000000000000001:s1767225601000",
+            #"{"renewal":{"_0":{"autoRenewProductId":"pro.yearly","eligibleWinBackOfferIds":["back"],"expirationReason":"billingError","gracePeriodExpiresDate":1768608000000,"isInBillingRetry":true,"nextOffer":{"identifier":"back","kind":"winBack"},"originalTransactionId":"2000000000000001","priceIncreaseConsent":"accepted","productId":"pro.monthly","renewalPrice":{"currency":"EUR","milliunits":99990},"signedDate":1767225601000,"willAutoRenew":true}}}"#
+        ),
+        (
+            .renewal(receiptRenewal), "renewal:1000000000000001:rpro.monthly:0:-:-:voluntary:-",
+            #"{"renewal":{"_0":{"autoRenewProductId":"pro.monthly","expirationReason":"voluntary","originalTransactionId":"1000000000000001","willAutoRenew":false}}}"#
+        ),
+        (
+            .purchase(grant), "purchase:grant:support-42:r-:-:0",
+            #"{"purchase":{"_0":{"isUpgraded":false,"originalTransactionId":"grant:support-42","ownership":"purchased","productId":"pro.lifetime","productType":"nonConsumable","purchaseDate":1767225600000,"quantity":1,"transactionId":"grant:support-42"}}}"#
+        ),
+        (
+            .revocation(revocation), "revocation:2000000000000002:1767229200000",
+            #"{"revocation":{"_0":{"date":1767229200000,"originalTransactionId":"2000000000000001","reason":"chargeback","transactionId":"2000000000000002"}}}"#
+        ),
     ]
 
     @Test("each fact kind is stored as the same JSON and keyed by Apple's identities")

@@ -51,9 +51,11 @@ struct StoreContractTests {
             )
             #expect(try await store.apply(changes).newEntries == 1)
             #expect(try await store.apply(changes).newEntries == 0)
-            let later = Changeset(appId: "a", at: Self.t0, entries: [
-                LedgerEntry(appId: "a", fact: .purchase(refunded), source: "notificationV2", raw: "jws-2", recordedAt: Self.t0),
-            ])
+            let later = Changeset(
+                appId: "a", at: Self.t0,
+                entries: [
+                    LedgerEntry(appId: "a", fact: .purchase(refunded), source: "notificationV2", raw: "jws-2", recordedAt: Self.t0)
+                ])
             #expect(try await store.apply(later).newEntries == 1)
             let entries = try await store.ledger(appId: "a", customerId: "c1")
             #expect(entries.count == 2)
@@ -68,12 +70,17 @@ struct StoreContractTests {
     @Test("an alias owned by another customer is refused and the whole changeset rolls back", arguments: TestBackend.available)
     func aliasConflictRollsBack(backend: TestBackend) async throws {
         try await withTestStore(backend) { store in
-            try await store.apply(Changeset(appId: "a", at: Self.t0, links: [
-                CustomerLink(customerId: "alice", aliases: [.originalTransactionId("t1"), .appAccountToken("ABC-1")]),
-            ]))
+            try await store.apply(
+                Changeset(
+                    appId: "a", at: Self.t0,
+                    links: [
+                        CustomerLink(customerId: "alice", aliases: [.originalTransactionId("t1"), .appAccountToken("ABC-1")])
+                    ]))
             let stolen = Changeset(
                 appId: "a", at: Self.t0, links: [CustomerLink(customerId: "mallory", aliases: [.originalTransactionId("t1")])],
-                entries: [LedgerEntry(appId: "a", fact: .purchase(Self.purchase("t1", chain: "t1", signed: 0)), source: "storeKit2", recordedAt: Self.t0)]
+                entries: [
+                    LedgerEntry(appId: "a", fact: .purchase(Self.purchase("t1", chain: "t1", signed: 0)), source: "storeKit2", recordedAt: Self.t0)
+                ]
             )
             await #expect { try await store.apply(stolen) } throws: { ($0 as? StoreError)?.code == .aliasConflict }
             #expect(try await store.ledger(appId: "a", originalTransactionId: "t1").isEmpty)
@@ -82,9 +89,12 @@ struct StoreContractTests {
             #expect(try await store.customerExists(appId: "a", customerId: "alice"))
             #expect(try await store.aliases(appId: "a", customerId: "alice").count == 2)
             // The same alias in another app is another tenant's business.
-            try await store.apply(Changeset(appId: "b", at: Self.t0, links: [
-                CustomerLink(customerId: "mallory", aliases: [.originalTransactionId("t1")]),
-            ]))
+            try await store.apply(
+                Changeset(
+                    appId: "b", at: Self.t0,
+                    links: [
+                        CustomerLink(customerId: "mallory", aliases: [.originalTransactionId("t1")])
+                    ]))
             #expect(try await store.customer(appId: "b", alias: .originalTransactionId("t1")) == "mallory")
         }
     }
@@ -92,10 +102,20 @@ struct StoreContractTests {
     @Test("facts recorded before the chain was linked belong to the customer once it is", arguments: TestBackend.available)
     func lateLinking(backend: TestBackend) async throws {
         try await withTestStore(backend) { store in
-            try await store.apply(Changeset(appId: "a", at: Self.t0, entries: [
-                LedgerEntry(appId: "a", fact: .purchase(Self.purchase("t2", chain: "t1", signed: 10)), source: "notificationV2", recordedAt: Self.t0),
-                LedgerEntry(appId: "a", fact: .renewal(RenewalFact(originalTransactionId: "t1", willAutoRenew: false, signedDate: Self.t0)), source: "notificationV2", recordedAt: Self.t0),
-            ], events: [EventRecord(appId: "a", originalTransactionId: "t1", type: "notification.processed", occurredAt: Self.t0, idempotencyKey: "n1")]))
+            try await store.apply(
+                Changeset(
+                    appId: "a", at: Self.t0,
+                    entries: [
+                        LedgerEntry(
+                            appId: "a", fact: .purchase(Self.purchase("t2", chain: "t1", signed: 10)), source: "notificationV2", recordedAt: Self.t0),
+                        LedgerEntry(
+                            appId: "a", fact: .renewal(RenewalFact(originalTransactionId: "t1", willAutoRenew: false, signedDate: Self.t0)),
+                            source: "notificationV2", recordedAt: Self.t0),
+                    ],
+                    events: [
+                        EventRecord(
+                            appId: "a", originalTransactionId: "t1", type: "notification.processed", occurredAt: Self.t0, idempotencyKey: "n1")
+                    ]))
             #expect(try await store.ledger(appId: "a", customerId: "c").isEmpty)
             try await store.apply(Changeset(appId: "a", at: Self.t0, links: [CustomerLink(customerId: "c", aliases: [.originalTransactionId("t1")])]))
             #expect(try await store.ledger(appId: "a", customerId: "c").count == 2)
@@ -108,14 +128,15 @@ struct StoreContractTests {
         try await withTestStore(backend) { store in
             let grant = PurchaseFact.manualGrant(id: "grant-1", productId: "pro.lifetime", startDate: Self.t0, endDate: nil)
             let revoke = LedgerFact.ManualRevocation(transactionId: "grant-1", date: Self.t0.addingTimeInterval(60), reason: "chargeback")
-            try await store.apply(Changeset(
-                appId: "a", at: Self.t0, links: [CustomerLink(customerId: "c")],
-                entries: [
-                    LedgerEntry(appId: "a", fact: .purchase(grant), customerId: "c", source: "manual", recordedAt: Self.t0),
-                    LedgerEntry(appId: "a", fact: .revocation(revoke), customerId: "c", source: "manual", recordedAt: Self.t0),
-                ],
-                audit: [AuditEntry(appId: "a", actor: "key:abcd", action: "grant", customerId: "c", reason: "support", at: Self.t0)]
-            ))
+            try await store.apply(
+                Changeset(
+                    appId: "a", at: Self.t0, links: [CustomerLink(customerId: "c")],
+                    entries: [
+                        LedgerEntry(appId: "a", fact: .purchase(grant), customerId: "c", source: "manual", recordedAt: Self.t0),
+                        LedgerEntry(appId: "a", fact: .revocation(revoke), customerId: "c", source: "manual", recordedAt: Self.t0),
+                    ],
+                    audit: [AuditEntry(appId: "a", actor: "key:abcd", action: "grant", customerId: "c", reason: "support", at: Self.t0)]
+                ))
             let history = PurchaseHistory(ledger: try await store.ledger(appId: "a", customerId: "c"))
             #expect(history.manualRevocations["grant-1"]?.date == Self.t0.addingTimeInterval(60))
             let audit = try await store.auditEntries(appId: "a", limit: 10)

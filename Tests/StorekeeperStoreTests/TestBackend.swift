@@ -19,8 +19,9 @@ enum TestBackend: String, CustomTestStringConvertible, Sendable, CaseIterable {
     /// The backends available in this run.
     static var available: [TestBackend] {
         if postgresURL == nil {
-            FileHandle.standardError.write(Data(
-                "StorekeeperStoreTests: PostgreSQL tests SKIPPED (STOREKEEPER_TEST_POSTGRES_URL is not set)\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "StorekeeperStoreTests: PostgreSQL tests SKIPPED (STOREKEEPER_TEST_POSTGRES_URL is not set)\n".utf8))
             return [.memory, .sqlite]
         }
         return [.memory, .sqlite, .postgresql]

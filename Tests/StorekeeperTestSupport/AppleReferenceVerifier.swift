@@ -76,29 +76,29 @@ public enum AppleReferenceVerifier {
     }
 
     static let pythonScript = #"""
-    import base64, json, sys
-    from appstoreserverlibrary.signed_data_verifier import SignedDataVerifier, VerificationException
-    from appstoreserverlibrary.models.Environment import Environment
+        import base64, json, sys
+        from appstoreserverlibrary.signed_data_verifier import SignedDataVerifier, VerificationException
+        from appstoreserverlibrary.models.Environment import Environment
 
-    request = json.load(sys.stdin)
-    verdicts = []
-    for case in request["cases"]:
-        try:
-            roots = [base64.b64decode(root) for root in case["roots"]]
-            verifier = SignedDataVerifier(roots, False, Environment(case["environment"]), case["bundleId"], case.get("appAppleId"))
-            verifier._chain_verifier.enable_strict_checks = case["strict"]
-            method = {
-                "transaction": verifier.verify_and_decode_signed_transaction,
-                "renewal": verifier.verify_and_decode_renewal_info,
-                "notification": verifier.verify_and_decode_notification,
-                "appTransaction": verifier.verify_and_decode_app_transaction,
-            }[case["type"]]
-            method(case["jws"])
-            verdicts.append({"id": case["id"], "status": "ok"})
-        except VerificationException as error:
-            verdicts.append({"id": case["id"], "status": error.status.name.lower()})
-        except Exception as error:
-            verdicts.append({"id": case["id"], "status": "exception", "error": repr(error)})
-    print(json.dumps(verdicts))
-    """#
+        request = json.load(sys.stdin)
+        verdicts = []
+        for case in request["cases"]:
+            try:
+                roots = [base64.b64decode(root) for root in case["roots"]]
+                verifier = SignedDataVerifier(roots, False, Environment(case["environment"]), case["bundleId"], case.get("appAppleId"))
+                verifier._chain_verifier.enable_strict_checks = case["strict"]
+                method = {
+                    "transaction": verifier.verify_and_decode_signed_transaction,
+                    "renewal": verifier.verify_and_decode_renewal_info,
+                    "notification": verifier.verify_and_decode_notification,
+                    "appTransaction": verifier.verify_and_decode_app_transaction,
+                }[case["type"]]
+                method(case["jws"])
+                verdicts.append({"id": case["id"], "status": "ok"})
+            except VerificationException as error:
+                verdicts.append({"id": case["id"], "status": error.status.name.lower()})
+            except Exception as error:
+                verdicts.append({"id": case["id"], "status": "exception", "error": repr(error)})
+        print(json.dumps(verdicts))
+        """#
 }

@@ -27,28 +27,40 @@ struct FactTests {
     func refundReversal() {
         let refunded = PurchaseHistory(transactions: [transaction("t1", signed: 0), transaction("t1", revoked: 10, signed: 10)])
         #expect(CustomerState(history: refunded, at: day(15)).subscription("t1")?.status == .revoked)
-        let reversed = PurchaseHistory(transactions: [transaction("t1", revoked: 10, signed: 10), transaction("t1", signed: 12), transaction("t1", signed: 0)])
+        let reversed = PurchaseHistory(transactions: [
+            transaction("t1", revoked: 10, signed: 10), transaction("t1", signed: 12), transaction("t1", signed: 0),
+        ])
         #expect(CustomerState(history: reversed, at: day(15)).subscription("t1")?.status == .active)
     }
 
     @Test("an unsigned legacy fact never drops a signed refund")
     func unsignedDoesNotOverride() throws {
-        let legacy = try StatusInput(json: ScenarioHistory(periods: [ScenarioHistory.sub("t1", "t1", "basic.monthly", 0, 30)]).verifyReceiptJSON).history
+        let legacy = try StatusInput(json: ScenarioHistory(periods: [ScenarioHistory.sub("t1", "t1", "basic.monthly", 0, 30)]).verifyReceiptJSON)
+            .history
         let merged = legacy.merging(PurchaseHistory(transactions: [transaction("t1", revoked: 10, signed: 10)]))
         #expect(CustomerState(history: merged, at: day(15)).subscription("t1")?.status == .revoked)
     }
 
     @Test("win-back offers: eligible when Apple lists them for a lapsed subscription, never in billing retry")
     func winBack() {
-        let purchase = PurchaseFact(transactionId: "t1", productId: "basic.monthly", productType: .autoRenewable,
-                                    subscriptionGroupIdentifier: "g", purchaseDate: day(0), expiresDate: day(30))
-        let lapsed = PurchaseHistory(purchases: [purchase], renewals: [RenewalFact(
-            originalTransactionId: "t1", willAutoRenew: false, expirationReason: .voluntary, eligibleWinBackOfferIds: ["wb1", "wb2"])])
+        let purchase = PurchaseFact(
+            transactionId: "t1", productId: "basic.monthly", productType: .autoRenewable,
+            subscriptionGroupIdentifier: "g", purchaseDate: day(0), expiresDate: day(30))
+        let lapsed = PurchaseHistory(
+            purchases: [purchase],
+            renewals: [
+                RenewalFact(
+                    originalTransactionId: "t1", willAutoRenew: false, expirationReason: .voluntary, eligibleWinBackOfferIds: ["wb1", "wb2"])
+            ])
         let eligibility = CustomerState(history: lapsed, at: day(40)).eligibility["g"]
         #expect(eligibility?.winBackOffer == true)
         #expect(eligibility?.eligibleWinBackOfferIds == ["wb1", "wb2"])
-        let retrying = PurchaseHistory(purchases: [purchase], renewals: [RenewalFact(
-            originalTransactionId: "t1", isInBillingRetry: true, eligibleWinBackOfferIds: ["wb1"])])
+        let retrying = PurchaseHistory(
+            purchases: [purchase],
+            renewals: [
+                RenewalFact(
+                    originalTransactionId: "t1", isInBillingRetry: true, eligibleWinBackOfferIds: ["wb1"])
+            ])
         #expect(CustomerState(history: retrying, at: day(40)).eligibility["g"]?.winBackOfferReason == .inBillingRetry)
         let unknown = PurchaseHistory(purchases: [purchase])
         #expect(CustomerState(history: unknown, at: day(40)).eligibility["g"]?.winBackOfferReason == .winBackEligibilityUnknown)
@@ -67,8 +79,9 @@ struct FactTests {
 
     @Test("the offline allowance keeps access while a renewal is unconfirmed, and only then")
     func offlineAllowance() {
-        let purchase = PurchaseFact(transactionId: "t1", productId: "basic.monthly", productType: .autoRenewable,
-                                    subscriptionGroupIdentifier: "g", purchaseDate: day(0), expiresDate: day(30))
+        let purchase = PurchaseFact(
+            transactionId: "t1", productId: "basic.monthly", productType: .autoRenewable,
+            subscriptionGroupIdentifier: "g", purchaseDate: day(0), expiresDate: day(30))
         let config = EngineConfiguration(offlineAllowance: .tenDays)
         let unconfirmed = PurchaseHistory(purchases: [purchase], renewals: [RenewalFact(originalTransactionId: "t1", willAutoRenew: true)])
         let kept = CustomerState(history: unconfirmed, catalog: scenarioCatalog, at: day(35), configuration: config)
@@ -105,8 +118,10 @@ struct FactTests {
         let response = try JSONSerialization.jsonObject(with: scenario.verifyReceiptJSON) as? [String: Any] ?? [:]
         let body: [String: Any] = [
             "notification_type": "DID_CHANGE_RENEWAL_STATUS", "environment": "PROD",
-            "unified_receipt": ["status": 0, "latest_receipt_info": response["latest_receipt_info"] ?? [],
-                                "pending_renewal_info": response["pending_renewal_info"] ?? []],
+            "unified_receipt": [
+                "status": 0, "latest_receipt_info": response["latest_receipt_info"] ?? [],
+                "pending_renewal_info": response["pending_renewal_info"] ?? [],
+            ],
         ]
         let notification = try JSONDecoder().decode(NotificationV1.self, from: JSONSerialization.data(withJSONObject: body))
         var fromNotification = PurchaseHistory()

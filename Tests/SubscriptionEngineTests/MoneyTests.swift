@@ -39,8 +39,9 @@ struct MoneyTests {
 
     @Test("Small Business Program members pay 15 % from the start")
     func smallBusiness() {
-        let ledger = RevenueLedger(history: PurchaseHistory(purchases: monthly(2)), catalog: .empty, at: ScenarioHistory.day(100),
-                                   policy: CommissionPolicy(smallBusinessProgram: true))
+        let ledger = RevenueLedger(
+            history: PurchaseHistory(purchases: monthly(2)), catalog: .empty, at: ScenarioHistory.day(100),
+            policy: CommissionPolicy(smallBusinessProgram: true))
         #expect(ledger.transactions.allSatisfy { $0.commissionRate == 1_500 })
         #expect(ledger.totals.first?.proceeds == Money(milliunits: 17_000, currency: "USD"))
     }
@@ -55,18 +56,25 @@ struct MoneyTests {
         let ledger = RevenueLedger(history: PurchaseHistory(purchases: purchases), catalog: .empty, at: ScenarioHistory.day(100))
         #expect(ledger.transactions.map(\.refunded?.milliunits) == [10_000, 2_500, 5_000])
         #expect(ledger.transactions.map(\.proceeds?.milliunits) == [0, 5_250, 3_500])
-        #expect(ledger.totals == [RevenueTotal(
-            currency: "USD", gross: Money(milliunits: 30_000, currency: "USD"),
-            refunded: Money(milliunits: 17_500, currency: "USD"), proceeds: Money(milliunits: 8_750, currency: "USD")
-        )])
+        #expect(
+            ledger.totals == [
+                RevenueTotal(
+                    currency: "USD", gross: Money(milliunits: 30_000, currency: "USD"),
+                    refunded: Money(milliunits: 17_500, currency: "USD"), proceeds: Money(milliunits: 8_750, currency: "USD")
+                )
+            ])
     }
 
     @Test("legacy transactions take the catalog price; free trials cost nothing")
     func catalogPrices() throws {
-        let history = try StatusInput(json: ScenarioHistory(periods: [
-            { var p = ScenarioHistory.sub("t1", "t1", "pro.monthly", 0, 7); p.offer = .freeTrial; return p }(),
-            ScenarioHistory.sub("t2", "t1", "pro.monthly", 7, 37),
-        ]).verifyReceiptJSON).history
+        let history = try StatusInput(
+            json: ScenarioHistory(periods: [
+                {
+                    var p = ScenarioHistory.sub("t1", "t1", "pro.monthly", 0, 7); p.offer = .freeTrial; return p
+                }(),
+                ScenarioHistory.sub("t2", "t1", "pro.monthly", 7, 37),
+            ]).verifyReceiptJSON
+        ).history
         let ledger = RevenueLedger(history: history, catalog: scenarioCatalog, at: ScenarioHistory.day(40))
         #expect(ledger.transactions.map(\.price) == [Money(milliunits: 0, currency: "USD"), Money(milliunits: 9_990, currency: "USD")])
     }

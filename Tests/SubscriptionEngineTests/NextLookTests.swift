@@ -4,7 +4,9 @@ import Testing
 
 @Suite("Next look")
 struct NextLookTests {
-    private func state(_ status: SubscriptionStatus, ends: Double, willAutoRenew: Bool? = true, reason: ExpirationReason? = nil, grace: Double? = nil) -> SubscriptionState {
+    private func state(
+        _ status: SubscriptionStatus, ends: Double, willAutoRenew: Bool? = true, reason: ExpirationReason? = nil, grace: Double? = nil
+    ) -> SubscriptionState {
         SubscriptionState(
             originalTransactionId: "t1", transactionId: "t1", productId: "p", subscriptionGroupIdentifier: "g", status: status,
             purchaseDate: ScenarioHistory.day(0), expiresDate: ScenarioHistory.day(ends), gracePeriodExpiresDate: grace.map(ScenarioHistory.day),

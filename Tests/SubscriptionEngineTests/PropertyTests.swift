@@ -75,7 +75,8 @@ struct PropertyTests {
         await propertyCheck(input: periodCodes, instants, Gen.int(in: 1...60)) { codes, day, length in
             var history = randomHistory(codes, refunds: false)
             guard let last = history.periods.last, let lastEnd = last.end,
-                  let before = try? StatusInput(json: history.storeKit2JSON).history else { return }
+                let before = try? StatusInput(json: history.storeKit2JSON).history
+            else { return }
             history.periods.append(ScenarioHistory.sub("renewal", last.original, "basic.monthly", lastEnd, lastEnd + Double(length)))
             guard let after = try? StatusInput(json: history.storeKit2JSON).history else { return }
             let old = state(before, at: day)
@@ -110,7 +111,8 @@ struct PropertyTests {
         await propertyCheck(input: periodCodes, instants) { codes, day in
             let scenario = randomHistory(codes)
             guard let modern = try? StatusInput(json: scenario.storeKit2JSON).history,
-                  let legacy = try? StatusInput(json: scenario.verifyReceiptJSON).history else {
+                let legacy = try? StatusInput(json: scenario.verifyReceiptJSON).history
+            else {
                 Issue.record("history did not decode")
                 return
             }

@@ -7,8 +7,9 @@ import Testing
 struct ReportTests {
     @Test("catalog groups appear in eligibility without purchases, dates are ISO 8601")
     func emptyHistory() throws {
-        let report = try StatusReport(input: Data(#"{"transactions": [], "renewalInfo": []}"#.utf8), catalog: scenarioCatalogJSON,
-                                      at: try #require(ReportDate.parse("2024-05-01T12:00:00Z")))
+        let report = try StatusReport(
+            input: Data(#"{"transactions": [], "renewalInfo": []}"#.utf8), catalog: scenarioCatalogJSON,
+            at: try #require(ReportDate.parse("2024-05-01T12:00:00Z")))
         #expect(report.at == "2024-05-01T12:00:00Z")
         #expect(report.subscriptions.isEmpty)
         #expect(Set(report.eligibility.keys) == ["g", "h", "z"])
@@ -20,8 +21,9 @@ struct ReportTests {
 
     @Test("subscription entries carry the fields the CLI prints")
     func fields() throws {
-        let history = ScenarioHistory(periods: [ScenarioHistory.sub("t1", "t1", "pro.monthly", 0, 30)],
-                                      renewals: [.init(original: "t1", product: "pro.monthly", next: "basic.monthly")])
+        let history = ScenarioHistory(
+            periods: [ScenarioHistory.sub("t1", "t1", "pro.monthly", 0, 30)],
+            renewals: [.init(original: "t1", product: "pro.monthly", next: "basic.monthly")])
         let report = try StatusReport(input: history.storeKit2JSON, catalog: nil, at: ScenarioHistory.day(10))
         let entry = try #require(report.subscriptions.first)
         #expect(entry.originalTransactionId == "t1")
@@ -36,19 +38,23 @@ struct ReportTests {
 
     @Test("without a catalog, legacy products of unknown type are reported, not guessed")
     func unknownProductType() throws {
-        let history = ScenarioHistory(periods: [ScenarioHistory.Period(tx: "l1", original: "l1", product: "lifetime", group: nil, type: .nonConsumable, start: 0)])
+        let history = ScenarioHistory(periods: [
+            ScenarioHistory.Period(tx: "l1", original: "l1", product: "lifetime", group: nil, type: .nonConsumable, start: 0)
+        ])
         let report = try StatusReport(input: history.verifyReceiptJSON, catalog: nil, at: ScenarioHistory.day(1))
         #expect(report.entitlements.isEmpty)
         #expect(report.diagnostics.map(\.code) == [.unknownProductType])
     }
 
-    @Test("unreadable inputs are typed errors", arguments: [
-        ("not json", StatusReportError.Code.unreadableInput),
-        ("[1, 2]", .unreadableInput),
-        (#"{"something": 1}"#, .unreadableInput),
-        (#"{"status": 21002}"#, .receiptNotValid),
-        (#"{"transactions": 5}"#, .unreadableInput),
-    ])
+    @Test(
+        "unreadable inputs are typed errors",
+        arguments: [
+            ("not json", StatusReportError.Code.unreadableInput),
+            ("[1, 2]", .unreadableInput),
+            (#"{"something": 1}"#, .unreadableInput),
+            (#"{"status": 21002}"#, .receiptNotValid),
+            (#"{"transactions": 5}"#, .unreadableInput),
+        ])
     func unreadable(_ text: String, _ code: StatusReportError.Code) {
         #expect(throws: StatusReportError.self) { try StatusReport(input: Data(text.utf8), catalog: nil, at: ScenarioHistory.day(0)) }
         do {

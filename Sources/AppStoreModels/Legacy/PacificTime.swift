@@ -32,7 +32,8 @@ enum PacificTime {
     }
 
     private static func lastSunday(year: Int, month: Int) -> Int {
-        let nextMonthFirst = month == 12
+        let nextMonthFirst =
+            month == 12
             ? CivilCalendar.daysSinceEpoch(year: year + 1, month: 1, day: 1)
             : CivilCalendar.daysSinceEpoch(year: year, month: month + 1, day: 1)
         let last = nextMonthFirst - 1

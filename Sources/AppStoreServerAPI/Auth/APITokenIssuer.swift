@@ -28,7 +28,8 @@ public actor APITokenIssuer {
     public func token(now: Date) throws(AppStoreServerAPIError) -> String {
         let seconds = Int64(now.timeIntervalSince1970.rounded(.down))
         if let current, seconds >= current.claims.issuedAt,
-           seconds + renewalMargin.components.seconds < current.claims.expiresAt {
+            seconds + renewalMargin.components.seconds < current.claims.expiresAt
+        {
             return current.token
         }
         let claims = APITokenClaims(

@@ -4,9 +4,10 @@ import Foundation
 extension AppStoreServerAPIClient {
     public func uploadImage(imageIdentifier: UUID, image: Data, imageSize: ImageSize?) async throws {
         let query = imageSize.map { [URLQueryItem(name: "imageSize", value: $0.rawValue)] } ?? []
-        try await send(APICall(
-            endpoint: .uploadImage, path: "/inApps/v1/messaging/image/\(Self.identifier(imageIdentifier))",
-            query: query, body: image, contentType: "image/png"))
+        try await send(
+            APICall(
+                endpoint: .uploadImage, path: "/inApps/v1/messaging/image/\(Self.identifier(imageIdentifier))",
+                query: query, body: image, contentType: "image/png"))
     }
 
     public func deleteImage(imageIdentifier: UUID) async throws {

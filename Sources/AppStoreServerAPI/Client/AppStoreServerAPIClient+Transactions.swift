@@ -44,18 +44,21 @@ extension AppStoreServerAPIClient {
     }
 
     public func setAppAccountToken(originalTransactionId: String, request: UpdateAppAccountTokenRequest) async throws {
-        try await send(.json(
-            .setAppAccountToken, "/inApps/v1/transactions/\(APICall.segment(originalTransactionId))/appAccountToken",
-            body: request))
+        try await send(
+            .json(
+                .setAppAccountToken, "/inApps/v1/transactions/\(APICall.segment(originalTransactionId))/appAccountToken",
+                body: request))
     }
 
     public func sendConsumptionInformation(transactionId: String, request: ConsumptionRequest) async throws {
-        try await send(.json(
-            .sendConsumptionInformation, "/inApps/v2/transactions/consumption/\(APICall.segment(transactionId))", body: request))
+        try await send(
+            .json(
+                .sendConsumptionInformation, "/inApps/v2/transactions/consumption/\(APICall.segment(transactionId))", body: request))
     }
 
     public func sendConsumptionData(transactionId: String, request: ConsumptionRequestV1) async throws {
-        try await send(.json(
-            .sendConsumptionData, "/inApps/v1/transactions/consumption/\(APICall.segment(transactionId))", body: request))
+        try await send(
+            .json(
+                .sendConsumptionData, "/inApps/v1/transactions/consumption/\(APICall.segment(transactionId))", body: request))
     }
 }

@@ -32,8 +32,10 @@ public struct APIEndpoint: Hashable, Sendable, CustomStringConvertible {
     public static let setAppAccountToken = APIEndpoint(name: "setAppAccountToken", method: "PUT", productionRate: 20)
     public static let lookUpOrderId = APIEndpoint(name: "lookUpOrderId", method: "GET", productionRate: 10)
     public static let getRefundHistory = APIEndpoint(name: "getRefundHistory", method: "GET", productionRate: 10)
-    public static let extendRenewalDateForAllActiveSubscribers = APIEndpoint(name: "extendRenewalDateForAllActiveSubscribers", method: "POST", productionRate: 1)
-    public static let getStatusOfSubscriptionRenewalDateExtensions = APIEndpoint(name: "getStatusOfSubscriptionRenewalDateExtensions", method: "GET", productionRate: 1)
+    public static let extendRenewalDateForAllActiveSubscribers = APIEndpoint(
+        name: "extendRenewalDateForAllActiveSubscribers", method: "POST", productionRate: 1)
+    public static let getStatusOfSubscriptionRenewalDateExtensions = APIEndpoint(
+        name: "getStatusOfSubscriptionRenewalDateExtensions", method: "GET", productionRate: 1)
     public static let requestTestNotification = APIEndpoint(name: "requestTestNotification", method: "POST", productionRate: 1)
     public static let getTestNotificationStatus = APIEndpoint(name: "getTestNotificationStatus", method: "GET", productionRate: 1)
 

@@ -83,7 +83,7 @@ public struct PromotionalOfferSignature: Hashable, Sendable {
     /// Anything unreadable is simply not valid.
     public func isValid(publicKey: P256.Signing.PublicKey) -> Bool {
         guard let der = Data(base64Encoded: signature),
-              let ecdsa = try? P256.Signing.ECDSASignature(derRepresentation: der)
+            let ecdsa = try? P256.Signing.ECDSASignature(derRepresentation: der)
         else { return false }
         return publicKey.isValidSignature(ecdsa, for: Data(fields.signedString.utf8))
     }

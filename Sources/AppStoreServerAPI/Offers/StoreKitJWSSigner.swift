@@ -30,18 +30,20 @@ public struct StoreKitJWSSigner: Sendable {
     public func promotionalOffer(
         productId: String, offerIdentifier: String, transactionId: String? = nil, nonce: UUID, issuedAt: Date
     ) throws(AppStoreServerAPIError) -> String {
-        try signer.sign(PromotionalOfferClaims(
-            base: base(audience: Audience.promotionalOffer, nonce: nonce, issuedAt: issuedAt),
-            productId: productId, offerIdentifier: offerIdentifier, transactionId: transactionId))
+        try signer.sign(
+            PromotionalOfferClaims(
+                base: base(audience: Audience.promotionalOffer, nonce: nonce, issuedAt: issuedAt),
+                productId: productId, offerIdentifier: offerIdentifier, transactionId: transactionId))
     }
 
     /// An introductory-offer eligibility signature, overriding StoreKit's own eligibility check.
     public func introductoryOfferEligibility(
         productId: String, allowIntroductoryOffer: Bool, transactionId: String, nonce: UUID, issuedAt: Date
     ) throws(AppStoreServerAPIError) -> String {
-        try signer.sign(IntroductoryOfferClaims(
-            base: base(audience: Audience.introductoryOfferEligibility, nonce: nonce, issuedAt: issuedAt),
-            productId: productId, allowIntroductoryOffer: allowIntroductoryOffer, transactionId: transactionId))
+        try signer.sign(
+            IntroductoryOfferClaims(
+                base: base(audience: Audience.introductoryOfferEligibility, nonce: nonce, issuedAt: issuedAt),
+                productId: productId, allowIntroductoryOffer: allowIntroductoryOffer, transactionId: transactionId))
     }
 
     /// An Advanced Commerce in-app request: claim `request` is the standard base64 of the
@@ -57,9 +59,10 @@ public struct StoreKitJWSSigner: Sendable {
         } catch {
             throw AppStoreServerAPIError(.invalidRequest, "cannot encode the Advanced Commerce request: \(error)")
         }
-        return try signer.sign(AdvancedCommerceClaims(
-            base: base(audience: Audience.advancedCommerce, nonce: nonce, issuedAt: issuedAt),
-            request: json.base64EncodedString()))
+        return try signer.sign(
+            AdvancedCommerceClaims(
+                base: base(audience: Audience.advancedCommerce, nonce: nonce, issuedAt: issuedAt),
+                request: json.base64EncodedString()))
     }
 
     private func base(audience: String, nonce: UUID, issuedAt: Date) -> BaseClaims {

@@ -35,7 +35,8 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         if let body = request.body {
             outgoing.body = .bytes(body)
         }
-        let nanoseconds = Int64(configuration.timeout.components.seconds) * 1_000_000_000
+        let nanoseconds =
+            Int64(configuration.timeout.components.seconds) * 1_000_000_000
             + configuration.timeout.components.attoseconds / 1_000_000_000
         let response = try await client.execute(outgoing, timeout: .nanoseconds(nanoseconds))
         let buffer = try await response.body.collect(upTo: configuration.maximumResponseSize)

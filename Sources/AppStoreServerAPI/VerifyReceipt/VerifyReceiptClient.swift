@@ -68,7 +68,8 @@ public struct VerifyReceiptClient: VerifyReceiptClientProtocol {
             route.append(environment)
             let (response, attempts) = try await send(body, to: environment)
             totalAttempts += attempts
-            let wrongEnvironment = (environment == .production && response.status == .sandboxReceiptSentToProduction)
+            let wrongEnvironment =
+                (environment == .production && response.status == .sandboxReceiptSentToProduction)
                 || (environment == .sandbox && response.status == .productionReceiptSentToSandbox)
             if wrongEnvironment && !switched {
                 switched = true
@@ -125,7 +126,8 @@ public struct VerifyReceiptClient: VerifyReceiptClientProtocol {
                 throw failure
             }
             let now = clock.now()
-            let wait = retryAfter.map { min($0.timeIntervalSince(now), policy.maximumRetryAfter.seconds) }
+            let wait =
+                retryAfter.map { min($0.timeIntervalSince(now), policy.maximumRetryAfter.seconds) }
                 ?? policy.backoff(afterAttempt: attempt, random: random()).seconds
             try await clock.sleep(until: now.addingTimeInterval(max(0, wait)))
         }

@@ -70,12 +70,14 @@ public struct DeliveryConfiguration: Sendable, Hashable, Codable {
         attemptLossRate = try container.decodeIfPresent(Double.self, forKey: .attemptLossRate) ?? defaults.attemptLossRate
         duplicateRate = try container.decodeIfPresent(Double.self, forKey: .duplicateRate) ?? defaults.duplicateRate
         maximumDelay = try container.decodeIfPresent(TimeInterval.self, forKey: .maximumDelay) ?? defaults.maximumDelay
-        maximumDuplicateDelay = try container.decodeIfPresent(TimeInterval.self, forKey: .maximumDuplicateDelay)
+        maximumDuplicateDelay =
+            try container.decodeIfPresent(TimeInterval.self, forKey: .maximumDuplicateDelay)
             ?? defaults.maximumDuplicateDelay
         reorder = try container.decodeIfPresent(Bool.self, forKey: .reorder) ?? defaults.reorder
         concurrency = try container.decodeIfPresent(Int.self, forKey: .concurrency) ?? defaults.concurrency
         seed = try container.decodeIfPresent(UInt64.self, forKey: .seed) ?? defaults.seed
-        stopsRetryingAfterHTTP400 = try container.decodeIfPresent(Bool.self, forKey: .stopsRetryingAfterHTTP400)
+        stopsRetryingAfterHTTP400 =
+            try container.decodeIfPresent(Bool.self, forKey: .stopsRetryingAfterHTTP400)
             ?? defaults.stopsRetryingAfterHTTP400
     }
 

@@ -79,10 +79,11 @@ struct DeliveryOutbox: Sendable {
             let key = "\(channel.rawValue)/\(record.notificationUUID)"
             guard scheduled.insert(key).inserted else { continue }
             let uuid = record.notificationUUID
-            schedule(Post(
-                notificationUUID: uuid, channel: channel, kind: .attempt(0),
-                dueDate: record.firstSendDate.addingTimeInterval(dice.firstAttemptDelay(uuid, channel)),
-                url: url, body: body, isDropped: dice.isDropped(uuid, channel), sequence: 0))
+            schedule(
+                Post(
+                    notificationUUID: uuid, channel: channel, kind: .attempt(0),
+                    dueDate: record.firstSendDate.addingTimeInterval(dice.firstAttemptDelay(uuid, channel)),
+                    url: url, body: body, isDropped: dice.isDropped(uuid, channel), sequence: 0))
             channels.append(channel)
         }
         return channels

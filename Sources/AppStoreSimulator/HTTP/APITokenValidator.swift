@@ -27,7 +27,7 @@ struct APITokenValidator: Sendable {
         guard let authorization, authorization.hasPrefix("Bearer ") else { return .rejected("no bearer token") }
         let token = authorization.dropFirst("Bearer ".count).trimmingCharacters(in: .whitespaces)
         guard let jws = CompactJWS(token), let header = jws.decodedHeader,
-              let claims = try? JSONDecoder().decode(Claims.self, from: Data(jws.payload))
+            let claims = try? JSONDecoder().decode(Claims.self, from: Data(jws.payload))
         else { return .rejected("not a compact JWS with JSON header and claims") }
 
         guard header.algorithm == "ES256" else { return .rejected("alg is not ES256") }

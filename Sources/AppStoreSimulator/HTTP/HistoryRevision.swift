@@ -27,7 +27,7 @@ struct HistoryRevision: Hashable, Sendable {
         let data = Data(bytes)
         let parts = String(decoding: data, as: UTF8.self).split(separator: ":")
         guard parts.count == 3, parts[0] == "rev1", parts[1] == "A" || parts[1] == "D",
-              let sequence = Int(parts[2]), sequence >= 0
+            let sequence = Int(parts[2]), sequence >= 0
         else { return nil }
         self.init(descending: parts[1] == "D", sequence: sequence)
     }
@@ -42,7 +42,8 @@ struct HistoryRevision: Hashable, Sendable {
     func page<Item>(
         _ items: [(sequence: Int, item: Item)], size: Int, allSequences: [Int]
     ) -> (items: [Item], revision: HistoryRevision, hasMore: Bool) {
-        let remaining = descending
+        let remaining =
+            descending
             ? items.filter { $0.sequence < sequence }.reversed()
             : items.filter { $0.sequence > sequence }
         let page = Array(remaining.prefix(size))

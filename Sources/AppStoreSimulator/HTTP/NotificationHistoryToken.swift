@@ -23,7 +23,7 @@ struct NotificationHistoryToken: Hashable, Sendable {
         let data = Data(bytes)
         let parts = String(decoding: data, as: UTF8.self).split(separator: ":")
         guard parts.count == 3, parts[0] == "nh1", let index = Int(parts[1]), index >= 0,
-              let fingerprint = UInt64(parts[2], radix: 16), fingerprint == Self.fingerprint(request)
+            let fingerprint = UInt64(parts[2], radix: 16), fingerprint == Self.fingerprint(request)
         else { return nil }
         self.nextIndex = index
         self.fingerprint = fingerprint

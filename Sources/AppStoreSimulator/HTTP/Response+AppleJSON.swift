@@ -10,7 +10,9 @@ extension Response {
         var fields = headers
         fields[.contentType] = "application/json"
         guard let body = try? encoder.encode(value) else {
-            return Response(status: .internalServerError, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"errorCode":5000000,"errorMessage":"An unknown error occurred."}"#)))
+            return Response(
+                status: .internalServerError, headers: fields,
+                body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"errorCode":5000000,"errorMessage":"An unknown error occurred."}"#)))
         }
         return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }

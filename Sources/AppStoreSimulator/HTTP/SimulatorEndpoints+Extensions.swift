@@ -9,7 +9,8 @@ extension SimulatorEndpoints {
     /// and one `RENEWAL_EXTENSION`/`SUMMARY`.
     func massExtendRenewalDate(_ request: Request) async throws -> Response {
         let body = try await decodeBody(MassExtendRenewalDateRequest.self, from: request)
-        let (days, requestIdentifier) = try Self.validateExtension(days: body.extendByDays, reason: body.extendReasonCode, requestIdentifier: body.requestIdentifier)
+        let (days, requestIdentifier) = try Self.validateExtension(
+            days: body.extendByDays, reason: body.extendReasonCode, requestIdentifier: body.requestIdentifier)
         guard let productId = body.productId, !productId.isEmpty else {
             throw SimulatorAPIError(.invalidProductId, "Invalid request. The product id parameter is invalid.")
         }
@@ -34,7 +35,8 @@ extension SimulatorEndpoints {
                 guard codes.contains(storefront) else { continue }
             }
             if extensions.mayExtend(subscription.originalTransactionId, now: now),
-               try await extend(subscription.originalTransactionId, byDays: days, now: now) != nil {
+                try await extend(subscription.originalTransactionId, byDays: days, now: now) != nil
+            {
                 outcome.succeededCount += 1
             } else {
                 outcome.failedCount += 1
@@ -54,23 +56,26 @@ extension SimulatorEndpoints {
             requestIdentifier: requestIdentifier, storefrontCountryCodes: body.storefrontCountryCodes,
             succeededCount: outcome.succeededCount, failedCount: outcome.failedCount)
         let signed = try signer.certificateAuthority.signNotification(payload)
-        try await publish(NotificationRecord(
-            notificationUUID: payload.notificationUUID ?? "", notificationType: .renewalExtension, subtype: .summary,
-            originalTransactionId: nil, transactionId: nil, firstSendDate: now, signedPayload: signed))
+        try await publish(
+            NotificationRecord(
+                notificationUUID: payload.notificationUUID ?? "", notificationType: .renewalExtension, subtype: .summary,
+                originalTransactionId: nil, transactionId: nil, firstSendDate: now, signedPayload: signed))
         return .appleJSON(MassExtendRenewalDateResponse(requestIdentifier: requestIdentifier))
     }
 
     /// Moves one subscription's renewal date (and its family-shared copies') `days` later,
     /// updates the latest transactions' expiry, and sends `RENEWAL_EXTENDED`. `nil` when the
     /// subscription or its latest transaction is unknown.
-    func extend(_ originalTransactionId: String, byDays days: Int32, now: Date) async throws
+    func extend(
+        _ originalTransactionId: String, byDays days: Int32, now: Date
+    ) async throws
         -> (subscription: SubscriptionTruth, transaction: JWSTransactionDecodedPayload)?
     {
         let chains = [originalTransactionId] + store.subscriptions().filter { $0.sharedFrom == originalTransactionId }.map(\.originalTransactionId)
         var result: (SubscriptionTruth, JWSTransactionDecodedPayload)?
         for chain in chains {
             guard let subscription = store.modify(chain, { $0.expiresDate.addTimeInterval(TimeInterval(days) * 86_400) }),
-                  var transaction = store.transaction(id: subscription.lastTransactionId)
+                var transaction = store.transaction(id: subscription.lastTransactionId)
             else { continue }
             transaction.expiresDate = subscription.expiresDate
             store.record(transaction, customerId: subscription.customerId)
@@ -78,9 +83,10 @@ extension SimulatorEndpoints {
             let signed = try signer.signNotification(
                 type: .renewalExtended, subtype: nil, uuid: uuid, transaction: transaction, subscription: subscription,
                 store: store, signedDate: now)
-            try await publish(NotificationRecord(
-                notificationUUID: uuid, notificationType: .renewalExtended, subtype: nil, originalTransactionId: chain,
-                transactionId: transaction.transactionId, firstSendDate: now, signedPayload: signed))
+            try await publish(
+                NotificationRecord(
+                    notificationUUID: uuid, notificationType: .renewalExtended, subtype: nil, originalTransactionId: chain,
+                    transactionId: transaction.transactionId, firstSendDate: now, signedPayload: signed))
             if chain == originalTransactionId { result = (subscription, transaction) }
         }
         if result != nil { extensions.recordExtension(originalTransactionId, at: now) }

@@ -5,29 +5,38 @@ import Hummingbird
 extension SimulatorEndpoints {
     /// Get Notification History, Request a Test Notification and Get Test Notification Status.
     func addNotificationRoutes(to router: Router<BasicRequestContext>) {
-        router.post("/inApps/v1/notifications/history", use: api(.getNotificationHistory) { request, _ in
-            try await notificationHistory(request)
-        })
-        router.post("/inApps/v1/notifications/test", use: api(.requestTestNotification) { _, _ in
-            let now = clock.now
-            let uuid = UUID().uuidString.lowercased()
-            let token = "\(uuid)_\(Int64((now.timeIntervalSince1970 * 1000).rounded(.down)))"
-            let signed = try signer.signNotification(
-                type: .test, subtype: nil, uuid: uuid, transaction: nil, subscription: nil, store: store, signedDate: now)
-            try await publish(NotificationRecord(
-                notificationUUID: uuid, notificationType: .test, subtype: nil, originalTransactionId: nil, transactionId: nil,
-                firstSendDate: now, signedPayload: signed, testNotificationToken: token))
-            return .appleJSON(SendTestNotificationResponse(testNotificationToken: token))
-        })
-        router.get("/inApps/v1/notifications/test/:token", use: api(.getTestNotificationStatus) { _, context in
-            guard let token = context.parameters.get("token"), !token.isEmpty, token.count <= 128 else {
-                throw SimulatorAPIError(.invalidTestNotificationToken, "Invalid request. The test notification token is invalid.")
-            }
-            guard let record = store.testNotification(token: token) else {
-                throw SimulatorAPIError(.testNotificationNotFound, "Either the test notification doesn't exist, or the App Store server hasn't attempted to send it yet.")
-            }
-            return .appleJSON(CheckTestNotificationResponse(signedPayload: record.signedPayload, sendAttempts: record.sendAttempts))
-        })
+        router.post(
+            "/inApps/v1/notifications/history",
+            use: api(.getNotificationHistory) { request, _ in
+                try await notificationHistory(request)
+            })
+        router.post(
+            "/inApps/v1/notifications/test",
+            use: api(.requestTestNotification) { _, _ in
+                let now = clock.now
+                let uuid = UUID().uuidString.lowercased()
+                let token = "\(uuid)_\(Int64((now.timeIntervalSince1970 * 1000).rounded(.down)))"
+                let signed = try signer.signNotification(
+                    type: .test, subtype: nil, uuid: uuid, transaction: nil, subscription: nil, store: store, signedDate: now)
+                try await publish(
+                    NotificationRecord(
+                        notificationUUID: uuid, notificationType: .test, subtype: nil, originalTransactionId: nil, transactionId: nil,
+                        firstSendDate: now, signedPayload: signed, testNotificationToken: token))
+                return .appleJSON(SendTestNotificationResponse(testNotificationToken: token))
+            })
+        router.get(
+            "/inApps/v1/notifications/test/:token",
+            use: api(.getTestNotificationStatus) { _, context in
+                guard let token = context.parameters.get("token"), !token.isEmpty, token.count <= 128 else {
+                    throw SimulatorAPIError(.invalidTestNotificationToken, "Invalid request. The test notification token is invalid.")
+                }
+                guard let record = store.testNotification(token: token) else {
+                    throw SimulatorAPIError(
+                        .testNotificationNotFound,
+                        "Either the test notification doesn't exist, or the App Store server hasn't attempted to send it yet.")
+                }
+                return .appleJSON(CheckTestNotificationResponse(signedPayload: record.signedPayload, sendAttempts: record.sendAttempts))
+            })
     }
 
     /// One page of the notifications first sent in the request's range (and before now),
@@ -52,7 +61,8 @@ extension SimulatorEndpoints {
         var customer: String?
         if let transactionId = body.transactionId {
             guard body.notificationType == nil else {
-                throw SimulatorAPIError(.multipleFiltersSupplied, "Invalid request. Supply either a transaction id or a notification type, but not both.")
+                throw SimulatorAPIError(
+                    .multipleFiltersSupplied, "Invalid request. Supply either a transaction id or a notification type, but not both.")
             }
             guard !transactionId.isEmpty, transactionId.allSatisfy({ $0.isASCII && $0.isNumber }) else {
                 throw SimulatorAPIError(.invalidTransactionId, "Invalid transaction id.")
@@ -86,8 +96,9 @@ extension SimulatorEndpoints {
             }
             page.append(NotificationHistoryResponseItem(signedPayload: record.signedPayload, sendAttempts: record.sendAttempts))
         }
-        return .appleJSON(NotificationHistoryResponse(
-            paginationToken: nextIndex.map { NotificationHistoryToken(nextIndex: $0, request: body).token },
-            hasMore: nextIndex != nil, notificationHistory: page))
+        return .appleJSON(
+            NotificationHistoryResponse(
+                paginationToken: nextIndex.map { NotificationHistoryToken(nextIndex: $0, request: body).token },
+                hasMore: nextIndex != nil, notificationHistory: page))
     }
 }

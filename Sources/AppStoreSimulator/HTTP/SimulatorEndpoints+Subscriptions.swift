@@ -5,23 +5,36 @@ import Hummingbird
 extension SimulatorEndpoints {
     /// Get All Subscription Statuses and the renewal-date extension endpoints.
     func addSubscriptionRoutes(to router: Router<BasicRequestContext>) {
-        router.get("/inApps/v1/subscriptions/:transactionId", use: api(.getAllSubscriptionStatuses) { request, context in
-            try subscriptionStatuses(request, context)
-        })
-        router.put("/inApps/v1/subscriptions/extend/:originalTransactionId", use: api(.extendSubscriptionRenewalDate) { request, context in
-            try await extendRenewalDate(request, context)
-        })
-        router.post("/inApps/v1/subscriptions/extend/mass", use: api(.massExtendRenewalDate) { request, _ in
-            try await massExtendRenewalDate(request)
-        })
-        router.get("/inApps/v1/subscriptions/extend/mass/:productId/:requestIdentifier", use: api(.massExtendStatus) { _, context in
-            guard let productId = context.parameters.get("productId"), let requestIdentifier = context.parameters.get("requestIdentifier"),
-                  let outcome = extensions.massExtension(requestIdentifier: requestIdentifier, productId: productId)
-            else { throw SimulatorAPIError(.statusRequestNotFound, "The server didn't find a subscription-renewal-date extension request for this requestIdentifier and productId combination.") }
-            return .appleJSON(MassExtendRenewalDateStatusResponse(
-                requestIdentifier: outcome.requestIdentifier, complete: true, completeDate: outcome.completeDate,
-                succeededCount: outcome.succeededCount, failedCount: outcome.failedCount))
-        })
+        router.get(
+            "/inApps/v1/subscriptions/:transactionId",
+            use: api(.getAllSubscriptionStatuses) { request, context in
+                try subscriptionStatuses(request, context)
+            })
+        router.put(
+            "/inApps/v1/subscriptions/extend/:originalTransactionId",
+            use: api(.extendSubscriptionRenewalDate) { request, context in
+                try await extendRenewalDate(request, context)
+            })
+        router.post(
+            "/inApps/v1/subscriptions/extend/mass",
+            use: api(.massExtendRenewalDate) { request, _ in
+                try await massExtendRenewalDate(request)
+            })
+        router.get(
+            "/inApps/v1/subscriptions/extend/mass/:productId/:requestIdentifier",
+            use: api(.massExtendStatus) { _, context in
+                guard let productId = context.parameters.get("productId"), let requestIdentifier = context.parameters.get("requestIdentifier"),
+                    let outcome = extensions.massExtension(requestIdentifier: requestIdentifier, productId: productId)
+                else {
+                    throw SimulatorAPIError(
+                        .statusRequestNotFound,
+                        "The server didn't find a subscription-renewal-date extension request for this requestIdentifier and productId combination.")
+                }
+                return .appleJSON(
+                    MassExtendRenewalDateStatusResponse(
+                        requestIdentifier: outcome.requestIdentifier, complete: true, completeDate: outcome.completeDate,
+                        succeededCount: outcome.succeededCount, failedCount: outcome.failedCount))
+            })
     }
 
     /// Every subscription of the account, grouped by subscription group, each with its status
@@ -43,10 +56,11 @@ extension SimulatorEndpoints {
             let status = subscription.status(at: now)
             if let wanted, !wanted.contains(status) { continue }
             guard let transaction = store.transaction(id: subscription.lastTransactionId) else { continue }
-            groups[subscription.subscriptionGroupIdentifier, default: []].append(LastTransactionsItem(
-                status: status, originalTransactionId: subscription.originalTransactionId,
-                signedTransactionInfo: try signer.signTransaction(transaction, signedDate: now),
-                signedRenewalInfo: try signer.signRenewalInfo(subscription, store: store, signedDate: now)))
+            groups[subscription.subscriptionGroupIdentifier, default: []].append(
+                LastTransactionsItem(
+                    status: status, originalTransactionId: subscription.originalTransactionId,
+                    signedTransactionInfo: try signer.signTransaction(transaction, signedDate: now),
+                    signedRenewalInfo: try signer.signRenewalInfo(subscription, store: store, signedDate: now)))
         }
         let data = groups.keys.sorted().map { SubscriptionGroupIdentifierItem(subscriptionGroupIdentifier: $0, lastTransactions: groups[$0]) }
         return .appleJSON(StatusResponse(environment: store.environment, bundleId: store.bundleId, appAppleId: store.appAppleId, data: data))
@@ -58,13 +72,15 @@ extension SimulatorEndpoints {
     private func extendRenewalDate(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let id = try transactionId(context, "originalTransactionId", invalid: .invalidOriginalTransactionId)
         let body = try await decodeBody(ExtendRenewalDateRequest.self, from: request)
-        let (days, requestIdentifier) = try Self.validateExtension(days: body.extendByDays, reason: body.extendReasonCode, requestIdentifier: body.requestIdentifier)
+        let (days, requestIdentifier) = try Self.validateExtension(
+            days: body.extendByDays, reason: body.extendReasonCode, requestIdentifier: body.requestIdentifier)
         if let previous = extensions.answer(requestIdentifier: requestIdentifier) { return .appleJSON(previous) }
         guard let subscription = store.subscription(id) else {
             throw SimulatorAPIError(.originalTransactionIdNotFound, "Original transaction id not found.")
         }
         guard subscription.ownership != .familyShared else {
-            throw SimulatorAPIError(.familySharedSubscriptionExtensionIneligible, "Family Sharing subscriptions can't be extended by the purchaser's family members.")
+            throw SimulatorAPIError(
+                .familySharedSubscriptionExtensionIneligible, "Family Sharing subscriptions can't be extended by the purchaser's family members.")
         }
         let now = clock.now
         guard subscription.status(at: now) == .active else {

@@ -73,7 +73,8 @@ extension SimulatorEndpoints {
     /// or by any of its purchases.
     private func customer(ofReceipt receipt: AppReceipt) -> String? {
         if let downloadId = receipt.downloadId, downloadId > 0,
-           let customer = store.customer(ofAnyTransactionId: String(downloadId)) {
+            let customer = store.customer(ofAnyTransactionId: String(downloadId))
+        {
             return customer
         }
         return receipt.inAppPurchases.lazy.compactMap { $0.transactionId.flatMap(store.customer(ofTransaction:)) }.first

@@ -21,7 +21,9 @@ extension TransactionHistoryRequest {
         let products = query.getAll("productId")
         if !products.isEmpty { productIds = products }
         let types = query.getAll("productType").map(ProductType.init(rawValue:))
-        guard types.allSatisfy({ $0.isKnown }) else { throw SimulatorAPIError(.invalidProductType, "Invalid request. The product type parameter is invalid.") }
+        guard types.allSatisfy({ $0.isKnown }) else {
+            throw SimulatorAPIError(.invalidProductType, "Invalid request. The product type parameter is invalid.")
+        }
         if !types.isEmpty { productTypes = types }
         if let text = query.get("sort") {
             let order = Order(rawValue: text)
@@ -32,7 +34,9 @@ extension TransactionHistoryRequest {
         if !groups.isEmpty { subscriptionGroupIdentifiers = groups }
         if let text = query.get("inAppOwnershipType") {
             let ownership = InAppOwnershipType(rawValue: text)
-            guard ownership.isKnown else { throw SimulatorAPIError(.invalidInAppOwnershipType, "Invalid request. The in-app ownership type parameter is invalid.") }
+            guard ownership.isKnown else {
+                throw SimulatorAPIError(.invalidInAppOwnershipType, "Invalid request. The in-app ownership type parameter is invalid.")
+            }
             inAppOwnershipType = ownership
         }
         if let text = query.get("revoked") {

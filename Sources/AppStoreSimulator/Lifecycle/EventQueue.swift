@@ -40,7 +40,8 @@ struct EventQueue: Sendable {
         return (first.date, first.event)
     }
 
-    private static func less(_ a: (date: Date, sequence: Int, event: LifecycleEvent), _ b: (date: Date, sequence: Int, event: LifecycleEvent)) -> Bool {
+    private static func less(_ a: (date: Date, sequence: Int, event: LifecycleEvent), _ b: (date: Date, sequence: Int, event: LifecycleEvent)) -> Bool
+    {
         a.date != b.date ? a.date < b.date : a.sequence < b.sequence
     }
 }

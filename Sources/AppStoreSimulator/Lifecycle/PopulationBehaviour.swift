@@ -90,7 +90,8 @@ public struct PopulationBehaviour: Sendable, Hashable, Codable {
         try read(.consumableRefundRequestRate, &consumableRefundRequestRate)
         if let days = try container.decodeIfPresent(Int.self, forKey: .gracePeriodDays) {
             guard [0, 3, 16, 28].contains(days) else {
-                throw DecodingError.dataCorruptedError(forKey: .gracePeriodDays, in: container, debugDescription: "gracePeriodDays must be 0, 3, 16 or 28 (Apple's choices)")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .gracePeriodDays, in: container, debugDescription: "gracePeriodDays must be 0, 3, 16 or 28 (Apple's choices)")
             }
             gracePeriodDays = days
         }

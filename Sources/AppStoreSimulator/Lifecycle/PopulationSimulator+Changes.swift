@@ -4,7 +4,9 @@ import Foundation
 extension PopulationSimulator {
     /// The customer turns auto-renew off or back on.
     func setAutoRenew(_ chain: String, on: Bool, at date: Date) throws {
-        guard let truth = store.subscription(chain), truth.revocationDate == nil, truth.autoRenewStatus != on, date < truth.expiresDate else { return }
+        guard let truth = store.subscription(chain), truth.revocationDate == nil, truth.autoRenewStatus != on, date < truth.expiresDate else {
+            return
+        }
         store.modify(chain) { truth in
             truth.autoRenewStatus = on
             truth.expirationIntent = on ? nil : .customerCancelled
@@ -17,7 +19,8 @@ extension PopulationSimulator {
     /// Apple refunds the current period: it is revoked at once and the subscription ends.
     func refund(_ chain: String, at date: Date) throws {
         guard let truth = store.subscription(chain), truth.revocationDate == nil, date < truth.expiresDate,
-              var transaction = store.transaction(id: truth.lastTransactionId) else { return }
+            var transaction = store.transaction(id: truth.lastTransactionId)
+        else { return }
         transaction.revocationDate = date
         transaction.revocationReason = random.chance(0.5) ? .refundedDueToIssue : .refundedForOtherReason
         transaction.revocationType = .refundFull
@@ -47,7 +50,8 @@ extension PopulationSimulator {
     /// duration at the next renewal.
     func changePlan(_ chain: String, to productId: String, at date: Date) throws {
         guard let truth = store.subscription(chain), truth.revocationDate == nil, !truth.isInBillingRetryPeriod, truth.autoRenewStatus,
-              date < truth.expiresDate, let current = products[truth.productId], let target = products[productId] else { return }
+            date < truth.expiresDate, let current = products[truth.productId], let target = products[productId]
+        else { return }
         if (target.level ?? 1) < (current.level ?? 1) {
             if var previous = store.transaction(id: truth.lastTransactionId) {
                 previous.isUpgraded = true
@@ -73,7 +77,8 @@ extension PopulationSimulator {
     /// Apple announces a price increase that needs the customer's consent.
     func announcePriceIncrease(_ chain: String, at date: Date) throws {
         guard let truth = store.subscription(chain), truth.revocationDate == nil, truth.autoRenewStatus, date < truth.expiresDate,
-              truth.priceIncreaseStatus == nil else { return }
+            truth.priceIncreaseStatus == nil
+        else { return }
         store.modify(chain) { truth in
             truth.priceIncreaseStatus = .customerHasNotResponded
             truth.renewalPrice = (truth.renewalPrice ?? 0) * 6 / 5
@@ -81,7 +86,11 @@ extension PopulationSimulator {
         try notify(.priceIncrease, .pending, chain: chain, at: date)
         try mirrorToFamily(chain, notification: (.priceIncrease, .pending), newPeriod: nil, at: date)
         if let consent = forcedConsent.removeValue(forKey: chain) {
-            if consent { queue.schedule(.priceConsent(chain: chain, token: tokens[chain] ?? 0), at: min(date.addingTimeInterval(86_400), truth.expiresDate.addingTimeInterval(-1))) }
+            if consent {
+                queue.schedule(
+                    .priceConsent(chain: chain, token: tokens[chain] ?? 0),
+                    at: min(date.addingTimeInterval(86_400), truth.expiresDate.addingTimeInterval(-1)))
+            }
         } else if random.chance(behaviour.priceIncreaseConsentRate), let when = randomInstant(after: date, before: truth.expiresDate) {
             queue.schedule(.priceConsent(chain: chain, token: tokens[chain] ?? 0), at: when)
         }
@@ -96,19 +105,23 @@ extension PopulationSimulator {
 
     /// A lapsed subscriber comes back through a win-back offer (the same chain resumes).
     func winBack(_ chain: String, at date: Date) throws {
-        guard let truth = store.subscription(chain), truth.revocationDate == nil, !truth.isInBillingRetryPeriod, date >= truth.expiresDate else { return }
+        guard let truth = store.subscription(chain), truth.revocationDate == nil, !truth.isInBillingRetryPeriod, date >= truth.expiresDate else {
+            return
+        }
         store.modify(chain) { truth in
             truth.recentSubscriptionStartDate = date
             truth.autoRenewStatus = true
             if let product = self.products[truth.autoRenewProductId] { truth.renewalPrice = product.price }
         }
-        try startPeriod(chain, from: date, at: date, notification: (.subscribed, .resubscribe), reason: .purchase, offer: (.winBackOffer, "winback.half"))
+        try startPeriod(
+            chain, from: date, at: date, notification: (.subscribed, .resubscribe), reason: .purchase, offer: (.winBackOffer, "winback.half"))
     }
 
     /// The purchaser shares the subscription with one family member, who gets a chain of their own.
     func shareWithFamily(_ chain: String, at date: Date) throws {
         guard let truth = store.subscription(chain), let source = store.transaction(id: truth.lastTransactionId),
-              let product = products[truth.productId], let customer = chainCustomers[chain] else { return }
+            let product = products[truth.productId], let customer = chainCustomers[chain]
+        else { return }
         var transaction = makeTransaction(
             product: product, originalTransactionId: nil, purchaseDate: date, originalPurchaseDate: nil, expiresDate: source.expiresDate,
             reason: .purchase, appAccountToken: nil, ownership: .familyShared, price: 0)
@@ -131,7 +144,8 @@ extension PopulationSimulator {
     }
 
     /// Applies the purchaser's change to every family member's chain and notifies them alike.
-    func mirrorToFamily(_ chain: String, notification: (NotificationTypeV2, Subtype?), newPeriod: JWSTransactionDecodedPayload?, at date: Date) throws {
+    func mirrorToFamily(_ chain: String, notification: (NotificationTypeV2, Subtype?), newPeriod: JWSTransactionDecodedPayload?, at date: Date) throws
+    {
         guard let members = familyMembers[chain], !members.isEmpty, let truth = store.subscription(chain) else { return }
         for member in members {
             guard let copy = store.subscription(member), copy.revocationDate == nil else { continue }

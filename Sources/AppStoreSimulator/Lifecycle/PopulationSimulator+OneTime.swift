@@ -35,7 +35,8 @@ extension PopulationSimulator {
         guard let product = products[productId] else { return }
         let customerId = customerId(customer)
         if product.type == .nonConsumable,
-           store.transactions(ofCustomer: customerId).contains(where: { $0.productId == productId && $0.revocationDate == nil }) {
+            store.transactions(ofCustomer: customerId).contains(where: { $0.productId == productId && $0.revocationDate == nil })
+        {
             return
         }
         let token = store.transactions(ofCustomer: customerId).first?.appAccountToken
@@ -46,7 +47,8 @@ extension PopulationSimulator {
         try emit(.oneTimeCharge, nil, transaction: transaction, subscription: nil, at: date)
         try reportPurchase(transaction, customer: customer, at: date)
         if product.type == .consumable, random.chance(behaviour.consumableRefundRequestRate), let id = transaction.transactionId,
-           let when = randomInstant(after: date, before: date.addingTimeInterval(5 * 86_400)) {
+            let when = randomInstant(after: date, before: date.addingTimeInterval(5 * 86_400))
+        {
             queue.schedule(.consumptionRequest(transactionId: id), at: when)
         }
     }
@@ -63,7 +65,8 @@ extension PopulationSimulator {
 
     func decideRefund(_ transactionId: String, refunded: Bool, at date: Date) throws {
         guard var transaction = store.transaction(id: transactionId), transaction.revocationDate == nil,
-              let customerId = store.customer(ofTransaction: transactionId) else { return }
+            let customerId = store.customer(ofTransaction: transactionId)
+        else { return }
         guard refunded else {
             try emit(.refundDeclined, nil, transaction: transaction, subscription: nil, at: date)
             return

@@ -15,9 +15,12 @@ extension PopulationSimulator {
             // Most pick the cheapest monthly plan, some the yearly, some the top level.
             let roll = Double.random(in: 0..<1, using: &random)
             let sorted = subscriptions.sorted { ($0.level ?? 1, $0.price) > ($1.level ?? 1, $1.price) }
-            let product = roll < 0.6 ? sorted.first(where: { $0.period == "P1M" }) ?? sorted[0]
-                : roll < 0.85 ? sorted.first(where: { $0.period == "P1Y" }) ?? sorted[0]
-                : sorted.last ?? sorted[0]
+            let product =
+                roll < 0.6
+                ? sorted.first(where: { $0.period == "P1M" }) ?? sorted[0]
+                : roll < 0.85
+                    ? sorted.first(where: { $0.period == "P1Y" }) ?? sorted[0]
+                    : sorted.last ?? sorted[0]
             try subscribe(customer, product: product, appAccountToken: appAccountToken, at: date)
         }
         planOneTimePurchases(customer, from: date)
@@ -50,11 +53,12 @@ extension PopulationSimulator {
         }
         let chain = transaction.originalTransactionId ?? ""
         store.record(transaction, customerId: customerId(customer), orderId: "MK\(transaction.transactionId ?? "")")
-        store.update(SubscriptionTruth(
-            originalTransactionId: chain, customerId: customerId(customer),
-            subscriptionGroupIdentifier: product.subscriptionGroupIdentifier ?? "", productId: product.productId, expiresDate: expires,
-            lastTransactionId: transaction.transactionId ?? "", appAccountToken: appAccountToken, recentSubscriptionStartDate: date,
-            renewalPrice: product.price, currency: product.currency))
+        store.update(
+            SubscriptionTruth(
+                originalTransactionId: chain, customerId: customerId(customer),
+                subscriptionGroupIdentifier: product.subscriptionGroupIdentifier ?? "", productId: product.productId, expiresDate: expires,
+                lastTransactionId: transaction.transactionId ?? "", appAccountToken: appAccountToken, recentSubscriptionStartDate: date,
+                renewalPrice: product.price, currency: product.currency))
         chainCustomers[chain] = customer
         let token = bump(chain)
         try notify(.subscribed, .initialBuy, chain: chain, at: date)
@@ -84,7 +88,9 @@ extension PopulationSimulator {
             queue.schedule(.refund(chain: chain, token: token), at: when)
         }
         let level = product.level ?? 1
-        let group = subscriptionProducts.filter { $0.subscriptionGroupIdentifier == product.subscriptionGroupIdentifier && $0.productId != product.productId }
+        let group = subscriptionProducts.filter {
+            $0.subscriptionGroupIdentifier == product.subscriptionGroupIdentifier && $0.productId != product.productId
+        }
         let choices: [(Double, SimulatedProduct?)] = [
             (behaviour.upgradeRate, group.first { ($0.level ?? 1) < level }),
             (behaviour.downgradeRate, group.first { ($0.level ?? 1) > level }),
@@ -96,7 +102,8 @@ extension PopulationSimulator {
             }
         }
         if product.period == "P1M", random.chance(behaviour.priceIncreaseRate),
-           let when = randomInstant(after: start, before: start.addingTimeInterval(end.timeIntervalSince(start) / 2)) {
+            let when = randomInstant(after: start, before: start.addingTimeInterval(end.timeIntervalSince(start) / 2))
+        {
             queue.schedule(.priceIncrease(chain: chain, token: token), at: when)
         }
     }
@@ -104,7 +111,8 @@ extension PopulationSimulator {
     /// The end of a period: renew, lapse (voluntarily or after a refused price increase) or fail billing.
     func renew(_ chain: String, due: Date, at date: Date) throws {
         guard let truth = store.subscription(chain), truth.expiresDate == due, truth.revocationDate == nil,
-              !truth.isInBillingRetryPeriod, truth.sharedFrom == nil else { return }
+            !truth.isInBillingRetryPeriod, truth.sharedFrom == nil
+        else { return }
         if !truth.autoRenewStatus {
             try lapse(chain, intent: .customerCancelled, subtype: .voluntary, at: date)
             if random.chance(behaviour.winBackRate), let when = randomInstant(after: date, before: date.addingTimeInterval(45 * 86_400)) {
@@ -128,8 +136,10 @@ extension PopulationSimulator {
     }
 
     /// A new paid period of the chain's auto-renew product, starting at `start`.
-    func startPeriod(_ chain: String, from start: Date, at date: Date, notification: (NotificationTypeV2, Subtype?), reason: TransactionReason = .renewal,
-                     offer: (OfferType, String)? = nil) throws {
+    func startPeriod(
+        _ chain: String, from start: Date, at date: Date, notification: (NotificationTypeV2, Subtype?), reason: TransactionReason = .renewal,
+        offer: (OfferType, String)? = nil
+    ) throws {
         guard let truth = store.subscription(chain), let product = products[truth.autoRenewProductId] else { return }
         let expires = periodEnd(product, from: start)
         let first = store.transaction(id: chain)

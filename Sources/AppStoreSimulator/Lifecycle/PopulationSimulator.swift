@@ -133,8 +133,11 @@ public final class PopulationSimulator {
         for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255, using: &random) }
         bytes[6] = (bytes[6] & 0x0F) | 0x40
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        let uuid = UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                               bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        let uuid = UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
         return uuid.uuidString.lowercased()
     }
 
@@ -153,7 +156,9 @@ public final class PopulationSimulator {
 
     /// Signs, records and queues a notification about a chain (its latest transaction and
     /// renewal info), and mirrors it to the chain's family members.
-    func notify(_ type: NotificationTypeV2, _ subtype: Subtype?, chain: String, at date: Date, transaction: JWSTransactionDecodedPayload? = nil) throws {
+    func notify(
+        _ type: NotificationTypeV2, _ subtype: Subtype?, chain: String, at date: Date, transaction: JWSTransactionDecodedPayload? = nil
+    ) throws {
         guard let truth = store.subscription(chain) else { return }
         let subject = transaction ?? store.transaction(id: truth.lastTransactionId)
         try emit(type, subtype, transaction: subject, subscription: truth, at: date)
@@ -180,10 +185,11 @@ public final class PopulationSimulator {
     /// Reports a transaction the customer's device received to the app's server.
     func reportPurchase(_ transaction: JWSTransactionDecodedPayload, customer: Int, at date: Date) throws {
         guard let id = transaction.transactionId, let chain = transaction.originalTransactionId, let product = transaction.productId else { return }
-        output.purchases.append(DevicePurchase(
-            customerId: customerId(customer), appAccountToken: transaction.appAccountToken, transactionId: id,
-            originalTransactionId: chain, productId: product, signedTransaction: try signer.signTransaction(transaction, signedDate: date),
-            date: date))
+        output.purchases.append(
+            DevicePurchase(
+                customerId: customerId(customer), appAccountToken: transaction.appAccountToken, transactionId: id,
+                originalTransactionId: chain, productId: product, signedTransaction: try signer.signTransaction(transaction, signedDate: date),
+                date: date))
     }
 
     /// A transaction of this app for `product`.

@@ -65,7 +65,9 @@ public struct Scenario: Sendable, Hashable, Codable {
         }
         for expectation in expect {
             guard names.contains(expectation.customer) else { throw ScenarioError("expectation names an unknown customer \(expectation.customer)") }
-            guard expectation.day >= 0, expectation.day <= days else { throw ScenarioError("expectation day \(expectation.day) is outside 0…\(days)") }
+            guard expectation.day >= 0, expectation.day <= days else {
+                throw ScenarioError("expectation day \(expectation.day) is outside 0…\(days)")
+            }
             if let status = expectation.status, ScenarioExpectation.statuses[status] == nil {
                 throw ScenarioError("unknown status \(status) (active, expired, billingRetry, gracePeriod, revoked)")
             }

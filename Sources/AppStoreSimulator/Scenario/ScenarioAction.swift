@@ -33,7 +33,9 @@ public struct ScenarioAction: Sendable, Hashable, Codable {
     }
 
     var kindCount: Int {
-        [subscribe != nil, cancel == true, resume == true, failBilling != nil, refund == true, changePlan != nil,
-         priceIncrease == true, familyShare == true, winBack == true, buy != nil].filter { $0 }.count
+        [
+            subscribe != nil, cancel == true, resume == true, failBilling != nil, refund == true, changePlan != nil,
+            priceIncrease == true, familyShare == true, winBack == true, buy != nil,
+        ].filter { $0 }.count
     }
 }

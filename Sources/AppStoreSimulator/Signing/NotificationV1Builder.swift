@@ -41,8 +41,9 @@ public struct NotificationV1Builder: Sendable {
         type: NotificationTypeV2, subtype: Subtype?, transaction: JWSTransactionDecodedPayload?,
         subscription: SubscriptionTruth?, store: SimulatedAppStore, at instant: Date
     ) throws -> Data? {
-        guard let notification = try notification(
-            type: type, subtype: subtype, transaction: transaction, subscription: subscription, store: store, at: instant)
+        guard
+            let notification = try notification(
+                type: type, subtype: subtype, transaction: transaction, subscription: subscription, store: store, at: instant)
         else { return nil }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -56,7 +57,8 @@ public struct NotificationV1Builder: Sendable {
         subscription: SubscriptionTruth?, store: SimulatedAppStore, at instant: Date
     ) throws -> NotificationV1? {
         guard let notificationType = Self.notificationType(for: type, subtype: subtype) else { return nil }
-        let chain = subscription?.originalTransactionId
+        let chain =
+            subscription?.originalTransactionId
             ?? transaction.flatMap { $0.originalTransactionId ?? $0.transactionId }
         let renewal = subscription ?? chain.flatMap { transaction?.type == .autoRenewableSubscription ? store.subscription($0) : nil }
         guard let customerId = subscription?.customerId ?? transaction?.transactionId.flatMap(store.customer(ofTransaction:)) else {
@@ -96,7 +98,8 @@ public struct NotificationV1Builder: Sendable {
                 transactions.append(transaction)
             }
         }
-        return transactions
+        return
+            transactions
             .filter { ($0.purchaseDate ?? .distantFuture) <= instant }
             .sorted { ($0.purchaseDate ?? .distantPast, $0.transactionId ?? "") > ($1.purchaseDate ?? .distantPast, $1.transactionId ?? "") }
             .prefix(latestReceiptInfoLimit)

@@ -24,9 +24,10 @@ public struct SimulatorSigner: Sendable {
 
     /// The renewal info of a subscription as Apple signs it at `signedDate`.
     public func signRenewalInfo(_ subscription: SubscriptionTruth, store: SimulatedAppStore, signedDate: Date) throws -> String {
-        try certificateAuthority.signRenewalInfo(subscription.renewalInfo(
-            environment: store.environment, appTransactionId: store.appTransactionId(ofCustomer: subscription.customerId),
-            signedDate: signedDate))
+        try certificateAuthority.signRenewalInfo(
+            subscription.renewalInfo(
+                environment: store.environment, appTransactionId: store.appTransactionId(ofCustomer: subscription.customerId),
+                signedDate: signedDate))
     }
 
     /// A V2 notification's `signedPayload` about a transaction (and its subscription's renewal

@@ -39,7 +39,8 @@ extension ReceiptSigningAuthority {
             signedAttributes = [0xA0] + attributes.dropFirst()
         }
         let signature = try signature(over: signedBytes, digest: options.digest)
-        let certificates = options.embedRoot || intermediateCertificate == nil
+        let certificates =
+            options.embedRoot || intermediateCertificate == nil
             ? embeddedCertificates : Array(embeddedCertificates.dropLast())
 
         var serializer = DER.Serializer()

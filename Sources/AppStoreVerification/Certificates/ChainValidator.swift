@@ -69,9 +69,10 @@ struct ChainValidator: Sendable {
                 return .failure(VerificationFailure(reason: .retryableVerificationFailure, message: transportFailure))
             }
             let detail = failures.map { "\($0.policyFailureReason)" }.joined(separator: "; ")
-            return .failure(.verificationFailure(
-                "certificate chain does not verify to a configured root" + (detail.isEmpty ? "" : ": \(detail)")
-            ))
+            return .failure(
+                .verificationFailure(
+                    "certificate chain does not verify to a configured root" + (detail.isEmpty ? "" : ": \(detail)")
+                ))
         case .validCertificate(let chain):
             let certificates = Array(chain)
             guard certificates.count == 3, let root = certificates.last,
@@ -82,13 +83,14 @@ struct ChainValidator: Sendable {
             guard let signingKey = P256.Signing.PublicKey(leaf.publicKey) else {
                 return .failure(.verificationFailure("leaf certificate key is not an EC P-256 key, as ES256 requires"))
             }
-            return .success(VerifiedChain(
-                signingKey: signingKey,
-                validFrom: certificates.map(\.notValidBefore).max() ?? leaf.notValidBefore,
-                validUntil: certificates.map(\.notValidAfter).min() ?? leaf.notValidAfter,
-                rootIndex: rootIndex,
-                revocationCheckExpiry: online.map { now.addingTimeInterval($0.cacheLifetime) }
-            ))
+            return .success(
+                VerifiedChain(
+                    signingKey: signingKey,
+                    validFrom: certificates.map(\.notValidBefore).max() ?? leaf.notValidBefore,
+                    validUntil: certificates.map(\.notValidAfter).min() ?? leaf.notValidAfter,
+                    rootIndex: rootIndex,
+                    revocationCheckExpiry: online.map { now.addingTimeInterval($0.cacheLifetime) }
+                ))
         }
     }
 }

@@ -5,7 +5,8 @@ extension SignedDataVerifier {
     /// Verifies and decodes a `signedTransaction` (from the App Store Server API, a notification
     /// or a device): signature and chain, then bundle id, then environment.
     public func verifyAndDecodeTransaction(_ signedTransaction: String, now: Date) async -> VerificationResult<JWSTransactionDecodedPayload> {
-        await verifyAndDecodeSignedData(signedTransaction, as: JWSTransactionDecodedPayload.self, now: now).map { transaction throws(VerificationFailure) in
+        await verifyAndDecodeSignedData(signedTransaction, as: JWSTransactionDecodedPayload.self, now: now).map {
+            transaction throws(VerificationFailure) in
             try checkBundleId(transaction.bundleId)
             try checkEnvironment(transaction.environment)
             return transaction
@@ -15,7 +16,8 @@ extension SignedDataVerifier {
     /// Verifies and decodes a `signedRenewalInfo`: signature and chain, then environment (renewal
     /// infos carry no bundle id).
     public func verifyAndDecodeRenewalInfo(_ signedRenewalInfo: String, now: Date) async -> VerificationResult<JWSRenewalInfoDecodedPayload> {
-        await verifyAndDecodeSignedData(signedRenewalInfo, as: JWSRenewalInfoDecodedPayload.self, now: now).map { renewalInfo throws(VerificationFailure) in
+        await verifyAndDecodeSignedData(signedRenewalInfo, as: JWSRenewalInfoDecodedPayload.self, now: now).map {
+            renewalInfo throws(VerificationFailure) in
             try checkEnvironment(renewalInfo.environment)
             return renewalInfo
         }
@@ -28,7 +30,8 @@ extension SignedDataVerifier {
     /// Production otherwise) and `appData`. The nested signed transaction, renewal info and app
     /// transaction are left encoded; see ``verifyAndDecodeNotificationWithNestedData(_:now:)``.
     public func verifyAndDecodeNotification(_ signedPayload: String, now: Date) async -> VerificationResult<ResponseBodyV2DecodedPayload> {
-        await verifyAndDecodeSignedData(signedPayload, as: ResponseBodyV2DecodedPayload.self, now: now).map { notification throws(VerificationFailure) in
+        await verifyAndDecodeSignedData(signedPayload, as: ResponseBodyV2DecodedPayload.self, now: now).map {
+            notification throws(VerificationFailure) in
             let identity = Self.appIdentity(of: notification)
             try checkApp(bundleId: identity.bundleId, appAppleId: identity.appAppleId)
             try checkEnvironment(identity.environment)
@@ -48,7 +51,9 @@ extension SignedDataVerifier {
     }
 
     /// The (bundle id, app Apple id, environment) a notification claims, as Apple derives it.
-    static func appIdentity(of notification: ResponseBodyV2DecodedPayload) -> (bundleId: String?, appAppleId: Int64?, environment: AppStoreEnvironment?) {
+    static func appIdentity(
+        of notification: ResponseBodyV2DecodedPayload
+    ) -> (bundleId: String?, appAppleId: Int64?, environment: AppStoreEnvironment?) {
         if let data = notification.data {
             return (data.bundleId, data.appAppleId, data.environment)
         }

@@ -30,16 +30,18 @@ extension SignedDataVerifier {
 
         let validationDate = onlineChecks == nil ? (parsed.payload.validationDateClaim?.date ?? now) : now
         guard chain.isValid(at: validationDate) else {
-            return .invalid(.verificationFailure(
-                "certificate chain is not valid at \(validationDate) (valid from \(chain.validFrom) to \(chain.validUntil))"
-            ))
+            return .invalid(
+                .verificationFailure(
+                    "certificate chain is not valid at \(validationDate) (valid from \(chain.validFrom) to \(chain.validUntil))"
+                ))
         }
 
         guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: parsed.signature) else {
             return .invalid(.verificationFailure("signature is not a 64-byte ES256 signature"))
         }
         let signatureIsValid = text.withUTF8 { bytes in
-            chain.signingKey.isValidSignature(signature, for: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[parsed.segments.signingInput])))
+            chain.signingKey.isValidSignature(
+                signature, for: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[parsed.segments.signingInput])))
         }
         guard signatureIsValid else {
             return .invalid(.verificationFailure("signature does not verify with the leaf certificate's key"))
@@ -72,7 +74,8 @@ extension SignedDataVerifier {
             return .failure(.verificationFailure("x5c header is missing or empty"))
         }
         guard header.algorithm == "ES256" else {
-            return .failure(.verificationFailure("alg is \(header.algorithm.map { "\"\($0)\"" } ?? "missing or not a string"), only ES256 is accepted"))
+            return .failure(
+                .verificationFailure("alg is \(header.algorithm.map { "\"\($0)\"" } ?? "missing or not a string"), only ES256 is accepted"))
         }
         if case .unusable = parsed.payload.validationDateClaim {
             return .failure(.verificationFailure("signedDate is not an integer"))
@@ -110,7 +113,9 @@ extension SignedDataVerifier {
 
     /// Splits and decodes the parts of `bytes` every verification needs, looking the header up
     /// in the cache first.
-    private func parse<Model: Decodable>(_ bytes: UnsafeBufferPointer<UInt8>, as type: Model.Type, now: Date) -> Result<ParsedJWS<Model>, VerificationFailure> {
+    private func parse<Model: Decodable>(
+        _ bytes: UnsafeBufferPointer<UInt8>, as type: Model.Type, now: Date
+    ) -> Result<ParsedJWS<Model>, VerificationFailure> {
         guard let segments = JWSSegments(bytes) else {
             return .failure(.verificationFailure("not a compact JWS: expected three dot-separated segments"))
         }
@@ -143,10 +148,11 @@ extension SignedDataVerifier {
         } catch {
             return .failure(.verificationFailure("JWS payload is not a JSON object: \(error)"))
         }
-        return .success(ParsedJWS(
-            segments: segments, headerKey: headerKey, header: header, cachedChain: cachedChain,
-            payload: payload, signature: signature
-        ))
+        return .success(
+            ParsedJWS(
+                segments: segments, headerKey: headerKey, header: header, cachedChain: cachedChain,
+                payload: payload, signature: signature
+            ))
     }
 }
 

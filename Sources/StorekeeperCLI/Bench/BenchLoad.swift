@@ -20,7 +20,9 @@ struct BenchLoad: Sendable {
         let ingest = start.duration(to: clock.now)
         while true {
             let health = try await send(.GET, "/health")
-            guard health.status == 200 || health.status == 503 else { throw ServerBenchmark.Failure(description: "/health answered \(health.status)") }
+            guard health.status == 200 || health.status == 503 else {
+                throw ServerBenchmark.Failure(description: "/health answered \(health.status)")
+            }
             if (health.json["pendingNotifications"] as? String) == "0" { break }
             try await Task.sleep(for: .milliseconds(10))
         }
@@ -66,7 +68,9 @@ struct BenchLoad: Sendable {
         return 0
     }
 
-    func send(_ method: HTTPMethod, _ path: String, key: String? = nil, body: String? = nil) async throws -> (status: Int, json: [String: Any], text: String) {
+    func send(
+        _ method: HTTPMethod, _ path: String, key: String? = nil, body: String? = nil
+    ) async throws -> (status: Int, json: [String: Any], text: String) {
         var request = HTTPClientRequest(url: base + path)
         request.method = method
         if let key { request.headers.add(name: "Authorization", value: "Bearer \(key)") }

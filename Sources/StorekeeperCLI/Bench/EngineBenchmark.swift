@@ -48,24 +48,27 @@ public struct EngineBenchmark: Sendable {
         }
         for index in 0..<4 {
             let begin = start.addingTimeInterval(Double(index) * 30 * 86_400)
-            purchases.append(PurchaseFact(
-                transactionId: "m\(index)", originalTransactionId: "m0", productId: "magazine.monthly",
-                productType: .autoRenewable, subscriptionGroupIdentifier: "magazine", purchaseDate: begin,
-                expiresDate: begin.addingTimeInterval(30 * 86_400)
-            ))
+            purchases.append(
+                PurchaseFact(
+                    transactionId: "m\(index)", originalTransactionId: "m0", productId: "magazine.monthly",
+                    productType: .autoRenewable, subscriptionGroupIdentifier: "magazine", purchaseDate: begin,
+                    expiresDate: begin.addingTimeInterval(30 * 86_400)
+                ))
         }
         purchases.append(PurchaseFact(transactionId: "n0", productId: "lifetime.themes", productType: .nonConsumable, purchaseDate: start))
         for index in 0..<2 {
-            purchases.append(PurchaseFact(
-                transactionId: "p\(index)", productId: "season.pass", productType: .nonRenewing,
-                purchaseDate: start.addingTimeInterval(Double(index) * 10 * 86_400)
-            ))
+            purchases.append(
+                PurchaseFact(
+                    transactionId: "p\(index)", productId: "season.pass", productType: .nonRenewing,
+                    purchaseDate: start.addingTimeInterval(Double(index) * 10 * 86_400)
+                ))
         }
         for index in 0..<12 {
-            purchases.append(PurchaseFact(
-                transactionId: "c\(index)", productId: "coins.100", productType: .consumable,
-                purchaseDate: start.addingTimeInterval(Double(index) * 60 * 86_400), quantity: 1
-            ))
+            purchases.append(
+                PurchaseFact(
+                    transactionId: "c\(index)", productId: "coins.100", productType: .consumable,
+                    purchaseDate: start.addingTimeInterval(Double(index) * 60 * 86_400), quantity: 1
+                ))
         }
         let renewals = [
             RenewalFact(originalTransactionId: "t0", productId: "premium.monthly", autoRenewProductId: "pro.monthly", willAutoRenew: true),
@@ -74,7 +77,9 @@ public struct EngineBenchmark: Sendable {
         history = PurchaseHistory(purchases: purchases, renewals: renewals)
         catalog = Catalog(products: [
             CatalogProduct(productId: "pro.monthly", type: .autoRenewable, subscriptionGroupIdentifier: "main", entitlements: ["pro"], price: 9.99),
-            CatalogProduct(productId: "premium.monthly", type: .autoRenewable, subscriptionGroupIdentifier: "main", entitlements: ["pro", "premium"], price: 14.99),
+            CatalogProduct(
+                productId: "premium.monthly", type: .autoRenewable, subscriptionGroupIdentifier: "main", entitlements: ["pro", "premium"],
+                price: 14.99),
             CatalogProduct(productId: "magazine.monthly", type: .autoRenewable, subscriptionGroupIdentifier: "magazine", entitlements: ["magazine"]),
             CatalogProduct(productId: "lifetime.themes", type: .nonConsumable, entitlements: ["themes"]),
             CatalogProduct(productId: "season.pass", type: .nonRenewing, entitlements: ["season"], duration: ISO8601Duration(months: 3)),

@@ -55,16 +55,24 @@ struct ServerBenchmark: Sendable {
 
         let configuration = ServerConfiguration(
             host: "127.0.0.1", port: 0, dataDirectory: directory.appendingPathComponent("data").path, databaseURL: databaseURL,
-            apps: [AppConfiguration(
-                id: Self.appId, bundleId: Self.bundleId, environments: [.sandbox], trustedRoots: [root.path],
-                apiKeys: [APIKeyConfiguration(key: Self.apiKey, role: .app)],
-                products: [CatalogProduct(productId: BenchNotification.productId, type: .autoRenewable, subscriptionGroupIdentifier: "bench", entitlements: ["bench"])])],
+            apps: [
+                AppConfiguration(
+                    id: Self.appId, bundleId: Self.bundleId, environments: [.sandbox], trustedRoots: [root.path],
+                    apiKeys: [APIKeyConfiguration(key: Self.apiKey, role: .app)],
+                    products: [
+                        CatalogProduct(
+                            productId: BenchNotification.productId, type: .autoRenewable, subscriptionGroupIdentifier: "bench",
+                            entitlements: ["bench"])
+                    ])
+            ],
             logLevel: "error")
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = try await buildApplication(configuration: configuration, onServerRunning: { port in
-            portContinuation.yield(port)
-            portContinuation.finish()
-        })
+        let app = try await buildApplication(
+            configuration: configuration,
+            onServerRunning: { port in
+                portContinuation.yield(port)
+                portContinuation.finish()
+            })
         var logger = Logger(label: "storekeeper.bench")
         logger.logLevel = .error
         let services = ServiceGroup(configuration: .init(services: [app], logger: logger))

@@ -56,9 +56,10 @@ public struct DemoCommand: AsyncParsableCommand {
     @Flag(name: .customLong("without-reconciliation"), help: "Give the server no App Store Server API access: see what lost notifications cost.")
     var withoutReconciliation = false
 
-    @Option(help: ArgumentHelp(
-        "With --check: when the simulated run ends, ISO 8601 (default \(DemoCommand.defaultCheckEnd)), so a seed gives the same run on any day; 'now' ends it now.",
-        valueName: "date"))
+    @Option(
+        help: ArgumentHelp(
+            "With --check: when the simulated run ends, ISO 8601 (default \(DemoCommand.defaultCheckEnd)), so a seed gives the same run on any day; 'now' ends it now.",
+            valueName: "date"))
     var until: String?
 
     /// Where `--check` ends by default: a fixed instant, so the same seed gives the same run
@@ -80,7 +81,9 @@ public struct DemoCommand: AsyncParsableCommand {
         guard liveSpeed > 0, liveSpeed <= 1_000_000 else { throw ValidationError("--live-speed must be more than 0 and at most 1000000") }
         if let until {
             guard check else { throw ValidationError("--until needs --check (the live demo always ends its run now)") }
-            guard until == "now" || Self.instant(until) != nil else { throw ValidationError("--until must be an ISO 8601 instant such as 2026-11-23T21:00:00Z, or now") }
+            guard until == "now" || Self.instant(until) != nil else {
+                throw ValidationError("--until must be an ISO 8601 instant such as 2026-11-23T21:00:00Z, or now")
+            }
         }
     }
 

@@ -29,7 +29,8 @@ struct DemoLoop {
         let apps = try AppDirectory(configuration: configuration)
         let processor = InboxProcessor(apps: apps, store: store, clock: { clock.now }, logger: logger)
         let runner = JobRunner(
-            apps: apps, store: store, clients: try AppleClients.live(configuration: configuration, rateBudget: DemoWorld.rateBudget), clock: { clock.now }, logger: logger,
+            apps: apps, store: store, clients: try AppleClients.live(configuration: configuration, rateBudget: DemoWorld.rateBudget),
+            clock: { clock.now }, logger: logger,
             configuration: SchedulerConfiguration())
         let scheduler = JobScheduler(runner: runner, owner: "demo")
         let population = world.makePopulation()
@@ -127,11 +128,13 @@ struct DemoLoop {
 
     /// Runs a notification-history sweep over the whole run now, then drains the inbox.
     func finalSweep(scheduler: JobScheduler, processor: InboxProcessor) async throws -> Int {
-        let payload = SweepPayload(startMillis: Int64(world.start.timeIntervalSince1970 * 1000) - 86_400_000, endMillis: Int64(world.end.timeIntervalSince1970 * 1000) + 1)
+        let payload = SweepPayload(
+            startMillis: Int64(world.start.timeIntervalSince1970 * 1000) - 86_400_000, endMillis: Int64(world.end.timeIntervalSince1970 * 1000) + 1)
         let text = String(decoding: try JSONEncoder().encode(payload), as: UTF8.self)
-        try await store.enqueue(JobRecord(
-            appId: DemoWorld.appId, kind: JobKind.notificationSweep.rawValue, payload: text, runAt: world.clock.now,
-            idempotencyKey: "demo-final-sweep:\(payload.endMillis)"))
+        try await store.enqueue(
+            JobRecord(
+                appId: DemoWorld.appId, kind: JobKind.notificationSweep.rawValue, payload: text, runAt: world.clock.now,
+                idempotencyKey: "demo-final-sweep:\(payload.endMillis)"))
         _ = try await scheduler.runDue()
         return try await processor.drain()
     }

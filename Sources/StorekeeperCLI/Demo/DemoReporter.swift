@@ -13,8 +13,10 @@ struct DemoReporter {
     }
 
     func starting(serverBase: String) {
-        say("Storekeeper demo: \(settings.customers) customers over \(Self.number(settings.days)) simulated days, "
-            + "\(Self.percent(settings.dropRate)) of notifications lost, \(Self.percent(settings.duplicateRate)) duplicated, seed \(settings.seed)")
+        say(
+            "Storekeeper demo: \(settings.customers) customers over \(Self.number(settings.days)) simulated days, "
+                + "\(Self.percent(settings.dropRate)) of notifications lost, \(Self.percent(settings.duplicateRate)) duplicated, seed \(settings.seed)"
+        )
         say("  server      \(serverBase) (SQLite in \(world.directory.appendingPathComponent("data").path))")
         say("  simulated   \(Self.day(world.start)) → \(Self.day(world.end))")
         say("  Apple       the simulator's root certificates: \(world.rootPath.path) (JWS), \(world.receiptRootPath.path) (receipts)")
@@ -30,16 +32,18 @@ struct DemoReporter {
         let day = Int((instant.timeIntervalSince(world.start) / 86_400).rounded())
         let subscriptions = world.store.subscriptions()
         let active = subscriptions.filter { $0.status(at: instant) == .active }.count
-        say("  day \(String(day).leftPadded(4))  \(Self.day(instant))  subscriptions \(subscriptions.count) (\(active) active)"
-            + "  notifications \(delivery.notifications) sent, \(delivery.dropped) lost, \(delivery.duplicatesSent) duplicated"
-            + "  purchases \(purchases)  server processed \(processed)  Apple API calls \(counter.total)")
+        say(
+            "  day \(String(day).leftPadded(4))  \(Self.day(instant))  subscriptions \(subscriptions.count) (\(active) active)"
+                + "  notifications \(delivery.notifications) sent, \(delivery.dropped) lost, \(delivery.duplicatesSent) duplicated"
+                + "  purchases \(purchases)  server processed \(processed)  Apple API calls \(counter.total)")
     }
 
     func simulated(elapsed: Duration, delivery: DeliveryReport, purchases: Int, processed: Int) {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        say("Simulated \(Self.number(settings.days)) days in \(String(format: "%.1f", seconds)) s: "
-            + "\(delivery.notifications) notifications (\(delivery.attempts) attempts, \(delivery.dropped) lost for good, "
-            + "\(delivery.duplicatesSent) duplicates), \(purchases) purchases reported by devices, \(processed) inbox entries processed")
+        say(
+            "Simulated \(Self.number(settings.days)) days in \(String(format: "%.1f", seconds)) s: "
+                + "\(delivery.notifications) notifications (\(delivery.attempts) attempts, \(delivery.dropped) lost for good, "
+                + "\(delivery.duplicatesSent) duplicates), \(purchases) purchases reported by devices, \(processed) inbox entries processed")
         let snapshot = counter.snapshot
         let calls = snapshot.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         let subscriptions = max(1, world.store.subscriptions().count)
@@ -47,9 +51,10 @@ struct DemoReporter {
         // other calls grow with it.
         let sweep = snapshot.filter { $0.key.contains("notifications/history") }.values.reduce(0, +)
         let perSubscription = Double(counter.total - sweep) / Double(subscriptions) / max(1, settings.days)
-        say("Reconciliation made \(counter.total) Apple API calls (\(calls.isEmpty ? "none" : calls)): "
-            + String(format: "%.3f", perSubscription) + " per subscription per day against 1.000 for daily polling, plus "
-            + String(format: "%.1f", Double(sweep) / max(1, settings.days)) + " notification-history calls per day for the app")
+        say(
+            "Reconciliation made \(counter.total) Apple API calls (\(calls.isEmpty ? "none" : calls)): "
+                + String(format: "%.3f", perSubscription) + " per subscription per day against 1.000 for daily polling, plus "
+                + String(format: "%.1f", Double(sweep) / max(1, settings.days)) + " notification-history calls per day for the app")
     }
 
     func comparison(_ result: DemoComparison.Result) {
@@ -70,8 +75,12 @@ struct DemoReporter {
         say("  API docs     curl \(serverBase)/openapi.json")
         say("  notifications  curl -H 'Authorization: Bearer \(world.adminKey)' '\(serverBase)/v1/apps/\(DemoWorld.appId)/notifications?limit=5'")
         if let sample = world.store.subscriptions().first {
-            say("  a subscription  curl -H 'Authorization: Bearer \(world.adminKey)' \(serverBase)/v1/apps/\(DemoWorld.appId)/subscriptions/\(sample.originalTransactionId)")
-            say("  its customer    curl -H 'Authorization: Bearer \(world.adminKey)' \(serverBase)/v1/apps/\(DemoWorld.appId)/customers/\(sample.customerId)")
+            say(
+                "  a subscription  curl -H 'Authorization: Bearer \(world.adminKey)' \(serverBase)/v1/apps/\(DemoWorld.appId)/subscriptions/\(sample.originalTransactionId)"
+            )
+            say(
+                "  its customer    curl -H 'Authorization: Bearer \(world.adminKey)' \(serverBase)/v1/apps/\(DemoWorld.appId)/customers/\(sample.customerId)"
+            )
         }
     }
 

@@ -59,7 +59,8 @@ struct DemoRunner {
             }
             let serverGroup = ServerGroupBox()
             do {
-                let outcome = try await runServer(applePort: applePort, world: world, logger: logger, counter: counter, ports: ports, tasks: &tasks, box: serverGroup)
+                let outcome = try await runServer(
+                    applePort: applePort, world: world, logger: logger, counter: counter, ports: ports, tasks: &tasks, box: serverGroup)
                 await serverGroup.group?.triggerGracefulShutdown()
                 await appleServices.triggerGracefulShutdown()
                 try await tasks.waitForAll()
@@ -92,8 +93,9 @@ struct DemoRunner {
             appleClients: try AppleClients.live(configuration: configuration, rateBudget: DemoWorld.rateBudget), scheduler: nil)
         dependencies.onServerRunning = { port in await ports.put("server", port) }
         let server = try buildApplication(configuration: configuration, dependencies: dependencies)
-        let serverServices = ServiceGroup(configuration: .init(
-            services: [server], gracefulShutdownSignals: settings.check ? [] : [.sigterm, .sigint], logger: logger))
+        let serverServices = ServiceGroup(
+            configuration: .init(
+                services: [server], gracefulShutdownSignals: settings.check ? [] : [.sigterm, .sigint], logger: logger))
         box.group = serverServices
         let stop = DemoStop()
         tasks.addTask {
@@ -101,7 +103,9 @@ struct DemoRunner {
             do {
                 try await serverServices.run()
             } catch {
-                await ports.fail("server", "the server could not listen on \(configuration.host):\(configuration.port) (\(error)); choose another --port, or --port 0")
+                await ports.fail(
+                    "server",
+                    "the server could not listen on \(configuration.host):\(configuration.port) (\(error)); choose another --port, or --port 0")
                 throw error
             }
         }

@@ -36,7 +36,8 @@ struct DemoWorld: Sendable {
 
     init(settings: DemoSettings, now: Date = Date()) throws {
         self.settings = settings
-        let base = settings.dataDirectory.map { URL(fileURLWithPath: $0) }
+        let base =
+            settings.dataDirectory.map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("storekeeper-demo-\(UUID().uuidString.prefix(8).lowercased())")
         try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
         directory = base
@@ -89,9 +90,10 @@ struct DemoWorld: Sendable {
             id: Self.appId, bundleId: Self.bundleId, appAppleId: Self.appAppleId, environments: [.production],
             trustedRoots: [rootPath.path, receiptRootPath.path], sharedSecret: sharedSecret,
             apiKeys: [APIKeyConfiguration(key: adminKey, role: .admin)], products: products,
-            appStoreServerAPI: settings.reconciles ? AppStoreAPISettings(
-                issuerId: Self.issuerId, keyId: Self.keyId, privateKey: apiKey.pemRepresentation, environment: "Production",
-                baseURL: "http://127.0.0.1:\(applePort)") : nil,
+            appStoreServerAPI: settings.reconciles
+                ? AppStoreAPISettings(
+                    issuerId: Self.issuerId, keyId: Self.keyId, privateKey: apiKey.pemRepresentation, environment: "Production",
+                    baseURL: "http://127.0.0.1:\(applePort)") : nil,
             refundPolicy: nil)
         return ServerConfiguration(
             host: "127.0.0.1", port: settings.port, dataDirectory: directory.appendingPathComponent("data").path, apps: [app],

@@ -42,10 +42,13 @@ enum ForgeryKind: String, CaseIterable, ExpressibleByArgument {
         case .twoCertificates:
             return (authority, JWSForgery(certificateChain: [authority.leafCertificateDER, authority.intermediateCertificateDER]))
         case .fourCertificates:
-            return (authority, JWSForgery(certificateChain: [
-                authority.leafCertificateDER, authority.intermediateCertificateDER,
-                authority.rootCertificateDER, authority.rootCertificateDER,
-            ]))
+            return (
+                authority,
+                JWSForgery(certificateChain: [
+                    authority.leafCertificateDER, authority.intermediateCertificateDER,
+                    authority.rootCertificateDER, authority.rootCertificateDER,
+                ])
+            )
         case .missingChain:
             return (authority, JWSForgery(omitsCertificateChain: true))
         case .foreignKey:

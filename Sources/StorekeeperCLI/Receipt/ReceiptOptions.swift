@@ -4,7 +4,11 @@ import Foundation
 
 /// What a receipt is checked against: trusted roots, device and app.
 struct ReceiptOptions: ParsableArguments {
-    @Option(name: .customLong("root"), help: "A trusted root certificate (DER file). Repeatable. Default: the Apple Inc. Root Certificate. Add Xcode's StoreKit certificate for local StoreKit Testing receipts.")
+    @Option(
+        name: .customLong("root"),
+        help:
+            "A trusted root certificate (DER file). Repeatable. Default: the Apple Inc. Root Certificate. Add Xcode's StoreKit certificate for local StoreKit Testing receipts."
+    )
     var roots: [String] = []
 
     @Option(help: "The device identifier (identifierForVendor UUID) the receipt's hash must match.")

@@ -50,7 +50,8 @@ struct StatusCommand: AsyncParsableCommand {
             report = try StatusReport(input: input, catalog: catalogData, at: instant, configuration: configuration)
         } catch {
             // A history that is readable but not a valid purchase record is a negative verdict.
-            throw CLIFailure(exitCode: error.code == .receiptNotValid ? CLIFailure.invalidExitCode : CLIFailure.usageExitCode, message: error.description)
+            throw CLIFailure(
+                exitCode: error.code == .receiptNotValid ? CLIFailure.invalidExitCode : CLIFailure.usageExitCode, message: error.description)
         }
         do {
             Console.out(try report.jsonData(prettyPrinted: !compact))

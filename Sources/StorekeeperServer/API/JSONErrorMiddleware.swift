@@ -36,7 +36,8 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             let message = status.code == 413 ? "the request body is larger than the server accepts" : status.reasonPhrase
             return try APIError(status, code: code, message: message).response(from: request, context: context)
         } catch {
-            context.logger.error("request failed", metadata: ["route": "\(Self.route(context))", "error": "\(String(describing: error).prefix(300))"])
+            context.logger.error(
+                "request failed", metadata: ["route": "\(Self.route(context))", "error": "\(String(describing: error).prefix(300))"])
             return try APIError(.internalServerError, code: .internalError, message: "the server could not complete the request")
                 .response(from: request, context: context)
         }

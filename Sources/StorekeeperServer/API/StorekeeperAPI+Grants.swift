@@ -53,10 +53,14 @@ extension StorekeeperAPI {
             throw APIError.badRequest("action must be grant or revoke")
         }
         let details = ["transactionId": fact.transactionId, "productId": input.productId].compactMapValues { $0 }
-        try await intake.record(FactSubmission(
-            facts: [fact], source: .manual, binding: .operatorFor(customerId: customer),
-            audit: [AuditEntry(appId: app.id, actor: principal.actor, action: action, customerId: customer, reason: reason,
-                               details: details, at: now)]), app: app, now: now)
+        try await intake.record(
+            FactSubmission(
+                facts: [fact], source: .manual, binding: .operatorFor(customerId: customer),
+                audit: [
+                    AuditEntry(
+                        appId: app.id, actor: principal.actor, action: action, customerId: customer, reason: reason,
+                        details: details, at: now)
+                ]), app: app, now: now)
         return EditedResponse(status: .created, response: try await customerState(app: app, customerId: customer))
     }
 
@@ -64,11 +68,14 @@ extension StorekeeperAPI {
     /// customer's: 422 when the ledger does not know it, 409 when it is another customer's.
     private func revocableChain(transactionId: String, customer: String, app: AppRuntime) async throws -> String? {
         let entries = try await store.ledger(appId: app.id, transactionId: transactionId)
-        guard let purchase = entries.lazy.compactMap({ entry -> (LedgerEntry, PurchaseFact)? in
-            if case .purchase(let fact) = entry.fact { return (entry, fact) }
-            return nil
-        }).first else {
-            throw APIError(.unprocessableContent, code: .unknownTransaction, message: "no transaction or grant \(transactionId) is recorded for this app")
+        guard
+            let purchase = entries.lazy.compactMap({ entry -> (LedgerEntry, PurchaseFact)? in
+                if case .purchase(let fact) = entry.fact { return (entry, fact) }
+                return nil
+            }).first
+        else {
+            throw APIError(
+                .unprocessableContent, code: .unknownTransaction, message: "no transaction or grant \(transactionId) is recorded for this app")
         }
         let chain = purchase.1.originalTransactionId
         let owner = try await store.customer(appId: app.id, alias: .originalTransactionId(chain)) ?? purchase.0.customerId

@@ -66,7 +66,8 @@ extension StorekeeperAPI {
             nonce = UUID()
         }
         guard let group = app.catalog.product(input.productId)?.subscriptionGroupIdentifier else {
-            throw APIError(.unprocessableContent, code: .unknownProduct, message: "\(input.productId) is not an auto-renewable subscription of the catalog")
+            throw APIError(
+                .unprocessableContent, code: .unknownProduct, message: "\(input.productId) is not an auto-renewable subscription of the catalog")
         }
         let now = clock()
         let entries = try await store.ledger(appId: app.id, customerId: input.customerId)
@@ -85,9 +86,10 @@ extension StorekeeperAPI {
             nonce: nonce.uuidString.lowercased(), timestamp: timestamp, appAccountToken: token)
         do {
             if format == "legacy" {
-                let signature = try PromotionalOfferSignature(fields: .init(
-                    bundleId: app.configuration.bundleId, keyId: key.keyId, productId: input.productId, offerId: input.offerId,
-                    appAccountToken: token, nonce: nonce, timestamp: timestamp), key: key)
+                let signature = try PromotionalOfferSignature(
+                    fields: .init(
+                        bundleId: app.configuration.bundleId, keyId: key.keyId, productId: input.productId, offerId: input.offerId,
+                        appAccountToken: token, nonce: nonce, timestamp: timestamp), key: key)
                 response.signature = signature.signature
             } else {
                 let signer = StoreKitJWSSigner(key: key, issuerId: settings.issuerId, bundleId: app.configuration.bundleId)

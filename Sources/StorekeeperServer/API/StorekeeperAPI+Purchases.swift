@@ -28,7 +28,9 @@ extension StorekeeperAPI {
             case .invalid(let failure):
                 throw APIError(.unprocessableContent, code: .invalidTransaction, message: "\(failure.reason.rawValue): \(failure.message)")
             case .valid(let transaction):
-                if let reason = filter.check(bundleId: transaction.bundleId, environment: transaction.environment, productIds: [transaction.productId].compactMap { $0 }) {
+                if let reason = filter.check(
+                    bundleId: transaction.bundleId, environment: transaction.environment, productIds: [transaction.productId].compactMap { $0 })
+                {
                     throw APIError(.unprocessableContent, code: .refusedTransaction, message: reason)
                 }
                 guard let fact = PurchaseFact(transaction: transaction) else {
@@ -59,8 +61,9 @@ extension StorekeeperAPI {
         }
         let facts = FactSubmission.facts(of: history)
         do {
-            try await intake.record(FactSubmission(
-                facts: facts, source: source, raw: raw, binding: .claimedBy(customerId: customer, appAccountToken: token)),
+            try await intake.record(
+                FactSubmission(
+                    facts: facts, source: source, raw: raw, binding: .claimedBy(customerId: customer, appAccountToken: token)),
                 app: app, now: now)
         } catch let taken as FactIntake.AliasTaken {
             throw Self.replayed(taken.alias)
@@ -71,7 +74,8 @@ extension StorekeeperAPI {
     }
 
     static func replayed(_ alias: CustomerAlias) -> APIError {
-        APIError(.conflict, code: .transactionBelongsToAnotherCustomer,
-                 message: "this purchase (\(alias.kind.rawValue)) is linked to another customer of the app")
+        APIError(
+            .conflict, code: .transactionBelongsToAnotherCustomer,
+            message: "this purchase (\(alias.kind.rawValue)) is linked to another customer of the app")
     }
 }

@@ -73,19 +73,30 @@ extension StorekeeperAPI {
         guard (1...128).contains(identifier.utf8.count) else { throw APIError.badRequest("requestIdentifier is too long") }
         let client = try appleClient(app)
         let answer = try await callApple {
-            try await client.extendSubscriptionRenewalDate(originalTransactionId: chain, request: ExtendRenewalDateRequest(
-                extendByDays: input.extendByDays, extendReasonCode: ExtendReasonCode(rawValue: code), requestIdentifier: identifier))
+            try await client.extendSubscriptionRenewalDate(
+                originalTransactionId: chain,
+                request: ExtendRenewalDateRequest(
+                    extendByDays: input.extendByDays, extendReasonCode: ExtendReasonCode(rawValue: code), requestIdentifier: identifier))
         }
         let now = clock()
         try await store.enqueue(.refresh(appId: app.id, chain: chain, cause: .renewalExtension(identifier), runAt: now))
-        let details = ["originalTransactionId": chain, "extendByDays": "\(input.extendByDays)",
-                       "requestIdentifier": identifier, "success": answer.success.map { "\($0)" }].compactMapValues { $0 }
+        let details = [
+            "originalTransactionId": chain, "extendByDays": "\(input.extendByDays)",
+            "requestIdentifier": identifier, "success": answer.success.map { "\($0)" },
+        ].compactMapValues { $0 }
         let customer = try await store.customer(appId: app.id, alias: .originalTransactionId(chain))
-        try await store.apply(Changeset(appId: app.id, at: now, audit: [AuditEntry(
-            appId: app.id, actor: principal.actor, action: "extend_renewal", customerId: customer, reason: reason, details: details, at: now)]))
-        return JSONBody.response(value: ExtendResponse(
-            originalTransactionId: answer.originalTransactionId ?? chain, success: answer.success ?? false,
-            effectiveDate: answer.effectiveDate, webOrderLineItemId: answer.webOrderLineItemId, requestIdentifier: identifier))
+        try await store.apply(
+            Changeset(
+                appId: app.id, at: now,
+                audit: [
+                    AuditEntry(
+                        appId: app.id, actor: principal.actor, action: "extend_renewal", customerId: customer, reason: reason, details: details,
+                        at: now)
+                ]))
+        return JSONBody.response(
+            value: ExtendResponse(
+                originalTransactionId: answer.originalTransactionId ?? chain, success: answer.success ?? false,
+                effectiveDate: answer.effectiveDate, webOrderLineItemId: answer.webOrderLineItemId, requestIdentifier: identifier))
     }
 
     struct ExtendResponse: Encodable {
@@ -110,9 +121,14 @@ extension StorekeeperAPI {
         }
         let now = clock()
         let customer = try await store.customer(appId: app.id, alias: .originalTransactionId(chain))
-        try await store.apply(Changeset(appId: app.id, at: now, audit: [AuditEntry(
-            appId: app.id, actor: principal.actor, action: "set_app_account_token", customerId: customer, reason: reason,
-            details: ["originalTransactionId": chain, "appAccountToken": token.uuidString.lowercased()], at: now)]))
+        try await store.apply(
+            Changeset(
+                appId: app.id, at: now,
+                audit: [
+                    AuditEntry(
+                        appId: app.id, actor: principal.actor, action: "set_app_account_token", customerId: customer, reason: reason,
+                        details: ["originalTransactionId": chain, "appAccountToken": token.uuidString.lowercased()], at: now)
+                ]))
         return JSONBody.response(value: ["originalTransactionId": chain, "appAccountToken": token.uuidString.lowercased()])
     }
 
@@ -151,10 +167,11 @@ extension StorekeeperAPI {
                 inboxState = row.state.rawValue
             }
         }
-        return JSONBody.response(value: TestNotificationStatus(
-            testNotificationToken: token, notificationUUID: uuid,
-            sendAttempts: (answer.sendAttempts ?? []).map { .init(attemptDate: $0.attemptDate, result: $0.sendAttemptResult?.rawValue) },
-            received: inboxId != nil, inboxId: inboxId, inboxState: inboxState))
+        return JSONBody.response(
+            value: TestNotificationStatus(
+                testNotificationToken: token, notificationUUID: uuid,
+                sendAttempts: (answer.sendAttempts ?? []).map { .init(attemptDate: $0.attemptDate, result: $0.sendAttemptResult?.rawValue) },
+                received: inboxId != nil, inboxId: inboxId, inboxState: inboxState))
     }
 
     struct TestNotificationStatus: Encodable {

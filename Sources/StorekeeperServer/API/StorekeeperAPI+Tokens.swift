@@ -27,6 +27,7 @@ extension StorekeeperAPI {
         }
         let expiresAt = Date(timeIntervalSince1970: (clock().timeIntervalSince1970 + Double(lifetime)).rounded(.down))
         let token = CustomerToken(appId: app.id, customerId: customer, expiresAt: expiresAt)
-        return EditedResponse(status: .created, response: CustomerTokenResponse(token: token.text(key: key), customerId: customer, expiresAt: expiresAt))
+        return EditedResponse(
+            status: .created, response: CustomerTokenResponse(token: token.text(key: key), customerId: customer, expiresAt: expiresAt))
     }
 }

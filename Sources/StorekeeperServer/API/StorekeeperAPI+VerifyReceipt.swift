@@ -42,7 +42,8 @@ extension StorekeeperAPI {
         case .valid(let value): receipt = value
         }
         if !access.app.configuration.environments.contains(where: { $0.rawValue == receipt.environment.rawValue }) {
-            let status: VerifyReceiptStatus = receipt.environment == .production
+            let status: VerifyReceiptStatus =
+                receipt.environment == .production
                 ? .productionReceiptSentToSandbox : receipt.environment == .sandbox ? .sandboxReceiptSentToProduction : .notAuthenticated
             return Self.legacy(VerifyReceiptResponse(status: status))
         }

@@ -26,12 +26,14 @@ struct StorekeeperAPI: Sendable {
     func addRoutes(to router: Router<APIRequestContext>) {
         router.get("/health") { _, _ in try await health() }
         router.get("/metrics") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-                     body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.exposition())))
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.exposition())))
         }
         router.get("/openapi.json") { _, _ in
-            Response(status: .ok, headers: [.contentType: "application/json"],
-                     body: ResponseBody(byteBuffer: OpenAPIDocument.bytes))
+            Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: ResponseBody(byteBuffer: OpenAPIDocument.bytes))
         }
         router.post("/verifyReceipt", use: verifyReceipt)
         let app = router.group("v1/apps/:appId")
@@ -91,7 +93,8 @@ struct StorekeeperAPI: Sendable {
             let pending = try await store.pendingCount()
             return JSONBody.response(value: ["status": "ok", "database": store.backendName, "pendingNotifications": "\(pending)"])
         } catch {
-            let reason = (error as? StoreError)?.code == .unavailable
+            let reason =
+                (error as? StoreError)?.code == .unavailable
                 ? "the database cannot be reached" : "the database does not answer queries"
             var response = JSONBody.response(
                 status: .serviceUnavailable, value: ["status": "unavailable", "database": store.backendName, "reason": reason])

@@ -57,7 +57,8 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
         maximumBodySize = try container.decodeIfPresent(Int.self, forKey: .maximumBodySize) ?? defaults.maximumBodySize
         inbox = try container.decodeIfPresent(InboxConfiguration.self, forKey: .inbox) ?? defaults.inbox
         logLevel = try container.decodeIfPresent(String.self, forKey: .logLevel)
-        maximumNotificationBodySize = try container.decodeIfPresent(Int.self, forKey: .maximumNotificationBodySize)
+        maximumNotificationBodySize =
+            try container.decodeIfPresent(Int.self, forKey: .maximumNotificationBodySize)
             ?? defaults.maximumNotificationBodySize
         connections = try container.decodeIfPresent(ConnectionLimits.self, forKey: .connections) ?? defaults.connections
     }

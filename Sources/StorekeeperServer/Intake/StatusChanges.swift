@@ -21,11 +21,12 @@ enum StatusChanges {
             let before = CustomerState(history: PurchaseHistory(ledger: ledger), catalog: catalog, at: now).subscription(chain)
             let after = CustomerState(history: PurchaseHistory(ledger: ledger + added), catalog: catalog, at: now).subscription(chain)
             guard let after, before?.status != after.status else { continue }
-            events.append(EventRecord(
-                appId: appId, originalTransactionId: chain, type: .statusChanged,
-                details: EventDetails(
-                    from: before?.status.rawValue, to: after.status.rawValue, productId: after.productId, expiresDate: after.expiresDate),
-                occurredAt: now, idempotencyKey: "status:\(chain):\(added.map(\.key).min() ?? "")"))
+            events.append(
+                EventRecord(
+                    appId: appId, originalTransactionId: chain, type: .statusChanged,
+                    details: EventDetails(
+                        from: before?.status.rawValue, to: after.status.rawValue, productId: after.productId, expiresDate: after.expiresDate),
+                    occurredAt: now, idempotencyKey: "status:\(chain):\(added.map(\.key).min() ?? "")"))
         }
         return events
     }

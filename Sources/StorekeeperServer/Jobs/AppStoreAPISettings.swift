@@ -20,7 +20,9 @@ public struct AppStoreAPISettings: Sendable, Codable, Hashable {
     /// Where requests go instead of Apple's host (an App Store simulator).
     public var baseURL: String?
 
-    public init(issuerId: String, keyId: String, privateKeyPath: String? = nil, privateKey: String? = nil, environment: String, baseURL: String? = nil) {
+    public init(
+        issuerId: String, keyId: String, privateKeyPath: String? = nil, privateKey: String? = nil, environment: String, baseURL: String? = nil
+    ) {
         self.issuerId = issuerId
         self.keyId = keyId
         self.privateKeyPath = privateKeyPath

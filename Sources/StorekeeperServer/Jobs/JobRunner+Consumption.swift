@@ -46,9 +46,14 @@ extension JobRunner {
             type = .consumptionNotAnswered
         }
         let key = "consumption:\(verified.notification.notificationUUID?.lowercased() ?? "inbox-\(payload.inboxId)")"
-        try await store.apply(Changeset(appId: app.id, at: now, events: [EventRecord(
-            appId: app.id, customerId: customer, originalTransactionId: chain, type: type, details: details,
-            occurredAt: now, idempotencyKey: key)]))
+        try await store.apply(
+            Changeset(
+                appId: app.id, at: now,
+                events: [
+                    EventRecord(
+                        appId: app.id, customerId: customer, originalTransactionId: chain, type: type, details: details,
+                        occurredAt: now, idempotencyKey: key)
+                ]))
     }
 }
 

@@ -13,14 +13,16 @@ extension JobRunner {
     /// the number of dormant chains.
     func planLooks(app: AppRuntime) async throws {
         let now = clock()
-        let pending = Set(try await store.pendingJobKeys(appId: app.id, kind: JobKind.refreshSubscription.rawValue)
-            .compactMap(JobRecord.refreshedChain(key:)))
+        let pending = Set(
+            try await store.pendingJobKeys(appId: app.id, kind: JobKind.refreshSubscription.rawValue)
+                .compactMap(JobRecord.refreshedChain(key:)))
         let previous = try await store.latestJob(appId: app.id, kind: JobKind.planLooks.rawValue, state: .done)
-        let chains = if let previous {
-            try await store.knownChains(appId: app.id, recordedSince: previous.runAt.addingTimeInterval(-configuration.planSeconds))
-        } else {
-            try await store.knownChains(appId: app.id)
-        }
+        let chains =
+            if let previous {
+                try await store.knownChains(appId: app.id, recordedSince: previous.runAt.addingTimeInterval(-configuration.planSeconds))
+            } else {
+                try await store.knownChains(appId: app.id)
+            }
         for chain in chains where !pending.contains(chain) {
             try await scheduleNextLook(chain: chain, app: app, now: now)
         }

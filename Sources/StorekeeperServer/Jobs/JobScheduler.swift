@@ -51,14 +51,17 @@ public struct JobScheduler: Service {
             let sweepEnd = Self.periodStart(now, configuration.notificationSweepSeconds)
             let previous = try await runner.store.latestJob(appId: appId, kind: JobKind.notificationSweep.rawValue, state: .done)
             let previousEnd = previous.flatMap { try? JSONDecoder().decode(SweepPayload.self, from: Data($0.payload.utf8)) }?.endMillis
-            let start = (previousEnd ?? (sweepEnd - Int64(configuration.notificationSweepSeconds * 1000)))
+            let start =
+                (previousEnd ?? (sweepEnd - Int64(configuration.notificationSweepSeconds * 1000)))
                 - Int64(configuration.sweepOverlapSeconds * 1000)
-            try await enqueue(appId: appId, kind: .notificationSweep, at: sweepEnd,
-                              payload: JSONEncoder.payload(SweepPayload(startMillis: min(start, sweepEnd), endMillis: sweepEnd)))
+            try await enqueue(
+                appId: appId, kind: .notificationSweep, at: sweepEnd,
+                payload: JSONEncoder.payload(SweepPayload(startMillis: min(start, sweepEnd), endMillis: sweepEnd)))
             try await enqueue(appId: appId, kind: .refundSweep, at: Self.periodStart(now, configuration.refundSweepSeconds))
             try await enqueue(appId: appId, kind: .planLooks, at: Self.periodStart(now, configuration.planSeconds))
             let requests = try await runner.store.notifications(
-                appId: appId, filter: NotificationFilter(notificationType: NotificationTypeV2.consumptionRequest.rawValue, state: .processed, limit: 200))
+                appId: appId,
+                filter: NotificationFilter(notificationType: NotificationTypeV2.consumptionRequest.rawValue, state: .processed, limit: 200))
             // Each request is planned once (its job records an answer or that the 12-hour window
             // passed); requests a week old were planned long ago, so they are not offered again.
             let answerable = now.addingTimeInterval(-max(7 * 86_400, 2 * configuration.consumptionWindowSeconds))
@@ -109,7 +112,8 @@ public struct JobScheduler: Service {
             throw CancellationError()
         } catch {
             let message = String(String(describing: error).prefix(500))
-            let retryAt = job.attempts >= configuration.maximumAttempts
+            let retryAt =
+                job.attempts >= configuration.maximumAttempts
                 ? nil : runner.clock().addingTimeInterval(min(21_600, 30 * pow(2, Double(max(0, job.attempts - 1)))))
             runner.logger.notice("job failed", metadata: ["job": "\(id)", "kind": "\(job.kind)", "error": "\(message)"])
             try await runner.store.failJob(id: id, owner: owner, error: message, retryAt: retryAt)

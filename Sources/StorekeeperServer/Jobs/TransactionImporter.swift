@@ -93,7 +93,8 @@ public struct TransactionImporter: Sendable {
         let renewals = (statuses.data ?? []).flatMap { $0.lastTransactions ?? [] }.compactMap(\.signedRenewalInfo)
         let before = try await runner.store.ledger(appId: app.id, originalTransactionId: id).count
         let chains = try await runner.record(
-            app: app, signedTransactions: signed, signedRenewals: renewals, source: .import, binding: .imported(customerId: item.customerId, chain: id),
+            app: app, signedTransactions: signed, signedRenewals: renewals, source: .import,
+            binding: .imported(customerId: item.customerId, chain: id),
             now: now)
         let after = try await runner.store.ledger(appId: app.id, originalTransactionId: id).count
         for chain in chains.union([id]).sorted() {

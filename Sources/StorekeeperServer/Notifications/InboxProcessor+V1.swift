@@ -26,7 +26,8 @@ extension InboxProcessor {
         // Rows stored before the route checked passwords still carry theirs: check it again.
         if let password = notification.password {
             guard let secret = app.configuration.sharedSecret, ConstantTime.equals(password, secret) else {
-                return Self.rejected(row, id: id, reason: "invalid_password: the V1 password does not match the shared secret", now: now, metadata: metadata)
+                return Self.rejected(
+                    row, id: id, reason: "invalid_password: the V1 password does not match the shared secret", now: now, metadata: metadata)
             }
         }
         let receipt: AppReceipt
@@ -37,7 +38,9 @@ extension InboxProcessor {
         var history = PurchaseHistory()
         history.add(receipt: receipt.legacyReceipt(requestDate: now))
         let filter = FraudFilter(app: app.configuration, catalog: app.catalog)
-        if let reason = filter.check(bundleId: receipt.bundleId, environment: receipt.environment, productIds: history.purchases.values.map(\.productId)) {
+        if let reason = filter.check(
+            bundleId: receipt.bundleId, environment: receipt.environment, productIds: history.purchases.values.map(\.productId))
+        {
             return Self.rejected(row, id: id, reason: reason, now: now, metadata: metadata)
         }
         try await requestRefreshes(of: hintedChains, app: app, row: row, now: now)
@@ -45,10 +48,11 @@ extension InboxProcessor {
             appId: row.appId, originalTransactionId: metadata.originalTransactionId, type: .notificationProcessed,
             details: EventDetails(notificationType: metadata.notificationType, inboxId: "\(id)", version: "1"),
             occurredAt: now, idempotencyKey: "notification:\(row.idempotencyKey)")
-        return try await intake.changeset(for: FactSubmission(
-            facts: FactSubmission.facts(of: history), source: .notificationV1, raw: row.body, binding: .apple(appAccountToken: nil),
-            events: [event],
-            inboxOutcome: InboxOutcome(inboxId: id, state: .processed, metadata: metadata, processedAt: now)), app: app, now: now)
+        return try await intake.changeset(
+            for: FactSubmission(
+                facts: FactSubmission.facts(of: history), source: .notificationV1, raw: row.body, binding: .apple(appAccountToken: nil),
+                events: [event],
+                inboxOutcome: InboxOutcome(inboxId: id, state: .processed, metadata: metadata, processedAt: now)), app: app, now: now)
     }
 
     /// Why a V1 notification's receipt is not believed.
@@ -77,7 +81,8 @@ extension InboxProcessor {
     /// The chains the unsigned parts of a V1 notification name (at most a few, cleaned).
     static func chainsNamed(by notification: NotificationV1) -> [String] {
         var chains: [String] = []
-        let named = [notification.originalTransactionId]
+        let named =
+            [notification.originalTransactionId]
             + (notification.unifiedReceipt?.pendingRenewalInfo ?? []).map(\.originalTransactionId)
             + (notification.unifiedReceipt?.latestReceiptInfo ?? []).prefix(20).map(\.originalTransactionId)
         for case let chain? in named where !chains.contains(chain) && Self.isChainIdentifier(chain) {

@@ -68,9 +68,11 @@ public struct InboxProcessor: Sendable {
                 } catch {
                     if (error as? StoreError)?.code == .unavailable { throw error }
                     let reason = "processing_failed: " + InboxText.summary(of: error)
-                    logger.warning("notification processing failed", metadata: [
-                        "app": "\(row.appId)", "inbox_id": "\(row.id ?? 0)", "attempt": "\(row.attempts)", "error": "\(reason)",
-                    ])
+                    logger.warning(
+                        "notification processing failed",
+                        metadata: [
+                            "app": "\(row.appId)", "inbox_id": "\(row.id ?? 0)", "attempt": "\(row.attempts)", "error": "\(reason)",
+                        ])
                     if row.attempts >= maximumAttempts { try await fail(row, reason: reason) }
                 }
             }
@@ -81,8 +83,11 @@ public struct InboxProcessor: Sendable {
     func fail(_ row: InboxNotification, reason: String) async throws {
         guard let id = row.id else { return }
         let now = clock()
-        try await store.apply(Changeset(appId: row.appId, at: now, inboxOutcome: InboxOutcome(
-            inboxId: id, state: .failed, failureReason: reason, processedAt: now)))
+        try await store.apply(
+            Changeset(
+                appId: row.appId, at: now,
+                inboxOutcome: InboxOutcome(
+                    inboxId: id, state: .failed, failureReason: reason, processedAt: now)))
         metrics?.notificationProcessed(state: InboxState.failed.rawValue)
         logger.error("notification failed for good", metadata: ["app": "\(row.appId)", "inbox_id": "\(id)", "reason": "\(reason)"])
     }
@@ -105,15 +110,19 @@ public struct InboxProcessor: Sendable {
         let state = changeset.inboxOutcome?.state ?? .pending
         metrics?.notificationProcessed(state: state.rawValue)
         if state == .rejected {
-            logger.notice("notification rejected", metadata: [
-                "app": "\(row.appId)", "inbox_id": "\(id)", "reason": "\(changeset.inboxOutcome?.failureReason ?? "")",
-            ])
+            logger.notice(
+                "notification rejected",
+                metadata: [
+                    "app": "\(row.appId)", "inbox_id": "\(id)", "reason": "\(changeset.inboxOutcome?.failureReason ?? "")",
+                ])
         }
     }
 
     static func rejected(_ row: InboxNotification, id: Int64, reason: String, now: Date, metadata: NotificationMetadata? = nil) -> Changeset {
-        Changeset(appId: row.appId, at: now, inboxOutcome: InboxOutcome(
-            inboxId: id, state: .rejected, failureReason: reason, metadata: metadata, processedAt: now))
+        Changeset(
+            appId: row.appId, at: now,
+            inboxOutcome: InboxOutcome(
+                inboxId: id, state: .rejected, failureReason: reason, metadata: metadata, processedAt: now))
     }
 
     private func processV2(
@@ -148,8 +157,10 @@ public struct InboxProcessor: Sendable {
         if let uuid = notification.notificationUUID,
             (try? await store.isProcessed(appId: row.appId, notificationUUID: uuid, exceptId: id)) == true
         {
-            return Changeset(appId: row.appId, at: now, inboxOutcome: InboxOutcome(
-                inboxId: id, state: .duplicate, metadata: metadata, processedAt: now))
+            return Changeset(
+                appId: row.appId, at: now,
+                inboxOutcome: InboxOutcome(
+                    inboxId: id, state: .duplicate, metadata: metadata, processedAt: now))
         }
         var history = PurchaseHistory()
         history.add(notification: notification, transaction: verified.transaction, renewalInfo: verified.renewalInfo)
@@ -160,9 +171,10 @@ public struct InboxProcessor: Sendable {
                 notificationType: metadata.notificationType, subtype: metadata.subtype, notificationUUID: metadata.notificationUUID,
                 inboxId: "\(id)"),
             occurredAt: notification.signedDate ?? now, idempotencyKey: key)
-        return try await intake.changeset(for: FactSubmission(
-            facts: FactSubmission.facts(of: history), source: .notificationV2, raw: signedPayload,
-            binding: .apple(appAccountToken: verified.transaction?.appAccountToken), events: [event],
-            inboxOutcome: InboxOutcome(inboxId: id, state: .processed, metadata: metadata, processedAt: now)), app: app, now: now)
+        return try await intake.changeset(
+            for: FactSubmission(
+                facts: FactSubmission.facts(of: history), source: .notificationV2, raw: signedPayload,
+                binding: .apple(appAccountToken: verified.transaction?.appAccountToken), events: [event],
+                inboxOutcome: InboxOutcome(inboxId: id, state: .processed, metadata: metadata, processedAt: now)), app: app, now: now)
     }
 }

@@ -53,10 +53,12 @@ struct FailureLog: Sendable {
         switch entry {
         case .none: break
         case .failure(let suppressed):
-            logger.error("\(name) failed; retrying", metadata: [
-                "error": "\(String(describing: error.map { String(describing: $0) } ?? "").prefix(300))",
-                "suppressed_since_last": "\(suppressed)",
-            ])
+            logger.error(
+                "\(name) failed; retrying",
+                metadata: [
+                    "error": "\(String(describing: error.map { String(describing: $0) } ?? "").prefix(300))",
+                    "suppressed_since_last": "\(suppressed)",
+                ])
         case .recovered(let failures):
             logger.info("\(name) works again", metadata: ["failed_passes": "\(failures)"])
         }

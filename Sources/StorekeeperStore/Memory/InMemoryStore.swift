@@ -87,11 +87,12 @@ public actor InMemoryStore: StorekeeperStorage {
     }
 
     private func chains(of customerId: String, appId: String) -> Set<String> {
-        Set(aliasOwners.compactMap { key, owner in
-            guard key.appId == appId, owner == customerId else { return nil }
-            let prefix = CustomerAlias.Kind.originalTransactionId.rawValue + "\u{1F}"
-            return key.key.hasPrefix(prefix) ? String(key.key.dropFirst(prefix.count)) : nil
-        })
+        Set(
+            aliasOwners.compactMap { key, owner in
+                guard key.appId == appId, owner == customerId else { return nil }
+                let prefix = CustomerAlias.Kind.originalTransactionId.rawValue + "\u{1F}"
+                return key.key.hasPrefix(prefix) ? String(key.key.dropFirst(prefix.count)) : nil
+            })
     }
 
     // MARK: - Changesets
@@ -141,12 +142,13 @@ public actor InMemoryStore: StorekeeperStorage {
         if let outcome = changeset.inboxOutcome, var row = inbox[outcome.inboxId], row.notification.appId == appId {
             row.notification.state = outcome.state
             row.notification.failureReason = outcome.failureReason
-            row.notification.metadata = outcome.metadata.map { metadata in
-                var stored = metadata
-                stored.notificationUUID = metadata.notificationUUID?.lowercased()
-                stored.signedDate = metadata.signedDate?.toMilliseconds
-                return stored
-            } ?? (outcome.state == .pending ? nil : NotificationMetadata())
+            row.notification.metadata =
+                outcome.metadata.map { metadata in
+                    var stored = metadata
+                    stored.notificationUUID = metadata.notificationUUID?.lowercased()
+                    stored.signedDate = metadata.signedDate?.toMilliseconds
+                    return stored
+                } ?? (outcome.state == .pending ? nil : NotificationMetadata())
             row.leaseOwner = nil
             row.leaseUntil = nil
             inbox[outcome.inboxId] = row
@@ -168,9 +170,10 @@ public actor InMemoryStore: StorekeeperStorage {
     }
 
     public func ledger(appId: String, originalTransactionId: String) async throws -> [LedgerEntry] {
-        let transactions = Set(ledgerRows.compactMap { row in
-            row.appId == appId && row.fact.originalTransactionId == originalTransactionId ? row.fact.transactionId : nil
-        })
+        let transactions = Set(
+            ledgerRows.compactMap { row in
+                row.appId == appId && row.fact.originalTransactionId == originalTransactionId ? row.fact.transactionId : nil
+            })
         return ledgerRows.filter { row in
             guard row.appId == appId else { return false }
             if row.fact.originalTransactionId == originalTransactionId { return true }
@@ -185,9 +188,10 @@ public actor InMemoryStore: StorekeeperStorage {
 
     public func events(appId: String, customerId: String, limit: Int) async throws -> [EventRecord] {
         let chains = chains(of: customerId, appId: appId)
-        return Array(eventRows.filter { event in
-            event.appId == appId && (event.customerId == customerId || event.originalTransactionId.map(chains.contains) == true)
-        }.sorted { ($0.occurredAt, $0.id ?? 0) < ($1.occurredAt, $1.id ?? 0) }.prefix(max(0, min(limit, 10_000))))
+        return Array(
+            eventRows.filter { event in
+                event.appId == appId && (event.customerId == customerId || event.originalTransactionId.map(chains.contains) == true)
+            }.sorted { ($0.occurredAt, $0.id ?? 0) < ($1.occurredAt, $1.id ?? 0) }.prefix(max(0, min(limit, 10_000))))
     }
 
     public func auditEntries(appId: String, limit: Int) async throws -> [AuditEntry] {

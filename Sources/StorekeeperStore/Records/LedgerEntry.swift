@@ -29,7 +29,8 @@ public struct LedgerEntry: Sendable, Hashable {
         id: Int64? = nil, appId: String, fact: LedgerFact, customerId: String? = nil, source: FactSource,
         raw: String? = nil, recordedAt: Date
     ) {
-        self.init(id: id, appId: appId, key: Self.key(for: fact), fact: fact, customerId: customerId, source: source, raw: raw, recordedAt: recordedAt)
+        self.init(
+            id: id, appId: appId, key: Self.key(for: fact), fact: fact, customerId: customerId, source: source, raw: raw, recordedAt: recordedAt)
     }
 
     /// An entry read back from storage, with the key it was stored under (not recomputed).

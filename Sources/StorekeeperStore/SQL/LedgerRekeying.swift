@@ -21,9 +21,11 @@ enum LedgerRekeying {
                 let fact = try StoreCoding.decode(LedgerFact.self, from: try row.string("fact"), column: "fact")
                 let key = LedgerEntry.key(for: fact)
                 guard key != (try row.string("fact_key")) else { continue }
-                let holder = try await db.raw("""
+                let holder = try await db.raw(
+                    """
                     SELECT id FROM ledger WHERE app_id = \(bind: appId) AND fact_key = \(bind: key)
-                    """).first()
+                    """
+                ).first()
                 if holder != nil {
                     try await db.raw("DELETE FROM ledger WHERE id = \(bind: id)").run()
                 } else {

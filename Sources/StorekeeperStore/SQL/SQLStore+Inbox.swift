@@ -5,19 +5,23 @@ extension SQLStore {
     public func receive(_ notification: InboxNotification) async throws -> InboxInsertion {
         let headers = try StoreCoding.encode(notification.headers)
         return try await backend.transaction { db in
-            if let row = try await db.raw("""
+            if let row = try await db.raw(
+                """
                 INSERT INTO notification_inbox (app_id, idempotency_key, version, body, headers, received_at, state, attempts)
                 VALUES (\(bind: notification.appId), \(bind: notification.idempotencyKey), \(bind: notification.version.rawValue),
                 \(bind: notification.body), \(bind: headers), \(bind: notification.receivedAt.millisecondsSince1970),
                 \(bind: InboxState.pending.rawValue), \(bind: 0))
                 ON CONFLICT (app_id, idempotency_key) DO NOTHING RETURNING id
-                """).first() {
+                """
+            ).first() {
                 return .inserted(id: try row.int64("id"))
             }
-            let existing = try await db.raw("""
+            let existing = try await db.raw(
+                """
                 SELECT id FROM notification_inbox WHERE app_id = \(bind: notification.appId)
                 AND idempotency_key = \(bind: notification.idempotencyKey)
-                """).first()
+                """
+            ).first()
             guard let existing else {
                 throw StoreError(code: .corruptRow, message: "inbox row vanished after a conflicting insert")
             }
@@ -30,15 +34,20 @@ extension SQLStore {
         let lock: SQLQueryString = backend.dialect == .postgresql ? " FOR UPDATE SKIP LOCKED" : ""
         let pending = InboxState.pending.rawValue
         let rows: [InboxNotification] = try await backend.transaction { db in
-            let apps = try await db.raw("""
+            let apps = try await db.raw(
+                """
                 SELECT DISTINCT app_id FROM notification_inbox WHERE state = \(bind: pending)
-                """).all().map { try $0.string("app_id") }
+                """
+            ).all().map { try $0.string("app_id") }
             var queues: [[Int64]] = []
             for app in apps.sorted() {
-                queues.append(try await db.raw("""
-                    SELECT id FROM notification_inbox WHERE app_id = \(bind: app) AND state = \(bind: pending)
-                    AND (lease_until IS NULL OR lease_until < \(bind: now.millisecondsSince1970)) ORDER BY id LIMIT \(bind: limit)
-                    """ + lock).all().map { try $0.int64("id") })
+                queues.append(
+                    try await db.raw(
+                        """
+                        SELECT id FROM notification_inbox WHERE app_id = \(bind: app) AND state = \(bind: pending)
+                        AND (lease_until IS NULL OR lease_until < \(bind: now.millisecondsSince1970)) ORDER BY id LIMIT \(bind: limit)
+                        """ + lock
+                    ).all().map { try $0.int64("id") })
             }
             let chosen = Self.takeInTurn(queues, limit: limit)
             guard let first = chosen.first else { return [] }
@@ -69,9 +78,11 @@ extension SQLStore {
 
     public func releaseLeases() async throws {
         try await backend.transaction { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 UPDATE notification_inbox SET lease_owner = NULL, lease_until = NULL WHERE state = \(bind: InboxState.pending.rawValue)
-                """).run()
+                """
+            ).run()
         }
     }
 
@@ -79,10 +90,12 @@ extension SQLStore {
         // By (app, uuid) alone, so the planner takes the uuid index; the few rows sharing a
         // uuid are checked here (a row's state sits behind its body on disk).
         try await backend.read { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT id, state FROM notification_inbox WHERE app_id = \(bind: appId)
                 AND notification_uuid = \(bind: notificationUUID.lowercased()) LIMIT 64
-                """).all().contains { row in
+                """
+            ).all().contains { row in
                 (try? row.int64("id")) != exceptId && (try? row.string("state")) == InboxState.processed.rawValue
             }
         }
@@ -118,7 +131,8 @@ extension SQLStore {
         guard let first = names.first else { return 0 }
         var list: SQLQueryString = "\(bind: first)"
         for name in names.dropFirst() { list += ", \(bind: name)" }
-        let query: SQLQueryString = "DELETE FROM notification_inbox WHERE id IN (SELECT id FROM notification_inbox WHERE state IN ("
+        let query: SQLQueryString =
+            "DELETE FROM notification_inbox WHERE id IN (SELECT id FROM notification_inbox WHERE state IN ("
             + list + ") AND received_at < \(bind: cutoff.millisecondsSince1970) ORDER BY id LIMIT \(bind: max(1, limit))) RETURNING id"
         return try await backend.transaction { db in
             try await db.raw(query).all().count
@@ -127,10 +141,12 @@ extension SQLStore {
 
     public func requeueFailedNotification(appId: String, id: Int64) async throws {
         try await backend.transaction { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 UPDATE notification_inbox SET state = \(bind: InboxState.pending.rawValue), attempts = 0, lease_owner = NULL,
                 lease_until = NULL WHERE id = \(bind: id) AND app_id = \(bind: appId) AND state = \(bind: InboxState.failed.rawValue)
-                """).run()
+                """
+            ).run()
         }
     }
 

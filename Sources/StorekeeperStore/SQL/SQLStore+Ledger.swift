@@ -13,43 +13,51 @@ extension SQLStore {
             var newEntries = 0
             for entry in changeset.entries {
                 let fact = try StoreCoding.encode(entry.fact)
-                let inserted = try await db.raw("""
+                let inserted = try await db.raw(
+                    """
                     INSERT INTO ledger (app_id, fact_key, kind, customer_id, original_transaction_id, transaction_id,
                     source, signed_at, fact, raw, recorded_at)
                     VALUES (\(bind: appId), \(bind: entry.key), \(bind: entry.fact.kind), \(bind: entry.customerId),
                     \(bind: entry.fact.originalTransactionId), \(bind: entry.fact.transactionId), \(bind: entry.source.rawValue),
                     \(bind: entry.fact.signedDate?.millisecondsSince1970), \(bind: fact), \(bind: entry.raw), \(bind: entry.recordedAt.millisecondsSince1970))
                     ON CONFLICT (app_id, fact_key) DO NOTHING RETURNING id
-                    """).first()
+                    """
+                ).first()
                 if inserted != nil { newEntries += 1 }
             }
             var newEvents = 0
             for event in changeset.events {
-                let inserted = try await db.raw("""
+                let inserted = try await db.raw(
+                    """
                     INSERT INTO events (app_id, customer_id, original_transaction_id, type, payload, occurred_at, idempotency_key)
                     VALUES (\(bind: appId), \(bind: event.customerId), \(bind: event.originalTransactionId), \(bind: event.type.rawValue),
                     \(bind: event.details.json), \(bind: event.occurredAt.millisecondsSince1970), \(bind: event.idempotencyKey))
                     ON CONFLICT (app_id, idempotency_key) DO NOTHING RETURNING id
-                    """).first()
+                    """
+                ).first()
                 if inserted != nil { newEvents += 1 }
             }
             for entry in changeset.audit {
-                try await db.raw("""
+                try await db.raw(
+                    """
                     INSERT INTO audit_log (app_id, actor, action, customer_id, reason, details, at)
                     VALUES (\(bind: appId), \(bind: entry.actor), \(bind: entry.action), \(bind: entry.customerId),
                     \(bind: entry.reason), \(bind: entry.detailsJSON), \(bind: entry.at.millisecondsSince1970))
-                    """).run()
+                    """
+                ).run()
             }
             if let outcome = changeset.inboxOutcome {
                 let metadata = outcome.metadata
-                try await db.raw("""
+                try await db.raw(
+                    """
                     UPDATE notification_inbox SET state = \(bind: outcome.state.rawValue), failure_reason = \(bind: outcome.failureReason),
                     processed_at = \(bind: outcome.processedAt.millisecondsSince1970), lease_owner = NULL, lease_until = NULL,
                     notification_uuid = \(bind: metadata?.notificationUUID?.lowercased()), notification_type = \(bind: metadata?.notificationType),
                     subtype = \(bind: metadata?.subtype), original_transaction_id = \(bind: metadata?.originalTransactionId),
                     signed_at = \(bind: metadata?.signedDate?.millisecondsSince1970), environment = \(bind: metadata?.environment)
                     WHERE id = \(bind: outcome.inboxId) AND app_id = \(bind: appId)
-                    """).run()
+                    """
+                ).run()
             }
             return ChangesetResult(newEntries: newEntries, newEvents: newEvents)
         }
@@ -57,33 +65,39 @@ extension SQLStore {
 
     public func ledger(appId: String, transactionId: String) async throws -> [LedgerEntry] {
         try await backend.read { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT * FROM ledger WHERE app_id = \(bind: appId) AND transaction_id = \(bind: transactionId) ORDER BY signed_at, id
-                """).all().map { try self.ledgerEntry($0) }
+                """
+            ).all().map { try self.ledgerEntry($0) }
         }
     }
 
     public func ledger(appId: String, customerId: String) async throws -> [LedgerEntry] {
         try await backend.read { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT * FROM ledger WHERE app_id = \(bind: appId) AND customer_id = \(bind: customerId)
                 UNION
                 SELECT * FROM ledger WHERE app_id = \(bind: appId) AND original_transaction_id IN (SELECT value FROM customer_aliases
                 WHERE app_id = \(bind: appId) AND kind = \(bind: CustomerAlias.Kind.originalTransactionId.rawValue) AND customer_id = \(bind: customerId))
                 ORDER BY signed_at, id
-                """).all().map { try self.ledgerEntry($0) }
+                """
+            ).all().map { try self.ledgerEntry($0) }
         }
     }
 
     public func ledger(appId: String, originalTransactionId: String) async throws -> [LedgerEntry] {
         try await backend.read { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT * FROM ledger WHERE app_id = \(bind: appId) AND original_transaction_id = \(bind: originalTransactionId)
                 UNION
                 SELECT * FROM ledger WHERE app_id = \(bind: appId) AND kind = \(bind: "revocation") AND transaction_id IN
                 (SELECT transaction_id FROM ledger WHERE app_id = \(bind: appId) AND original_transaction_id = \(bind: originalTransactionId))
                 ORDER BY signed_at, id
-                """).all().map { try self.ledgerEntry($0) }
+                """
+            ).all().map { try self.ledgerEntry($0) }
         }
     }
 
@@ -98,12 +112,14 @@ extension SQLStore {
 
     public func events(appId: String, customerId: String, limit: Int) async throws -> [EventRecord] {
         try await backend.read { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT * FROM events WHERE app_id = \(bind: appId) AND (customer_id = \(bind: customerId)
                 OR original_transaction_id IN (SELECT value FROM customer_aliases WHERE app_id = \(bind: appId)
                 AND kind = \(bind: CustomerAlias.Kind.originalTransactionId.rawValue) AND customer_id = \(bind: customerId)))
                 ORDER BY occurred_at, id LIMIT \(bind: max(0, min(limit, 10_000)))
-                """).all().map { row in
+                """
+            ).all().map { row in
                 EventRecord(
                     id: try row.int64("id"), appId: try row.string("app_id"), customerId: try row.optionalString("customer_id"),
                     originalTransactionId: try row.optionalString("original_transaction_id"), type: EventType(rawValue: try row.string("type")),
@@ -116,9 +132,11 @@ extension SQLStore {
 
     public func auditEntries(appId: String, limit: Int) async throws -> [AuditEntry] {
         try await backend.read { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT * FROM audit_log WHERE app_id = \(bind: appId) ORDER BY id DESC LIMIT \(bind: max(0, min(limit, 10_000)))
-                """).all().map { row in
+                """
+            ).all().map { row in
                 AuditEntry(
                     id: try row.int64("id"), appId: try row.string("app_id"), actor: try row.string("actor"),
                     action: try row.string("action"), customerId: try row.optionalString("customer_id"),

@@ -4,47 +4,58 @@ import SQLKit
 extension SQLStore {
     public func knownChains(appId: String) async throws -> [String] {
         try await backend.read { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT DISTINCT original_transaction_id FROM ledger
                 WHERE app_id = \(bind: appId) AND original_transaction_id IS NOT NULL ORDER BY original_transaction_id
-                """).all().map { try $0.string("original_transaction_id") }
+                """
+            ).all().map { try $0.string("original_transaction_id") }
         }
     }
 
     public func knownChains(appId: String, recordedSince date: Date) async throws -> [String] {
         try await backend.read { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT DISTINCT original_transaction_id FROM ledger
                 WHERE app_id = \(bind: appId) AND original_transaction_id IS NOT NULL AND recorded_at >= \(bind: date.millisecondsSince1970)
                 ORDER BY original_transaction_id
-                """).all().map { try $0.string("original_transaction_id") }
+                """
+            ).all().map { try $0.string("original_transaction_id") }
         }
     }
 
     public func latestJob(appId: String, kind: String, state: JobState) async throws -> JobRecord? {
         try await backend.read { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT * FROM jobs WHERE app_id = \(bind: appId) AND kind = \(bind: kind) AND state = \(bind: state.rawValue)
                 ORDER BY run_at DESC, id DESC LIMIT 1
-                """).first().map(Self.job)
+                """
+            ).first().map(Self.job)
         }
     }
 
     public func pendingJobKeys(appId: String, kind: String) async throws -> Set<String> {
         try await backend.read { db in
-            Set(try await db.raw("""
-                SELECT idempotency_key FROM jobs
-                WHERE app_id = \(bind: appId) AND kind = \(bind: kind) AND state = \(bind: JobState.pending.rawValue)
-                """).all().map { try $0.string("idempotency_key") })
+            Set(
+                try await db.raw(
+                    """
+                    SELECT idempotency_key FROM jobs
+                    WHERE app_id = \(bind: appId) AND kind = \(bind: kind) AND state = \(bind: JobState.pending.rawValue)
+                    """
+                ).all().map { try $0.string("idempotency_key") })
         }
     }
 
     public func jobs(appId: String, kind: String, limit: Int) async throws -> [JobRecord] {
         try await backend.read { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT * FROM jobs WHERE app_id = \(bind: appId) AND kind = \(bind: kind)
                 ORDER BY run_at, id LIMIT \(bind: max(1, limit))
-                """).all().map(Self.job)
+                """
+            ).all().map(Self.job)
         }
     }
 }

@@ -86,13 +86,15 @@ public struct SQLStore: StorekeeperStorage {
             let exists: Bool
             switch backend.dialect {
             case .sqlite:
-                exists = try await db.raw(
-                    "SELECT name FROM sqlite_master WHERE type = 'table' AND name = \(bind: "schema_migrations")"
-                ).first() != nil
+                exists =
+                    try await db.raw(
+                        "SELECT name FROM sqlite_master WHERE type = 'table' AND name = \(bind: "schema_migrations")"
+                    ).first() != nil
             case .postgresql:
-                exists = try await db.raw(
-                    "SELECT table_name FROM information_schema.tables WHERE table_name = \(bind: "schema_migrations")"
-                ).first() != nil
+                exists =
+                    try await db.raw(
+                        "SELECT table_name FROM information_schema.tables WHERE table_name = \(bind: "schema_migrations")"
+                    ).first() != nil
             }
             return exists ? try await SchemaMigrations.currentVersion(db) : 0
         }

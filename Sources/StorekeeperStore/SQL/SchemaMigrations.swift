@@ -7,68 +7,77 @@ enum SchemaMigrations {
     static func steps(for dialect: SQLStoreDialect) -> [(version: Int, statements: [String])] {
         let id = dialect == .postgresql ? "id BIGSERIAL PRIMARY KEY" : "id INTEGER PRIMARY KEY AUTOINCREMENT"
         return [
-            (1, [
-                "CREATE TABLE apps (id TEXT PRIMARY KEY, bundle_id TEXT NOT NULL, created_at BIGINT NOT NULL)",
-                """
-                CREATE TABLE customers (app_id TEXT NOT NULL, customer_id TEXT NOT NULL, created_at BIGINT NOT NULL,
-                PRIMARY KEY (app_id, customer_id))
-                """,
-                """
-                CREATE TABLE customer_aliases (app_id TEXT NOT NULL, kind TEXT NOT NULL, value TEXT NOT NULL,
-                customer_id TEXT NOT NULL, created_at BIGINT NOT NULL, PRIMARY KEY (app_id, kind, value))
-                """,
-                "CREATE INDEX customer_aliases_customer ON customer_aliases (app_id, customer_id)",
-                """
-                CREATE TABLE ledger (\(id), app_id TEXT NOT NULL, fact_key TEXT NOT NULL, kind TEXT NOT NULL,
-                customer_id TEXT, original_transaction_id TEXT, transaction_id TEXT, source TEXT NOT NULL,
-                signed_at BIGINT, fact TEXT NOT NULL, raw TEXT, recorded_at BIGINT NOT NULL, UNIQUE (app_id, fact_key))
-                """,
-                "CREATE INDEX ledger_chain ON ledger (app_id, original_transaction_id)",
-                "CREATE INDEX ledger_customer ON ledger (app_id, customer_id)",
-                "CREATE INDEX ledger_transaction ON ledger (app_id, transaction_id)",
-                """
-                CREATE TABLE notification_inbox (\(id), app_id TEXT NOT NULL, idempotency_key TEXT NOT NULL,
-                version INTEGER NOT NULL, body TEXT NOT NULL, headers TEXT NOT NULL, received_at BIGINT NOT NULL,
-                state TEXT NOT NULL, failure_reason TEXT, attempts INTEGER NOT NULL DEFAULT 0, lease_owner TEXT,
-                lease_until BIGINT, processed_at BIGINT, notification_uuid TEXT, notification_type TEXT, subtype TEXT,
-                original_transaction_id TEXT, signed_at BIGINT, environment TEXT, UNIQUE (app_id, idempotency_key))
-                """,
-                "CREATE INDEX inbox_pending ON notification_inbox (state, id)",
-                "CREATE INDEX inbox_chain ON notification_inbox (app_id, original_transaction_id)",
-                "CREATE INDEX inbox_uuid ON notification_inbox (app_id, notification_uuid)",
-                """
-                CREATE TABLE events (\(id), app_id TEXT NOT NULL, customer_id TEXT, original_transaction_id TEXT,
-                type TEXT NOT NULL, payload TEXT NOT NULL, occurred_at BIGINT NOT NULL, idempotency_key TEXT NOT NULL,
-                UNIQUE (app_id, idempotency_key))
-                """,
-                "CREATE INDEX events_customer ON events (app_id, customer_id)",
-                "CREATE INDEX events_chain ON events (app_id, original_transaction_id)",
-                """
-                CREATE TABLE jobs (\(id), app_id TEXT NOT NULL, kind TEXT NOT NULL, payload TEXT NOT NULL,
-                run_at BIGINT NOT NULL, idempotency_key TEXT NOT NULL, state TEXT NOT NULL,
-                attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT, lease_owner TEXT, lease_until BIGINT,
-                UNIQUE (app_id, idempotency_key))
-                """,
-                "CREATE INDEX jobs_due ON jobs (state, run_at)",
-                """
-                CREATE TABLE audit_log (\(id), app_id TEXT NOT NULL, actor TEXT NOT NULL, action TEXT NOT NULL,
-                customer_id TEXT, reason TEXT, details TEXT NOT NULL, at BIGINT NOT NULL)
-                """,
-                "CREATE INDEX audit_app ON audit_log (app_id, id)",
-            ]),
+            (
+                1,
+                [
+                    "CREATE TABLE apps (id TEXT PRIMARY KEY, bundle_id TEXT NOT NULL, created_at BIGINT NOT NULL)",
+                    """
+                    CREATE TABLE customers (app_id TEXT NOT NULL, customer_id TEXT NOT NULL, created_at BIGINT NOT NULL,
+                    PRIMARY KEY (app_id, customer_id))
+                    """,
+                    """
+                    CREATE TABLE customer_aliases (app_id TEXT NOT NULL, kind TEXT NOT NULL, value TEXT NOT NULL,
+                    customer_id TEXT NOT NULL, created_at BIGINT NOT NULL, PRIMARY KEY (app_id, kind, value))
+                    """,
+                    "CREATE INDEX customer_aliases_customer ON customer_aliases (app_id, customer_id)",
+                    """
+                    CREATE TABLE ledger (\(id), app_id TEXT NOT NULL, fact_key TEXT NOT NULL, kind TEXT NOT NULL,
+                    customer_id TEXT, original_transaction_id TEXT, transaction_id TEXT, source TEXT NOT NULL,
+                    signed_at BIGINT, fact TEXT NOT NULL, raw TEXT, recorded_at BIGINT NOT NULL, UNIQUE (app_id, fact_key))
+                    """,
+                    "CREATE INDEX ledger_chain ON ledger (app_id, original_transaction_id)",
+                    "CREATE INDEX ledger_customer ON ledger (app_id, customer_id)",
+                    "CREATE INDEX ledger_transaction ON ledger (app_id, transaction_id)",
+                    """
+                    CREATE TABLE notification_inbox (\(id), app_id TEXT NOT NULL, idempotency_key TEXT NOT NULL,
+                    version INTEGER NOT NULL, body TEXT NOT NULL, headers TEXT NOT NULL, received_at BIGINT NOT NULL,
+                    state TEXT NOT NULL, failure_reason TEXT, attempts INTEGER NOT NULL DEFAULT 0, lease_owner TEXT,
+                    lease_until BIGINT, processed_at BIGINT, notification_uuid TEXT, notification_type TEXT, subtype TEXT,
+                    original_transaction_id TEXT, signed_at BIGINT, environment TEXT, UNIQUE (app_id, idempotency_key))
+                    """,
+                    "CREATE INDEX inbox_pending ON notification_inbox (state, id)",
+                    "CREATE INDEX inbox_chain ON notification_inbox (app_id, original_transaction_id)",
+                    "CREATE INDEX inbox_uuid ON notification_inbox (app_id, notification_uuid)",
+                    """
+                    CREATE TABLE events (\(id), app_id TEXT NOT NULL, customer_id TEXT, original_transaction_id TEXT,
+                    type TEXT NOT NULL, payload TEXT NOT NULL, occurred_at BIGINT NOT NULL, idempotency_key TEXT NOT NULL,
+                    UNIQUE (app_id, idempotency_key))
+                    """,
+                    "CREATE INDEX events_customer ON events (app_id, customer_id)",
+                    "CREATE INDEX events_chain ON events (app_id, original_transaction_id)",
+                    """
+                    CREATE TABLE jobs (\(id), app_id TEXT NOT NULL, kind TEXT NOT NULL, payload TEXT NOT NULL,
+                    run_at BIGINT NOT NULL, idempotency_key TEXT NOT NULL, state TEXT NOT NULL,
+                    attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT, lease_owner TEXT, lease_until BIGINT,
+                    UNIQUE (app_id, idempotency_key))
+                    """,
+                    "CREATE INDEX jobs_due ON jobs (state, run_at)",
+                    """
+                    CREATE TABLE audit_log (\(id), app_id TEXT NOT NULL, actor TEXT NOT NULL, action TEXT NOT NULL,
+                    customer_id TEXT, reason TEXT, details TEXT NOT NULL, at BIGINT NOT NULL)
+                    """,
+                    "CREATE INDEX audit_app ON audit_log (app_id, id)",
+                ]
+            ),
             // Lookups by notification type (the scheduler's consumption requests) and by ledger
             // recording time (planning looks for chains that changed) without scanning.
-            (2, [
-                "CREATE INDEX inbox_type ON notification_inbox (app_id, notification_type, state, id)",
-                "CREATE INDEX ledger_recorded ON ledger (app_id, recorded_at)",
-            ]),
+            (
+                2,
+                [
+                    "CREATE INDEX inbox_type ON notification_inbox (app_id, notification_type, state, id)",
+                    "CREATE INDEX ledger_recorded ON ledger (app_id, recorded_at)",
+                ]
+            ),
             // Claiming takes each app's oldest pending rows in turn (which apps have pending
             // rows is read from the index alone: a row's later columns sit behind its body);
             // retention removes old rejected and duplicate rows.
-            (3, [
-                "CREATE INDEX inbox_state_app ON notification_inbox (state, app_id, id)",
-                "CREATE INDEX inbox_state_received ON notification_inbox (state, received_at)",
-            ]),
+            (
+                3,
+                [
+                    "CREATE INDEX inbox_state_app ON notification_inbox (state, app_id, id)",
+                    "CREATE INDEX inbox_state_received ON notification_inbox (state, received_at)",
+                ]
+            ),
             // Ledger keys are built from Apple's identities, no longer from a digest of the
             // engine's encoding: existing rows are re-keyed by code (``LedgerRekeying``).
             (4, []),

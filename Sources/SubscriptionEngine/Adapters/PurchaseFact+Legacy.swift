@@ -13,7 +13,8 @@ extension PurchaseFact {
     /// ``Offer``. Legacy data is unsigned, so any signed fact about the transaction supersedes it.
     public init?(legacy purchase: LegacyInAppPurchase) {
         guard let transactionId = purchase.transactionId, let productId = purchase.productId,
-              let purchaseDate = purchase.purchaseDate else { return nil }
+            let purchaseDate = purchase.purchaseDate
+        else { return nil }
         let ownership = purchase.inAppOwnershipType.flatMap { Ownership(appleValue: $0.rawValue) } ?? .purchased
         let isUpgraded = purchase.isUpgraded ?? false
         var revocation: Revocation?

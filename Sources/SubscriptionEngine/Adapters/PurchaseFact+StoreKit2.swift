@@ -11,7 +11,8 @@ extension PurchaseFact {
     /// revocation, any other a refund). `price` and `currency` become ``Money``.
     public init?(transaction: JWSTransactionDecodedPayload) {
         guard let transactionId = transaction.transactionId, let productId = transaction.productId,
-              let purchaseDate = transaction.purchaseDate else { return nil }
+            let purchaseDate = transaction.purchaseDate
+        else { return nil }
         let ownership = transaction.inAppOwnershipType.flatMap { Ownership(appleValue: $0.rawValue) } ?? .purchased
         let isUpgraded = transaction.isUpgraded ?? false
         var revocation: Revocation?

@@ -14,11 +14,14 @@ extension PurchaseHistory {
         addLegacy([response.transactionReceipt, response.latestExpiredReceiptInfo].compactMap { $0 })
         add((response.pendingRenewalInfo ?? []).compactMap(RenewalFact.init(legacy:)))
         if response.pendingRenewalInfo == nil,
-           let single = response.latestExpiredReceiptInfo ?? response.transactionReceipt,
-           let original = single.originalTransactionId ?? single.transactionId,
-           response.autoRenewStatus != nil || response.autoRenewProductId != nil {
-            add(RenewalFact(originalTransactionId: original, productId: single.productId,
-                            autoRenewProductId: response.autoRenewProductId, willAutoRenew: response.autoRenewStatus))
+            let single = response.latestExpiredReceiptInfo ?? response.transactionReceipt,
+            let original = single.originalTransactionId ?? single.transactionId,
+            response.autoRenewStatus != nil || response.autoRenewProductId != nil
+        {
+            add(
+                RenewalFact(
+                    originalTransactionId: original, productId: single.productId,
+                    autoRenewProductId: response.autoRenewProductId, willAutoRenew: response.autoRenewStatus))
         }
     }
 
@@ -39,14 +42,16 @@ extension PurchaseHistory {
         let pending = (notification.unifiedReceipt?.pendingRenewalInfo ?? []) + (notification.pendingRenewalInfo ?? [])
         add(pending.compactMap(RenewalFact.init(legacy:)))
         if let original = notification.originalTransactionId,
-           !pending.contains(where: { $0.originalTransactionId == original }),
-           notification.autoRenewStatus != nil || notification.expirationIntent != nil {
-            add(RenewalFact(
-                originalTransactionId: original,
-                autoRenewProductId: notification.autoRenewProductId,
-                willAutoRenew: notification.autoRenewStatus,
-                expirationReason: notification.expirationIntent.map { ExpirationReason(appleIntent: Int($0.rawValue)) }
-            ))
+            !pending.contains(where: { $0.originalTransactionId == original }),
+            notification.autoRenewStatus != nil || notification.expirationIntent != nil
+        {
+            add(
+                RenewalFact(
+                    originalTransactionId: original,
+                    autoRenewProductId: notification.autoRenewProductId,
+                    willAutoRenew: notification.autoRenewStatus,
+                    expirationReason: notification.expirationIntent.map { ExpirationReason(appleIntent: Int($0.rawValue)) }
+                ))
         }
     }
 

@@ -20,7 +20,8 @@ extension RenewalFact {
             isInBillingRetry: renewalInfo.isInBillingRetryPeriod,
             gracePeriodExpiresDate: renewalInfo.gracePeriodExpiresDate,
             priceIncreaseConsent: renewalInfo.priceIncreaseStatus.flatMap { status in
-                status == .customerHasNotResponded ? .pending
+                status == .customerHasNotResponded
+                    ? .pending
                     : status == .customerConsentedOrWasNotifiedWithoutNeedingConsent ? .accepted : nil
             },
             nextOffer: Offer(

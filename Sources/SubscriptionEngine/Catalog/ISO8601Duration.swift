@@ -74,7 +74,8 @@ public struct ISO8601Duration: Sendable, Hashable, Codable, CustomStringConverti
         components.minute = minutes
         components.second = seconds
         if let moved = calendar.date(byAdding: components, to: date) { return moved }
-        let approximate = Double(years) * 365.25 * 86_400 + Double(months) * 30.44 * 86_400
+        let approximate =
+            Double(years) * 365.25 * 86_400 + Double(months) * 30.44 * 86_400
             + Double(weeks * 7 + days) * 86_400 + Double(hours * 3_600 + minutes * 60 + seconds)
         return date.addingTimeInterval(approximate)
     }
@@ -97,7 +98,8 @@ public struct ISO8601Duration: Sendable, Hashable, Codable, CustomStringConverti
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let parsed = ISO8601Duration(text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "Not an ISO 8601 duration: \(text.debugDescription)"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "Not an ISO 8601 duration: \(text.debugDescription)"))
         }
         self = parsed
     }

@@ -18,8 +18,9 @@ struct EntitlementEvaluation {
             case .gracePeriod: basis = .gracePeriod
             case .expired:
                 guard let allowance = configuration.offlineAllowance, state.expirationReason == nil,
-                      state.willAutoRenew != false, let ends = state.accessEndsDate,
-                      instant < ends.addingTimeInterval(allowance.duration) else { continue }
+                    state.willAutoRenew != false, let ends = state.accessEndsDate,
+                    instant < ends.addingTimeInterval(allowance.duration)
+                else { continue }
                 basis = .offlineAllowance
                 end = ends.addingTimeInterval(allowance.duration)
             case .billingRetry, .revoked: continue
@@ -62,10 +63,11 @@ struct EntitlementEvaluation {
             for purchase in stack.sorted(by: PurchaseFact.chronologically) {
                 let duration = catalog.product(purchase.productId)?.duration
                 guard purchase.expiresDate != nil || duration != nil else {
-                    diagnostics.append(Diagnostic(
-                        code: .missingDuration, productId: purchase.productId, transactionId: purchase.transactionId,
-                        message: "Non-renewing purchase without a duration; add the product's duration to the catalog."
-                    ))
+                    diagnostics.append(
+                        Diagnostic(
+                            code: .missingDuration, productId: purchase.productId, transactionId: purchase.transactionId,
+                            message: "Non-renewing purchase without a duration; add the product's duration to the catalog."
+                        ))
                     continue
                 }
                 let start: Date
@@ -89,11 +91,12 @@ struct EntitlementEvaluation {
             }
             guard let run = runs.first(where: { $0.start <= instant && instant < $0.end }), let purchase = run.covering else { continue }
             for identifier in catalog.entitlements(of: purchase.productId) {
-                result.append(Entitlement(
-                    identifier: identifier, productId: purchase.productId, productType: .nonRenewing,
-                    transactionId: purchase.transactionId, originalTransactionId: purchase.originalTransactionId,
-                    startDate: run.start, expiresDate: run.end, ownership: purchase.ownership, basis: .purchase
-                ))
+                result.append(
+                    Entitlement(
+                        identifier: identifier, productId: purchase.productId, productType: .nonRenewing,
+                        transactionId: purchase.transactionId, originalTransactionId: purchase.originalTransactionId,
+                        startDate: run.start, expiresDate: run.end, ownership: purchase.ownership, basis: .purchase
+                    ))
             }
         }
         return result
@@ -124,10 +127,15 @@ struct EntitlementEvaluation {
             let a = entitlement.expiresDate ?? .distantFuture
             let b = known.expiresDate ?? .distantFuture
             let wins: Bool
-            if a != b { wins = a > b }
-            else if entitlement.ownership != known.ownership { wins = entitlement.ownership == .purchased }
-            else if entitlement.basis != known.basis { wins = entitlement.basis == .purchase }
-            else { wins = entitlement.transactionId < known.transactionId }
+            if a != b {
+                wins = a > b
+            } else if entitlement.ownership != known.ownership {
+                wins = entitlement.ownership == .purchased
+            } else if entitlement.basis != known.basis {
+                wins = entitlement.basis == .purchase
+            } else {
+                wins = entitlement.transactionId < known.transactionId
+            }
             if wins { best[entitlement.identifier] = entitlement }
         }
         return best.values.sorted { $0.identifier < $1.identifier }

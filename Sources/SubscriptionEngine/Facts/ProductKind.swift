@@ -32,10 +32,11 @@ public enum ProductKind: String, Sendable, Hashable, Codable, CaseIterable {
         if let value = ProductKind(rawValue: raw) ?? ProductKind(appleValue: raw) {
             self = value
         } else {
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: decoder.codingPath,
-                debugDescription: "Unknown product type \(raw.debugDescription); expected autoRenewable, nonRenewing, consumable or nonConsumable"
-            ))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "Unknown product type \(raw.debugDescription); expected autoRenewable, nonRenewing, consumable or nonConsumable"
+                ))
         }
     }
 }

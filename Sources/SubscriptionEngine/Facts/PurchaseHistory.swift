@@ -54,7 +54,8 @@ public struct PurchaseHistory: Sendable, Hashable {
     public mutating func revoke(transactionId: String, at date: Date, kind: RevocationKind = .manual) {
         let revocation = Revocation(date: date, kind: kind)
         if let known = manualRevocations[transactionId],
-           known.date < date || (known.date == date && known.kind.rawValue <= kind.rawValue) {
+            known.date < date || (known.date == date && known.kind.rawValue <= kind.rawValue)
+        {
             return
         }
         manualRevocations[transactionId] = revocation

@@ -40,7 +40,9 @@ public struct RevenueLedger: Sendable, Hashable, Codable {
                 refunded = Self.refund(of: purchase, price: price, revocation: revocation, accessEnd: accessEnds[purchase.transactionId])
             }
             if Self.type(of: purchase, catalog) == .autoRenewable {
-                let group = purchase.subscriptionGroupIdentifier ?? catalog.product(purchase.productId)?.subscriptionGroupIdentifier ?? "chain:" + purchase.originalTransactionId
+                let group =
+                    purchase.subscriptionGroupIdentifier ?? catalog.product(purchase.productId)?.subscriptionGroupIdentifier ?? "chain:"
+                    + purchase.originalTransactionId
                 var record = service[group] ?? (0, purchase.purchaseDate)
                 if purchase.purchaseDate.timeIntervalSince(record.lastEnd) > policy.maximumServiceGap { record.total = 0 }
                 before = record.total
@@ -58,11 +60,12 @@ public struct RevenueLedger: Sendable, Hashable, Codable {
                 let kept = Money(milliunits: max(0, price.milliunits - refunded.milliunits), currency: price.currency)
                 proceeds = kept.scaled(by: Int64(10_000 - rate), over: 10_000)
             }
-            entries.append(TransactionRevenue(
-                transactionId: purchase.transactionId, originalTransactionId: purchase.originalTransactionId,
-                productId: purchase.productId, purchaseDate: purchase.purchaseDate, price: price,
-                commissionRate: rate, refunded: refunded, proceeds: proceeds, paidServiceBefore: before
-            ))
+            entries.append(
+                TransactionRevenue(
+                    transactionId: purchase.transactionId, originalTransactionId: purchase.originalTransactionId,
+                    productId: purchase.productId, purchaseDate: purchase.purchaseDate, price: price,
+                    commissionRate: rate, refunded: refunded, proceeds: proceeds, paidServiceBefore: before
+                ))
         }
         transactions = entries
 

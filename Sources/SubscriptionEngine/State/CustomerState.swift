@@ -35,10 +35,11 @@ public struct CustomerState: Sendable, Hashable {
         for purchase in history.effectivePurchases {
             guard let type = RevenueLedger.type(of: purchase, catalog) else {
                 if purchase.purchaseDate <= instant {
-                    diagnostics.append(Diagnostic(
-                        code: .unknownProductType, productId: purchase.productId, transactionId: purchase.transactionId,
-                        message: "The source does not say what kind of product this is and the catalog does not list it."
-                    ))
+                    diagnostics.append(
+                        Diagnostic(
+                            code: .unknownProductType, productId: purchase.productId, transactionId: purchase.transactionId,
+                            message: "The source does not say what kind of product this is and the catalog does not list it."
+                        ))
                 }
                 continue
             }
@@ -51,18 +52,23 @@ public struct CustomerState: Sendable, Hashable {
         }
         var states: [SubscriptionState] = []
         for (id, periods) in chains {
-            guard let state = SubscriptionState.evaluate(
-                periods: periods, renewal: history.renewals[id], catalog: catalog, at: instant, configuration: configuration
-            ) else { continue }
+            guard
+                let state = SubscriptionState.evaluate(
+                    periods: periods, renewal: history.renewals[id], catalog: catalog, at: instant, configuration: configuration
+                )
+            else { continue }
             states.append(state)
             if state.subscriptionGroupIdentifier == nil {
-                diagnostics.append(Diagnostic(
-                    code: .unknownSubscriptionGroup, productId: state.productId, transactionId: state.transactionId,
-                    message: "Neither the source nor the catalog names this subscription's group; eligibility cannot count it."
-                ))
+                diagnostics.append(
+                    Diagnostic(
+                        code: .unknownSubscriptionGroup, productId: state.productId, transactionId: state.transactionId,
+                        message: "Neither the source nor the catalog names this subscription's group; eligibility cannot count it."
+                    ))
             }
         }
-        states.sort { ($0.subscriptionGroupIdentifier ?? "", $0.originalTransactionId) < ($1.subscriptionGroupIdentifier ?? "", $1.originalTransactionId) }
+        states.sort {
+            ($0.subscriptionGroupIdentifier ?? "", $0.originalTransactionId) < ($1.subscriptionGroupIdentifier ?? "", $1.originalTransactionId)
+        }
         subscriptions = states
 
         let evaluation = EntitlementEvaluation(catalog: catalog, instant: instant, configuration: configuration)
@@ -73,7 +79,9 @@ public struct CustomerState: Sendable, Hashable {
 
         var groupPurchases: [String: [PurchaseFact]] = [:]
         for purchase in byType[.autoRenewable] ?? [] {
-            guard let group = purchase.subscriptionGroupIdentifier ?? catalog.product(purchase.productId)?.subscriptionGroupIdentifier else { continue }
+            guard let group = purchase.subscriptionGroupIdentifier ?? catalog.product(purchase.productId)?.subscriptionGroupIdentifier else {
+                continue
+            }
             groupPurchases[group, default: []].append(purchase)
         }
         var groups = Set(catalog.subscriptionGroups)

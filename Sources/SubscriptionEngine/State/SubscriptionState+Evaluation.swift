@@ -52,17 +52,20 @@ extension SubscriptionState {
         } else if latest.isRevoked(at: instant) {
             status = .revoked
         } else if let graceEnd = renewal?.gracePeriodExpiresDate, instant < graceEnd,
-                  renewal?.isInBillingRetry != false, graceEnd > (latest.expiresDate ?? latest.purchaseDate) {
+            renewal?.isInBillingRetry != false, graceEnd > (latest.expiresDate ?? latest.purchaseDate)
+        {
             status = .gracePeriod
             grace = graceEnd
             accessEnds = graceEnd
         } else if renewal?.isInBillingRetry == true,
-                  instant < (latest.expiresDate ?? latest.purchaseDate).addingTimeInterval(configuration.billingRetryLimit) {
+            instant < (latest.expiresDate ?? latest.purchaseDate).addingTimeInterval(configuration.billingRetryLimit)
+        {
             status = .billingRetry
             reason = .billingError
         } else {
             status = .expired
-            reason = renewal?.expirationReason
+            reason =
+                renewal?.expirationReason
                 ?? (renewal?.isInBillingRetry == true ? .billingError : nil)
                 ?? (renewal?.willAutoRenew == false ? .voluntary : nil)
         }

@@ -74,9 +74,11 @@ import Testing
     }
 
     @Test func everyNotificationTypeOfTheMissionIsKnownAndUnknownOnesRoundTrip() throws {
-        let names = ["INITIAL_BUY", "DID_RENEW", "DID_FAIL_TO_RENEW", "DID_RECOVER", "RENEWAL", "CANCEL", "REFUND",
-                     "REVOKE", "DID_CHANGE_RENEWAL_STATUS", "DID_CHANGE_RENEWAL_PREF", "INTERACTIVE_RENEWAL",
-                     "PRICE_INCREASE_CONSENT", "CONSUMPTION_REQUEST"]
+        let names = [
+            "INITIAL_BUY", "DID_RENEW", "DID_FAIL_TO_RENEW", "DID_RECOVER", "RENEWAL", "CANCEL", "REFUND",
+            "REVOKE", "DID_CHANGE_RENEWAL_STATUS", "DID_CHANGE_RENEWAL_PREF", "INTERACTIVE_RENEWAL",
+            "PRICE_INCREASE_CONSENT", "CONSUMPTION_REQUEST",
+        ]
         #expect(Set(NotificationTypeV1.known.map(\.rawValue)) == Set(names))
         let json = Data(#"{"notification_type": "SOMETHING_NEW", "environment": "Sandbox", "auto_renew_status": true}"#.utf8)
         let notification = try JSONDecoder().decode(NotificationV1.self, from: json)
@@ -86,7 +88,8 @@ import Testing
     }
 
     @Test func refundNotificationWrittenFromApplesFieldReferenceDecodes() throws {
-        let json = Data("""
+        let json = Data(
+            """
             {"notification_type": "REFUND", "password": "s3cret", "environment": "PROD", "bid": "com.example",
              "bvrs": "12", "auto_renew_adam_id": "1234567890", "auto_renew_product_id": "monthly",
              "auto_renew_status": "false", "expiration_intent": 1,

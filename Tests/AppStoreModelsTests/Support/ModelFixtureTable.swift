@@ -12,7 +12,9 @@ struct ModelFixtureCase: Sendable, CustomStringConvertible {
 
     var description: String { "\(file) -> \(typeName)" }
 
-    static func of<T: Codable & Sendable>(_ file: String, _ type: T.Type, adding addedKeys: [String: String] = [:])
+    static func of<T: Codable & Sendable>(
+        _ file: String, _ type: T.Type, adding addedKeys: [String: String] = [:]
+    )
         -> Self
     {
         ModelFixtureCase(

@@ -56,7 +56,9 @@ struct APITokenTests {
         #expect(tokens.count == 1)
     }
 
-    @Test("Apple's Python toolchain (PyJWT) accepts the token with the key's public half and audience", .enabled(if: InteropPython.shouldRun, InteropPython.skipMessage))
+    @Test(
+        "Apple's Python toolchain (PyJWT) accepts the token with the key's public half and audience",
+        .enabled(if: InteropPython.shouldRun, InteropPython.skipMessage))
     func pythonDecodesToken() async throws {
         let (issuer, _) = try issuer()
         let realNow = Date()

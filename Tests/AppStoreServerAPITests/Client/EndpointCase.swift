@@ -57,16 +57,18 @@ enum EndpointCases {
                     productTypes: [.consumable, .autoRenewable], sort: .ascending,
                     subscriptionGroupIdentifiers: ["sub_group_id", "sub_group_id_2"], inAppOwnershipType: .familyShared,
                     revoked: false)
-                return try sortedJSON(await $0.getTransactionHistory(
-                    transactionId: "1234", revision: "revision input", filter: filter, version: .v2))
+                return try sortedJSON(
+                    await $0.getTransactionHistory(
+                        transactionId: "1234", revision: "revision input", filter: filter, version: .v2))
             },
             expected: decodeAndEncode(HistoryResponse.self)),
         EndpointCase(
             name: "getTransactionHistory v1", method: "GET", path: "/inApps/v1/history/1234", query: "revision=abc",
             fixture: "transactionHistoryResponse",
             call: {
-                try sortedJSON(await $0.getTransactionHistory(
-                    transactionId: "1234", revision: "abc", filter: TransactionHistoryRequest(), version: .v1))
+                try sortedJSON(
+                    await $0.getTransactionHistory(
+                        transactionId: "1234", revision: "abc", filter: TransactionHistoryRequest(), version: .v1))
             },
             expected: decodeAndEncode(HistoryResponse.self)),
         EndpointCase(
@@ -76,7 +78,9 @@ enum EndpointCases {
             expected: decodeAndEncode(AppTransactionInfoResponse.self)),
         EndpointCase(
             name: "finishTransaction", method: "POST", path: "/inApps/v1/transactions/1234/finish",
-            call: { try await $0.finishTransaction(transactionId: "1234"); return nil }),
+            call: {
+                try await $0.finishTransaction(transactionId: "1234"); return nil
+            }),
         EndpointCase(
             name: "lookUpOrderId", method: "GET", path: "/inApps/v1/lookup/W002182", fixture: "lookupOrderIdResponse",
             call: { try sortedJSON(await $0.lookUpOrderId(orderId: "W002182")) },
@@ -97,7 +101,8 @@ enum EndpointCases {
             }),
         EndpointCase(
             name: "sendConsumptionInformation v2", method: "PUT", path: "/inApps/v2/transactions/consumption/49571273",
-            body: #"{"customerConsented":true,"consumptionPercentage":50000,"deliveryStatus":"DELIVERED","refundPreference":"GRANT_PRORATED","sampleContentProvided":false}"#,
+            body:
+                #"{"customerConsented":true,"consumptionPercentage":50000,"deliveryStatus":"DELIVERED","refundPreference":"GRANT_PRORATED","sampleContentProvided":false}"#,
             contentType: "application/json",
             call: {
                 try await $0.sendConsumptionInformation(
@@ -109,7 +114,8 @@ enum EndpointCases {
             }),
         EndpointCase(
             name: "sendConsumptionData v1", method: "PUT", path: "/inApps/v1/transactions/consumption/49571273",
-            body: #"{"customerConsented":true,"consumptionStatus":3,"platform":2,"sampleContentProvided":false,"deliveryStatus":4,"appAccountToken":"","accountTenure":5,"playTime":6,"lifetimeDollarsRefunded":7,"lifetimeDollarsPurchased":7,"userStatus":4,"refundPreference":3}"#,
+            body:
+                #"{"customerConsented":true,"consumptionStatus":3,"platform":2,"sampleContentProvided":false,"deliveryStatus":4,"appAccountToken":"","accountTenure":5,"playTime":6,"lifetimeDollarsRefunded":7,"lifetimeDollarsPurchased":7,"userStatus":4,"refundPreference":3}"#,
             contentType: "application/json",
             call: {
                 try await $0.sendConsumptionData(
@@ -134,23 +140,26 @@ enum EndpointCases {
             body: #"{"extendByDays":45,"extendReasonCode":1,"requestIdentifier":"fdf964a4-233b-486c-aac1-97d8d52688ac"}"#,
             contentType: "application/json", fixture: "extendSubscriptionRenewalDateResponse",
             call: {
-                try sortedJSON(await $0.extendSubscriptionRenewalDate(
-                    originalTransactionId: "4124214",
-                    request: ExtendRenewalDateRequest(
-                        extendByDays: 45, extendReasonCode: .customerSatisfaction,
-                        requestIdentifier: "fdf964a4-233b-486c-aac1-97d8d52688ac")))
+                try sortedJSON(
+                    await $0.extendSubscriptionRenewalDate(
+                        originalTransactionId: "4124214",
+                        request: ExtendRenewalDateRequest(
+                            extendByDays: 45, extendReasonCode: .customerSatisfaction,
+                            requestIdentifier: "fdf964a4-233b-486c-aac1-97d8d52688ac")))
             },
             expected: decodeAndEncode(ExtendRenewalDateResponse.self)),
         EndpointCase(
             name: "extendRenewalDateForAllActiveSubscribers", method: "POST", path: "/inApps/v1/subscriptions/extend/mass",
-            body: #"{"extendByDays":45,"extendReasonCode":1,"requestIdentifier":"fdf964a4-233b-486c-aac1-97d8d52688ac","storefrontCountryCodes":["USA","MEX"],"productId":"com.example.productId"}"#,
+            body:
+                #"{"extendByDays":45,"extendReasonCode":1,"requestIdentifier":"fdf964a4-233b-486c-aac1-97d8d52688ac","storefrontCountryCodes":["USA","MEX"],"productId":"com.example.productId"}"#,
             contentType: "application/json", fixture: "extendRenewalDateForAllActiveSubscribersResponse",
             call: {
-                try sortedJSON(await $0.extendRenewalDateForAllActiveSubscribers(
-                    request: MassExtendRenewalDateRequest(
-                        extendByDays: 45, extendReasonCode: .customerSatisfaction,
-                        requestIdentifier: "fdf964a4-233b-486c-aac1-97d8d52688ac", storefrontCountryCodes: ["USA", "MEX"],
-                        productId: "com.example.productId")))
+                try sortedJSON(
+                    await $0.extendRenewalDateForAllActiveSubscribers(
+                        request: MassExtendRenewalDateRequest(
+                            extendByDays: 45, extendReasonCode: .customerSatisfaction,
+                            requestIdentifier: "fdf964a4-233b-486c-aac1-97d8d52688ac", storefrontCountryCodes: ["USA", "MEX"],
+                            productId: "com.example.productId")))
             },
             expected: decodeAndEncode(MassExtendRenewalDateResponse.self)),
         EndpointCase(
@@ -158,20 +167,24 @@ enum EndpointCases {
             path: "/inApps/v1/subscriptions/extend/mass/com.example.product/20fba8a0-2b80-4a7d-a17f-85c1854727f8",
             fixture: "getStatusOfSubscriptionRenewalDateExtensionsResponse",
             call: {
-                try sortedJSON(await $0.getStatusOfSubscriptionRenewalDateExtensions(
-                    productId: "com.example.product", requestIdentifier: "20fba8a0-2b80-4a7d-a17f-85c1854727f8"))
+                try sortedJSON(
+                    await $0.getStatusOfSubscriptionRenewalDateExtensions(
+                        productId: "com.example.product", requestIdentifier: "20fba8a0-2b80-4a7d-a17f-85c1854727f8"))
             },
             expected: decodeAndEncode(MassExtendRenewalDateStatusResponse.self)),
         EndpointCase(
-            name: "getNotificationHistory", method: "POST", path: "/inApps/v1/notifications/history", query: "paginationToken=a036bc0e-52b8-4bee-82fc-8c24cb6715d6",
-            body: #"{"startDate":1698148900000,"endDate":1698148950000,"notificationType":"SUBSCRIBED","notificationSubtype":"INITIAL_BUY","transactionId":"999733843","onlyFailures":true}"#,
+            name: "getNotificationHistory", method: "POST", path: "/inApps/v1/notifications/history",
+            query: "paginationToken=a036bc0e-52b8-4bee-82fc-8c24cb6715d6",
+            body:
+                #"{"startDate":1698148900000,"endDate":1698148950000,"notificationType":"SUBSCRIBED","notificationSubtype":"INITIAL_BUY","transactionId":"999733843","onlyFailures":true}"#,
             contentType: "application/json", fixture: "getNotificationHistoryResponse",
             call: {
-                try sortedJSON(await $0.getNotificationHistory(
-                    paginationToken: "a036bc0e-52b8-4bee-82fc-8c24cb6715d6",
-                    request: NotificationHistoryRequest(
-                        startDate: start, endDate: end, notificationType: .subscribed, notificationSubtype: .initialBuy,
-                        transactionId: "999733843", onlyFailures: true)))
+                try sortedJSON(
+                    await $0.getNotificationHistory(
+                        paginationToken: "a036bc0e-52b8-4bee-82fc-8c24cb6715d6",
+                        request: NotificationHistoryRequest(
+                            startDate: start, endDate: end, notificationType: .subscribed, notificationSubtype: .initialBuy,
+                            transactionId: "999733843", onlyFailures: true)))
             },
             expected: decodeAndEncode(NotificationHistoryResponse.self)),
         EndpointCase(
@@ -187,10 +200,14 @@ enum EndpointCases {
         EndpointCase(
             name: "uploadImage", method: "PUT", path: "/inApps/v1/messaging/image/a1b2c3d4-0000-4000-8000-00000000000a",
             query: "imageSize=FULL_SIZE", contentType: "image/png", rawBody: Data([0x89, 0x50, 0x4E, 0x47]),
-            call: { try await $0.uploadImage(imageIdentifier: imageId, image: Data([0x89, 0x50, 0x4E, 0x47]), imageSize: .fullSize); return nil }),
+            call: {
+                try await $0.uploadImage(imageIdentifier: imageId, image: Data([0x89, 0x50, 0x4E, 0x47]), imageSize: .fullSize); return nil
+            }),
         EndpointCase(
             name: "deleteImage", method: "DELETE", path: "/inApps/v1/messaging/image/a1b2c3d4-0000-4000-8000-00000000000a",
-            call: { try await $0.deleteImage(imageIdentifier: imageId); return nil }),
+            call: {
+                try await $0.deleteImage(imageIdentifier: imageId); return nil
+            }),
         EndpointCase(
             name: "getImageList", method: "GET", path: "/inApps/v1/messaging/image/list", fixture: "getImageListResponse",
             call: { try sortedJSON(await $0.getImageList()) }, expected: decodeAndEncode(GetImageListResponse.self)),
@@ -205,7 +222,9 @@ enum EndpointCases {
             }),
         EndpointCase(
             name: "deleteMessage", method: "DELETE", path: "/inApps/v1/messaging/message/a1b2c3d4-0000-4000-8000-00000000000b",
-            call: { try await $0.deleteMessage(messageIdentifier: messageId); return nil }),
+            call: {
+                try await $0.deleteMessage(messageIdentifier: messageId); return nil
+            }),
         EndpointCase(
             name: "getMessageList", method: "GET", path: "/inApps/v1/messaging/message/list", fixture: "getMessageListResponse",
             call: { try sortedJSON(await $0.getMessageList()) }, expected: decodeAndEncode(GetMessageListResponse.self)),
@@ -220,7 +239,9 @@ enum EndpointCases {
             }),
         EndpointCase(
             name: "deleteDefaultMessage", method: "DELETE", path: "/inApps/v1/messaging/default/com.example.product/en-US",
-            call: { try await $0.deleteDefaultMessage(productId: "com.example.product", locale: "en-US"); return nil }),
+            call: {
+                try await $0.deleteDefaultMessage(productId: "com.example.product", locale: "en-US"); return nil
+            }),
         EndpointCase(
             name: "getDefaultMessage", method: "GET", path: "/inApps/v1/messaging/default/com.example.product/en-US",
             fixture: "getDefaultMessageResponse",
@@ -229,10 +250,14 @@ enum EndpointCases {
         EndpointCase(
             name: "configureRealtimeURL", method: "PUT", path: "/inApps/v1/messaging/realtime/url",
             body: #"{"realtimeURL":"https://example.com/retention"}"#, contentType: "application/json",
-            call: { try await $0.configureRealtimeURL(request: RealtimeUrlRequest(realtimeURL: "https://example.com/retention")); return nil }),
+            call: {
+                try await $0.configureRealtimeURL(request: RealtimeUrlRequest(realtimeURL: "https://example.com/retention")); return nil
+            }),
         EndpointCase(
             name: "deleteRealtimeURL", method: "DELETE", path: "/inApps/v1/messaging/realtime/url",
-            call: { try await $0.deleteRealtimeURL(); return nil }),
+            call: {
+                try await $0.deleteRealtimeURL(); return nil
+            }),
         EndpointCase(
             name: "getRealtimeURL", method: "GET", path: "/inApps/v1/messaging/realtime/url", fixture: "getRealtimeUrlResponse",
             call: { try sortedJSON(await $0.getRealtimeURL()) }, expected: decodeAndEncode(RealtimeUrlResponse.self)),

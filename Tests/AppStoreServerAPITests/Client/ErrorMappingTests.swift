@@ -19,16 +19,22 @@ struct ErrorMappingTests {
         ErrorCase(fixture: "apiException", status: 500, code: .generalInternal, message: "An unknown error occurred.", retryable: true),
         ErrorCase(fixture: "apiTooManyRequestsException", status: 429, code: .rateLimitExceeded, message: "Rate limit exceeded.", retryable: true),
         ErrorCase(fixture: "apiUnknownError", status: 400, code: APIErrorCode(rawValue: 9990000), message: "Testing error.", retryable: false),
-        ErrorCase(fixture: "appTransactionDoesNotExistError", status: 404, code: .appTransactionDoesNotExistError,
-                  message: "No AppTransaction exists for the customer.", retryable: false),
-        ErrorCase(fixture: "familyTransactionNotSupportedError", status: 400, code: .familyTransactionNotSupported,
-                  message: "Invalid request. Family Sharing transactions aren't supported by this endpoint.", retryable: false),
-        ErrorCase(fixture: "invalidAppAccountTokenUUIDError", status: 400, code: .invalidAppAccountTokenUUID,
-                  message: "Invalid request. The app account token field must be a valid UUID.", retryable: false),
-        ErrorCase(fixture: "invalidTransactionIdError", status: 400, code: .invalidTransactionId, message: "Invalid transaction id.", retryable: false),
-        ErrorCase(fixture: "transactionIdNotFoundError", status: 404, code: .transactionIdNotFound, message: "Transaction id not found.", retryable: false),
-        ErrorCase(fixture: "transactionIdNotOriginalTransactionId", status: 400, code: .transactionIdNotOriginalTransactionId,
-                  message: "Invalid request. The transaction ID provided is not an original transaction ID.", retryable: false),
+        ErrorCase(
+            fixture: "appTransactionDoesNotExistError", status: 404, code: .appTransactionDoesNotExistError,
+            message: "No AppTransaction exists for the customer.", retryable: false),
+        ErrorCase(
+            fixture: "familyTransactionNotSupportedError", status: 400, code: .familyTransactionNotSupported,
+            message: "Invalid request. Family Sharing transactions aren't supported by this endpoint.", retryable: false),
+        ErrorCase(
+            fixture: "invalidAppAccountTokenUUIDError", status: 400, code: .invalidAppAccountTokenUUID,
+            message: "Invalid request. The app account token field must be a valid UUID.", retryable: false),
+        ErrorCase(
+            fixture: "invalidTransactionIdError", status: 400, code: .invalidTransactionId, message: "Invalid transaction id.", retryable: false),
+        ErrorCase(
+            fixture: "transactionIdNotFoundError", status: 404, code: .transactionIdNotFound, message: "Transaction id not found.", retryable: false),
+        ErrorCase(
+            fixture: "transactionIdNotOriginalTransactionId", status: 400, code: .transactionIdNotOriginalTransactionId,
+            message: "Invalid request. The transaction ID provided is not an original transaction ID.", retryable: false),
     ]
 
     @Test("each error fixture maps to its code, status and message", arguments: cases)

@@ -17,7 +17,8 @@ struct PromotionalOfferSignatureTests {
 
     @Test("the signed string is Apple's, fields joined by U+2063, token and nonce lower-cased")
     func signedString() {
-        let expected = "com.example\u{2063}keyId\u{2063}productId\u{2063}offerId\u{2063}7389a31a-fb6d-4569-a2a6-db7d85d84813"
+        let expected =
+            "com.example\u{2063}keyId\u{2063}productId\u{2063}offerId\u{2063}7389a31a-fb6d-4569-a2a6-db7d85d84813"
             + "\u{2063}d31b2a8e-2a4b-4c5e-9f1a-3f5e2a1b0c9d\u{2063}1698148900000"
         #expect(Self.fields.signedString == expected)
         #expect(Array(PromotionalOfferSignature.Fields.separator.utf8) == [0xE2, 0x81, 0xA3])
@@ -56,7 +57,9 @@ struct PromotionalOfferSignatureTests {
         #expect(throws: AppStoreServerAPIError.self) { _ = try PromotionalOfferSignature(fields: fields, key: try Self.key()) }
     }
 
-    @Test("Apple's Python PromotionalOfferSignatureCreator output verifies with our verifier", .enabled(if: InteropPython.shouldRun, InteropPython.skipMessage))
+    @Test(
+        "Apple's Python PromotionalOfferSignatureCreator output verifies with our verifier",
+        .enabled(if: InteropPython.shouldRun, InteropPython.skipMessage))
     func pythonSignatureVerifiesHere() throws {
         let script = """
             import sys, uuid
@@ -64,14 +67,18 @@ struct PromotionalOfferSignatureTests {
             creator = PromotionalOfferSignatureCreator(open(sys.argv[1], 'rb').read(), 'keyId', 'com.example')
             print(creator.create_signature('productId', 'offerId', sys.argv[2], uuid.UUID(sys.argv[3]), int(sys.argv[4])))
             """
-        let signature = try PythonCrossCheck.output(script, [
-            try Fixture.url("testSigningKey.p8").path, Self.fields.appAccountToken, Self.nonce.uuidString, String(Self.fields.timestamp),
-        ])
+        let signature = try PythonCrossCheck.output(
+            script,
+            [
+                try Fixture.url("testSigningKey.p8").path, Self.fields.appAccountToken, Self.nonce.uuidString, String(Self.fields.timestamp),
+            ])
         let key = try Self.key()
         #expect(PromotionalOfferSignature(fields: Self.fields, signature: signature).isValid(publicKey: key.publicKey))
     }
 
-    @Test("our signature verifies with Python's cryptography over the payload Apple's library builds", .enabled(if: InteropPython.shouldRun, InteropPython.skipMessage))
+    @Test(
+        "our signature verifies with Python's cryptography over the payload Apple's library builds",
+        .enabled(if: InteropPython.shouldRun, InteropPython.skipMessage))
     func ourSignatureVerifiesInPython() throws {
         let signed = try PromotionalOfferSignature(fields: Self.fields, key: try Self.key())
         // Rebuild the payload exactly as Apple's creator does, then verify with the public key.
@@ -92,10 +99,12 @@ struct PromotionalOfferSignatureTests {
             key.public_key().verify(base64.b64decode(sys.argv[5]), captured['payload'], ec.ECDSA(hashes.SHA256()))
             print('ok')
             """
-        let output = try PythonCrossCheck.output(script, [
-            try Fixture.url("testSigningKey.p8").path, Self.fields.appAccountToken, Self.nonce.uuidString,
-            String(Self.fields.timestamp), signed.signature,
-        ])
+        let output = try PythonCrossCheck.output(
+            script,
+            [
+                try Fixture.url("testSigningKey.p8").path, Self.fields.appAccountToken, Self.nonce.uuidString,
+                String(Self.fields.timestamp), signed.signature,
+            ])
         #expect(output == "ok")
     }
 }

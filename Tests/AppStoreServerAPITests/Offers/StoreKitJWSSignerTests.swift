@@ -32,23 +32,26 @@ struct StoreKitJWSSignerTests {
     @Test("promotional offer V2 has audience promotional-offer and the offer claims")
     func promotionalOffer() throws {
         let (signer, key) = try Self.signer()
-        let jwt = try DecodedJWT(signer.promotionalOffer(
-            productId: "productId", offerIdentifier: "offerId", transactionId: "transactionId", nonce: Self.nonce, issuedAt: Self.issuedAt))
+        let jwt = try DecodedJWT(
+            signer.promotionalOffer(
+                productId: "productId", offerIdentifier: "offerId", transactionId: "transactionId", nonce: Self.nonce, issuedAt: Self.issuedAt))
         try Self.checkBase(jwt, audience: "promotional-offer", key: key)
         #expect(jwt.claims["productId"] as? String == "productId")
         #expect(jwt.claims["offerIdentifier"] as? String == "offerId")
         #expect(jwt.claims["transactionId"] as? String == "transactionId")
 
-        let withoutTransaction = try DecodedJWT(signer.promotionalOffer(
-            productId: "productId", offerIdentifier: "offerId", nonce: Self.nonce, issuedAt: Self.issuedAt))
+        let withoutTransaction = try DecodedJWT(
+            signer.promotionalOffer(
+                productId: "productId", offerIdentifier: "offerId", nonce: Self.nonce, issuedAt: Self.issuedAt))
         #expect(withoutTransaction.claims["transactionId"] == nil)
     }
 
     @Test("introductory-offer eligibility has its audience, the product, the flag and the transaction")
     func introductoryOfferEligibility() throws {
         let (signer, key) = try Self.signer()
-        let jwt = try DecodedJWT(signer.introductoryOfferEligibility(
-            productId: "productId", allowIntroductoryOffer: true, transactionId: "transactionId", nonce: Self.nonce, issuedAt: Self.issuedAt))
+        let jwt = try DecodedJWT(
+            signer.introductoryOfferEligibility(
+                productId: "productId", allowIntroductoryOffer: true, transactionId: "transactionId", nonce: Self.nonce, issuedAt: Self.issuedAt))
         try Self.checkBase(jwt, audience: "introductory-offer-eligibility", key: key)
         #expect(jwt.claims["allowIntroductoryOffer"] as? Bool == true)
         #expect(jwt.claims["productId"] as? String == "productId")
@@ -60,7 +63,9 @@ struct StoreKitJWSSignerTests {
         let (signer, key) = try Self.signer()
         let request = try JSONDecoder().decode(
             AdvancedCommerceSubscriptionReactivateInAppRequest.self,
-            from: Data(#"{"operation":"REACTIVATE_SUBSCRIPTION","version":"1","requestInfo":{"requestReferenceId":"ref"},"transactionId":"t1","items":[]}"#.utf8))
+            from: Data(
+                #"{"operation":"REACTIVATE_SUBSCRIPTION","version":"1","requestInfo":{"requestReferenceId":"ref"},"transactionId":"t1","items":[]}"#
+                    .utf8))
         let jwt = try DecodedJWT(signer.advancedCommerceInAppRequest(request, nonce: Self.nonce, issuedAt: Self.issuedAt))
         try Self.checkBase(jwt, audience: "advanced-commerce-api", key: key)
         let encoded = try #require(jwt.claims["request"] as? String)

@@ -34,7 +34,8 @@ struct RateBudgetTests {
 
     @Test("limits are configurable per endpoint")
     func configurable() {
-        let budget = RateBudget(configuration: .init(productionLimits: ["getTransactionInfo": RateLimit(requests: 7, per: .seconds(2))], sandboxFactor: 0.5))
+        let budget = RateBudget(
+            configuration: .init(productionLimits: ["getTransactionInfo": RateLimit(requests: 7, per: .seconds(2))], sandboxFactor: 0.5))
         #expect(budget.limit(for: .getTransactionInfo, environment: .production) == RateLimit(requests: 7, per: .seconds(2)))
         #expect(budget.limit(for: .getTransactionInfo, environment: .sandbox) == RateLimit(requests: 1, per: .seconds(1)))
         #expect(budget.limit(for: .getRefundHistory, environment: .sandbox) == RateLimit(requests: 5, per: .seconds(1)))
@@ -57,7 +58,9 @@ struct RateBudgetTests {
     func separateBudgets() async {
         let budget = RateBudget()
         _ = await budget.reserve(.requestTestNotification, bundleId: "a", environment: .production, now: Self.start)
-        #expect(await budget.reserve(.requestTestNotification, bundleId: "a", environment: .production, now: Self.start) == Self.start.addingTimeInterval(1))
+        #expect(
+            await budget.reserve(.requestTestNotification, bundleId: "a", environment: .production, now: Self.start)
+                == Self.start.addingTimeInterval(1))
         #expect(await budget.reserve(.requestTestNotification, bundleId: "b", environment: .production, now: Self.start) == Self.start)
         #expect(await budget.reserve(.requestTestNotification, bundleId: "a", environment: .sandbox, now: Self.start) == Self.start)
         #expect(await budget.reserve(.getTestNotificationStatus, bundleId: "a", environment: .production, now: Self.start) == Self.start)

@@ -46,10 +46,10 @@ struct DecodedJWT {
     init(_ token: String) throws {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
-              let header = Self.base64URL(parts[0]), let claims = Self.base64URL(parts[1]),
-              let signature = Self.base64URL(parts[2]),
-              let headerObject = try JSONSerialization.jsonObject(with: header) as? [String: Any],
-              let claimsObject = try JSONSerialization.jsonObject(with: claims) as? [String: Any]
+            let header = Self.base64URL(parts[0]), let claims = Self.base64URL(parts[1]),
+            let signature = Self.base64URL(parts[2]),
+            let headerObject = try JSONSerialization.jsonObject(with: header) as? [String: Any],
+            let claimsObject = try JSONSerialization.jsonObject(with: claims) as? [String: Any]
         else { throw Malformed() }
         self.header = headerObject
         self.claims = claimsObject

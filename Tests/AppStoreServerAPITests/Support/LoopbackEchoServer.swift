@@ -49,8 +49,10 @@ final class LoopbackEchoServer: @unchecked Sendable {
 
     /// Starts the server with the first Python 3 found; `nil` when there is none.
     init?() throws {
-        let candidates = [ProcessInfo.processInfo.environment["STOREKEEPER_PYTHON"], "/tmp/asvenv/bin/python", "/usr/bin/python3", "/usr/local/bin/python3"]
-            .compactMap { $0 }
+        let candidates = [
+            ProcessInfo.processInfo.environment["STOREKEEPER_PYTHON"], "/tmp/asvenv/bin/python", "/usr/bin/python3", "/usr/local/bin/python3",
+        ]
+        .compactMap { $0 }
         guard let python = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return nil }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)

@@ -104,16 +104,18 @@ struct VerifyReceiptClientTests {
         #expect(await harness.transport.requests.count == 1)
     }
 
-    @Test("every status maps to a verdict", arguments: [
-        (0, VerifyReceiptVerdict.valid), (21000, .invalidReceipt(.unreadableRequest)), (21001, .invalidReceipt(.receiptDataMissing)),
-        (21002, .invalidReceipt(.malformedReceipt)), (21003, .invalidReceipt(.notAuthenticated)), (21004, .wrongSharedSecret),
-        (21005, .temporarilyUnavailable(.serverUnavailable)), (21006, .subscriptionExpired),
-        (21007, .wrongEnvironment(.sandboxReceiptSentToProduction)), (21008, .wrongEnvironment(.productionReceiptSentToSandbox)),
-        (21009, .temporarilyUnavailable(.internalDataAccessError)), (21010, .invalidReceipt(.accountNotFound)),
-        (21100, .temporarilyUnavailable(VerifyReceiptStatus(rawValue: 21100))),
-        (21199, .temporarilyUnavailable(VerifyReceiptStatus(rawValue: 21199))),
-        (21200, .undocumented(VerifyReceiptStatus(rawValue: 21200))),
-    ])
+    @Test(
+        "every status maps to a verdict",
+        arguments: [
+            (0, VerifyReceiptVerdict.valid), (21000, .invalidReceipt(.unreadableRequest)), (21001, .invalidReceipt(.receiptDataMissing)),
+            (21002, .invalidReceipt(.malformedReceipt)), (21003, .invalidReceipt(.notAuthenticated)), (21004, .wrongSharedSecret),
+            (21005, .temporarilyUnavailable(.serverUnavailable)), (21006, .subscriptionExpired),
+            (21007, .wrongEnvironment(.sandboxReceiptSentToProduction)), (21008, .wrongEnvironment(.productionReceiptSentToSandbox)),
+            (21009, .temporarilyUnavailable(.internalDataAccessError)), (21010, .invalidReceipt(.accountNotFound)),
+            (21100, .temporarilyUnavailable(VerifyReceiptStatus(rawValue: 21100))),
+            (21199, .temporarilyUnavailable(VerifyReceiptStatus(rawValue: 21199))),
+            (21200, .undocumented(VerifyReceiptStatus(rawValue: 21200))),
+        ])
     func verdicts(_ code: Int, _ verdict: VerifyReceiptVerdict) {
         #expect(VerifyReceiptVerdict(status: VerifyReceiptStatus(rawValue: code)) == verdict)
         #expect(VerifyReceiptVerdict(status: VerifyReceiptStatus(rawValue: code)).needsAlert == (code == 21004))

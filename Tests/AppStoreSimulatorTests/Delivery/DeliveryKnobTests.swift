@@ -23,8 +23,10 @@ struct DeliveryKnobTests {
             #expect(store.notification(uuid)?.sendAttempts.map(\.sendAttemptResult) == Array(repeating: .timedOut, count: 6))
             #expect(Support.attemptHours(store, uuid) == [0, 1, 13, 37, 85, 157])
         }
-        #expect(delivery.totals == DeliveryReport(
-            notifications: 3, attempts: 18, failures: 18, lost: 18, dropped: 3, retriesScheduled: 15, abandoned: 3))
+        #expect(
+            delivery.totals
+                == DeliveryReport(
+                    notifications: 3, attempts: 18, failures: 18, lost: 18, dropped: 3, retriesScheduled: 15, abandoned: 3))
     }
 
     @Test("attemptLossRate 1 loses every attempt, and Apple's retries are lost too")

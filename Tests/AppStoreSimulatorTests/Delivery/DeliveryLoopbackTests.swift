@@ -107,7 +107,7 @@ struct DeliveryLoopbackTests {
         let verified = Mutex<[String]>([])
         let server = LoopbackNotificationServer { body in
             guard let payload = try? JSONDecoder().decode(ResponseBodyV2.self, from: body).signedPayload,
-                  let notification = await verifier.verifyAndDecodeNotification(payload, now: now).payload
+                let notification = await verifier.verifyAndDecodeNotification(payload, now: now).payload
             else { return .badRequest }
             verified.withLock { $0.append(notification.notificationUUID ?? "") }
             return .ok
@@ -115,9 +115,10 @@ struct DeliveryLoopbackTests {
         try await server.run { url, _ in
             let delivery = NotificationDelivery(
                 store: store, configuration: DeliveryConfiguration(v2URL: url), transport: AsyncHTTPNotificationTransport())
-            delivery.enqueue(NotificationRecord(
-                notificationUUID: uuid, notificationType: .test, subtype: nil, originalTransactionId: nil, transactionId: nil,
-                firstSendDate: now, signedPayload: signed))
+            delivery.enqueue(
+                NotificationRecord(
+                    notificationUUID: uuid, notificationType: .test, subtype: nil, originalTransactionId: nil, transactionId: nil,
+                    firstSendDate: now, signedPayload: signed))
             let report = await delivery.deliverDue(now: now)
             #expect(report.successes == 1)
         }

@@ -78,9 +78,11 @@ struct DeliveryRetryTests {
         #expect(delivery.totals == DeliveryReport(notifications: 1, attempts: 3, successes: 1, failures: 2, retriesScheduled: 2))
     }
 
-    @Test("every status from 200 to 206 is success; 199, 207, 3xx, 4xx and 5xx are failures", arguments: [
-        (199, false), (200, true), (202, true), (206, true), (207, false), (301, false), (404, false), (500, false),
-    ])
+    @Test(
+        "every status from 200 to 206 is success; 199, 207, 3xx, 4xx and 5xx are failures",
+        arguments: [
+            (199, false), (200, true), (202, true), (206, true), (207, false), (301, false), (404, false), (500, false),
+        ])
     func statusRangeDecidesSuccess(status: Int, succeeds: Bool) async {
         let store = Support.store(.sandbox)
         let delivery = Support.delivery(store: store, transport: .answering(status))

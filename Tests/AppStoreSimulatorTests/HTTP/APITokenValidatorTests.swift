@@ -13,7 +13,9 @@ struct APITokenValidatorTests {
         APITokenValidator(issuerId: "issuer", bundleId: "com.example.app", keys: ["KID": key.publicKey], maximumLifetime: 3600)
     }
 
-    func token(header: [String: Any] = ["alg": "ES256", "kid": "KID", "typ": "JWT"], claims: [String: Any], signer: P256.Signing.PrivateKey? = nil) throws -> String {
+    func token(
+        header: [String: Any] = ["alg": "ES256", "kid": "KID", "typ": "JWT"], claims: [String: Any], signer: P256.Signing.PrivateKey? = nil
+    ) throws -> String {
         func encode(_ object: [String: Any]) throws -> String {
             try JSONSerialization.data(withJSONObject: object).base64EncodedString()
                 .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")

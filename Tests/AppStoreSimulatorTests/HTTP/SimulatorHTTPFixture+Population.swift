@@ -57,10 +57,12 @@ extension SimulatorHTTPFixture {
         store.update(weekly)
 
         // alice: two consumables in one order, the first refunded.
-        var refunded = purchase(refundedCoins, original: refundedCoins, product: "coins.100", type: .consumable, group: nil,
-                                at: start.addingTimeInterval(-3 * day), expires: nil, customer: "alice", order: "MKCOINS")
-        _ = purchase(keptCoins, original: keptCoins, product: "coins.100", type: .consumable, group: nil,
-                     at: start.addingTimeInterval(-2 * day), expires: nil, customer: "alice", order: "MKCOINS")
+        var refunded = purchase(
+            refundedCoins, original: refundedCoins, product: "coins.100", type: .consumable, group: nil,
+            at: start.addingTimeInterval(-3 * day), expires: nil, customer: "alice", order: "MKCOINS")
+        _ = purchase(
+            keptCoins, original: keptCoins, product: "coins.100", type: .consumable, group: nil,
+            at: start.addingTimeInterval(-2 * day), expires: nil, customer: "alice", order: "MKCOINS")
         refunded.revocationDate = start.addingTimeInterval(-day)
         refunded.revocationReason = .refundedDueToIssue
         refunded.revocationType = .refundFull
@@ -68,18 +70,21 @@ extension SimulatorHTTPFixture {
         notifications.append((start.addingTimeInterval(-day), .refund, nil, refunded, [.timedOut, .timedOut]))
 
         // bob: an expired monthly subscription and a non-consumable.
-        let first = purchase(monthlyOriginal, original: monthlyOriginal, product: "pro.monthly", type: .autoRenewableSubscription,
-                             group: "G1", at: start.addingTimeInterval(-60 * day), expires: start.addingTimeInterval(-30 * day), customer: "bob")
-        let second = purchase("3000002", original: monthlyOriginal, product: "pro.monthly", type: .autoRenewableSubscription,
-                              group: "G1", at: start.addingTimeInterval(-30 * day), expires: start.addingTimeInterval(-day), customer: "bob")
+        let first = purchase(
+            monthlyOriginal, original: monthlyOriginal, product: "pro.monthly", type: .autoRenewableSubscription,
+            group: "G1", at: start.addingTimeInterval(-60 * day), expires: start.addingTimeInterval(-30 * day), customer: "bob")
+        let second = purchase(
+            "3000002", original: monthlyOriginal, product: "pro.monthly", type: .autoRenewableSubscription,
+            group: "G1", at: start.addingTimeInterval(-30 * day), expires: start.addingTimeInterval(-day), customer: "bob")
         var monthly = SubscriptionTruth(
             originalTransactionId: monthlyOriginal, customerId: "bob", subscriptionGroupIdentifier: "G1", productId: "pro.monthly",
             autoRenewStatus: false, expiresDate: start.addingTimeInterval(-day), lastTransactionId: "3000002",
             recentSubscriptionStartDate: start.addingTimeInterval(-60 * day), renewalPrice: 4990)
         monthly.expirationIntent = .customerCancelled
         store.update(monthly)
-        _ = purchase(lifetimeUnlock, original: lifetimeUnlock, product: "lifetime.unlock", type: .nonConsumable, group: nil,
-                     at: start.addingTimeInterval(-5 * day), expires: nil, customer: "bob")
+        _ = purchase(
+            lifetimeUnlock, original: lifetimeUnlock, product: "lifetime.unlock", type: .nonConsumable, group: nil,
+            at: start.addingTimeInterval(-5 * day), expires: nil, customer: "bob")
         notifications.append((first.purchaseDate ?? start, .subscribed, .initialBuy, first, [.success]))
         notifications.append((second.purchaseDate ?? start, .didRenew, nil, second, [.success]))
         notifications.append((start.addingTimeInterval(-day), .expired, .voluntary, second, [.noResponse, .success]))
@@ -90,9 +95,10 @@ extension SimulatorHTTPFixture {
             let subscription = transaction.originalTransactionId.flatMap(store.subscription)
             let signed = try signer.signNotification(
                 type: type, subtype: subtype, uuid: uuid, transaction: transaction, subscription: subscription, store: store, signedDate: date)
-            store.recordNotification(NotificationRecord(
-                notificationUUID: uuid, notificationType: type, subtype: subtype, originalTransactionId: transaction.originalTransactionId,
-                transactionId: transaction.transactionId, firstSendDate: date, signedPayload: signed))
+            store.recordNotification(
+                NotificationRecord(
+                    notificationUUID: uuid, notificationType: type, subtype: subtype, originalTransactionId: transaction.originalTransactionId,
+                    transactionId: transaction.transactionId, firstSendDate: date, signedPayload: signed))
             for (offset, result) in attempts.enumerated() {
                 store.recordSendAttempt(notificationUUID: uuid, at: date.addingTimeInterval(Double(offset) * 3600), result: result)
             }

@@ -74,7 +74,9 @@ struct SimulatorHTTPFixture {
 
     /// The real App Store Server API client pointed at the simulator, without retries and
     /// without its own rate budget getting in the way.
-    func client(baseURL: URL, keyId: String = keyId, bundleId: String = bundleId, key: P256.Signing.PrivateKey? = nil) throws -> AppStoreServerAPIClient {
+    func client(
+        baseURL: URL, keyId: String = keyId, bundleId: String = bundleId, key: P256.Signing.PrivateKey? = nil
+    ) throws -> AppStoreServerAPIClient {
         let limits = Dictionary(uniqueKeysWithValues: APIEndpoint.all.map { ($0.name, RateLimit(requests: 10_000, per: .seconds(1))) })
         return AppStoreServerAPIClient(
             configuration: try .init(

@@ -35,7 +35,8 @@ struct SimulatorPythonInteropTests {
             let configuration: [String: String] = [
                 "base_url": url.absoluteString, "key_pem": fixture.keys.apiKey.pemRepresentation, "key_id": SimulatorHTTPFixture.keyId,
                 "issuer_id": SimulatorHTTPFixture.issuerId, "bundle_id": SimulatorHTTPFixture.bundleId, "environment": "Production",
-                "app_apple_id": String(SimulatorHTTPFixture.appAppleId), "root": fixture.keys.certificateAuthority.rootCertificateDER.base64EncodedString(),
+                "app_apple_id": String(SimulatorHTTPFixture.appAppleId),
+                "root": fixture.keys.certificateAuthority.rootCertificateDER.base64EncodedString(),
                 "subscription": SimulatorHTTPFixture.weeklyOriginal, "latest": SimulatorHTTPFixture.weeklyLatest,
                 "consumable": SimulatorHTTPFixture.keptCoins,
                 "start_ms": String(Int64(SimulatorHTTPFixture.start.addingTimeInterval(-179 * 86_400).timeIntervalSince1970 * 1000)),
@@ -73,7 +74,8 @@ struct SimulatorPythonInteropTests {
         let inputURL = directory.appendingPathComponent("input.json")
         try Data(script.utf8).write(to: scriptURL)
         try input.write(to: inputURL)
-        let (status, output, errors) = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Int32, Data, Data), any Error>) in
+        let (status, output, errors) = try await withCheckedThrowingContinuation {
+            (continuation: CheckedContinuation<(Int32, Data, Data), any Error>) in
             DispatchQueue.global().async {
                 do {
                     let process = Process()

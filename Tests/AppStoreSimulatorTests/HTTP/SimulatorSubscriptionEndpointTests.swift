@@ -77,13 +77,16 @@ struct SimulatorSubscriptionEndpointTests {
         try await fixture.withServer { url, _ in
             let client = try fixture.client(baseURL: url)
             let request = MassExtendRenewalDateRequest(
-                extendByDays: 3, extendReasonCode: .serviceIssueOrOutage, requestIdentifier: "mass-1", storefrontCountryCodes: ["USA"], productId: "pro.weekly")
+                extendByDays: 3, extendReasonCode: .serviceIssueOrOutage, requestIdentifier: "mass-1", storefrontCountryCodes: ["USA"],
+                productId: "pro.weekly")
             #expect(try await client.extendRenewalDateForAllActiveSubscribers(request: request).requestIdentifier == "mass-1")
             let status = try await client.getStatusOfSubscriptionRenewalDateExtensions(productId: "pro.weekly", requestIdentifier: "mass-1")
             #expect(status.complete == true)
             #expect(status.succeededCount == 1)
             #expect(status.failedCount == 0)
-            #expect(fixture.store.subscription(SimulatorHTTPFixture.weeklyOriginal)?.expiresDate == SimulatorHTTPFixture.start.addingTimeInterval(9 * 86_400))
+            #expect(
+                fixture.store.subscription(SimulatorHTTPFixture.weeklyOriginal)?.expiresDate
+                    == SimulatorHTTPFixture.start.addingTimeInterval(9 * 86_400))
             #expect(fixture.store.allNotifications.last?.notificationType == .renewalExtension)
             let missing = await #expect(throws: AppStoreServerAPIError.self) {
                 try await client.getStatusOfSubscriptionRenewalDateExtensions(productId: "pro.weekly", requestIdentifier: "nope")
@@ -96,7 +99,8 @@ struct SimulatorSubscriptionEndpointTests {
         let fixture = try SimulatorHTTPFixture()
         try await fixture.withServer { url, _ in
             let client = try fixture.client(baseURL: url)
-            let range = NotificationHistoryRequest(startDate: SimulatorHTTPFixture.start.addingTimeInterval(-179 * 86_400), endDate: SimulatorHTTPFixture.start)
+            let range = NotificationHistoryRequest(
+                startDate: SimulatorHTTPFixture.start.addingTimeInterval(-179 * 86_400), endDate: SimulatorHTTPFixture.start)
             var token: String?
             var items: [NotificationHistoryResponseItem] = []
             var pages = 0
@@ -115,20 +119,28 @@ struct SimulatorSubscriptionEndpointTests {
                 #expect(await verifier.verifyAndDecodeNotification(signed, now: fixture.clock.now).payload != nil)
             }
 
-            let failures = try await client.getNotificationHistory(paginationToken: nil, request: NotificationHistoryRequest(
-                startDate: range.startDate, endDate: range.endDate, onlyFailures: true))
+            let failures = try await client.getNotificationHistory(
+                paginationToken: nil,
+                request: NotificationHistoryRequest(
+                    startDate: range.startDate, endDate: range.endDate, onlyFailures: true))
             #expect(failures.notificationHistory?.count == 1)
             #expect(failures.notificationHistory?.first?.sendAttempts?.map(\.sendAttemptResult) == [.timedOut, .timedOut])
-            let bob = try await client.getNotificationHistory(paginationToken: nil, request: NotificationHistoryRequest(
-                startDate: range.startDate, endDate: range.endDate, transactionId: SimulatorHTTPFixture.lifetimeUnlock))
+            let bob = try await client.getNotificationHistory(
+                paginationToken: nil,
+                request: NotificationHistoryRequest(
+                    startDate: range.startDate, endDate: range.endDate, transactionId: SimulatorHTTPFixture.lifetimeUnlock))
             #expect(bob.notificationHistory?.count == 3)
-            let expired = try await client.getNotificationHistory(paginationToken: nil, request: NotificationHistoryRequest(
-                startDate: range.startDate, endDate: range.endDate, notificationType: .expired, notificationSubtype: .voluntary))
+            let expired = try await client.getNotificationHistory(
+                paginationToken: nil,
+                request: NotificationHistoryRequest(
+                    startDate: range.startDate, endDate: range.endDate, notificationType: .expired, notificationSubtype: .voluntary))
             #expect(expired.notificationHistory?.count == 1)
 
             let tooOld = await #expect(throws: AppStoreServerAPIError.self) {
-                try await client.getNotificationHistory(paginationToken: nil, request: NotificationHistoryRequest(
-                    startDate: SimulatorHTTPFixture.start.addingTimeInterval(-200 * 86_400), endDate: SimulatorHTTPFixture.start))
+                try await client.getNotificationHistory(
+                    paginationToken: nil,
+                    request: NotificationHistoryRequest(
+                        startDate: SimulatorHTTPFixture.start.addingTimeInterval(-200 * 86_400), endDate: SimulatorHTTPFixture.start))
             }
             #expect(tooOld?.apiErrorCode == .startDateTooFarInPast)
             let foreignToken = await #expect(throws: AppStoreServerAPIError.self) {

@@ -140,20 +140,25 @@ struct SimulatorTransactionEndpointTests {
             #expect(fixture.store.transaction(id: SimulatorHTTPFixture.weeklyLatest)?.appAccountToken == token.uuidString.lowercased())
             #expect(fixture.store.subscription(SimulatorHTTPFixture.weeklyOriginal)?.appAccountToken == token.uuidString.lowercased())
             let notOriginal = await #expect(throws: AppStoreServerAPIError.self) {
-                try await client.setAppAccountToken(originalTransactionId: SimulatorHTTPFixture.weeklyLatest, request: .init(appAccountToken: token.uuidString))
+                try await client.setAppAccountToken(
+                    originalTransactionId: SimulatorHTTPFixture.weeklyLatest, request: .init(appAccountToken: token.uuidString))
             }
             #expect(notOriginal?.apiErrorCode == .transactionIdNotOriginalTransactionId)
             let badToken = await #expect(throws: AppStoreServerAPIError.self) {
-                try await client.setAppAccountToken(originalTransactionId: SimulatorHTTPFixture.weeklyOriginal, request: .init(appAccountToken: "nope"))
+                try await client.setAppAccountToken(
+                    originalTransactionId: SimulatorHTTPFixture.weeklyOriginal, request: .init(appAccountToken: "nope"))
             }
             #expect(badToken?.apiErrorCode == .invalidAppAccountTokenUUID)
 
             try await client.sendConsumptionInformation(
                 transactionId: SimulatorHTTPFixture.keptCoins,
-                request: ConsumptionRequest(customerConsented: true, consumptionPercentage: 25_000, deliveryStatus: .delivered, refundPreference: .decline, sampleContentProvided: false))
+                request: ConsumptionRequest(
+                    customerConsented: true, consumptionPercentage: 25_000, deliveryStatus: .delivered, refundPreference: .decline,
+                    sampleContentProvided: false))
             try await client.sendConsumptionData(
                 transactionId: SimulatorHTTPFixture.keptCoins,
-                request: ConsumptionRequestV1(customerConsented: true, consumptionStatus: .fullyConsumed, deliveryStatus: .deliveredAndWorkingProperly))
+                request: ConsumptionRequestV1(
+                    customerConsented: true, consumptionStatus: .fullyConsumed, deliveryStatus: .deliveredAndWorkingProperly))
             let answers = fixture.store.consumptionAnswers(transactionId: SimulatorHTTPFixture.keptCoins)
             #expect(answers.map(\.consumptionPercentage) == [25_000, 100_000])
             let noConsent = await #expect(throws: AppStoreServerAPIError.self) {

@@ -10,10 +10,11 @@ import Testing
 @Suite("Simulated App Store: verifyReceipt over loopback")
 struct SimulatorVerifyReceiptTests {
     func client(_ url: URL, first: AppStoreEnvironment = .production) -> VerifyReceiptClient {
-        VerifyReceiptClient(configuration: .init(
-            productionURL: url.appendingPathComponent("verifyReceipt"),
-            sandboxURL: url.appendingPathComponent("sandbox/verifyReceipt"),
-            firstEnvironment: first, retryPolicy: RetryPolicy(maximumAttempts: 1)))
+        VerifyReceiptClient(
+            configuration: .init(
+                productionURL: url.appendingPathComponent("verifyReceipt"),
+                sandboxURL: url.appendingPathComponent("sandbox/verifyReceipt"),
+                firstEnvironment: first, retryPolicy: RetryPolicy(maximumAttempts: 1)))
     }
 
     @Test func aValidReceiptIsAnsweredWithTheAccountsTransactionsAndRenewals() async throws {
@@ -21,8 +22,9 @@ struct SimulatorVerifyReceiptTests {
         let receipt = try fixture.signer.signReceipt(customerId: "alice", store: fixture.store, at: fixture.clock.now)
         try await fixture.withServer { url, _ in
             let verify = client(url)
-            let full = try await verify.verify(VerifyReceiptRequest(
-                receiptData: receipt.base64EncodedString(), password: SimulatorHTTPFixture.sharedSecret))
+            let full = try await verify.verify(
+                VerifyReceiptRequest(
+                    receiptData: receipt.base64EncodedString(), password: SimulatorHTTPFixture.sharedSecret))
             #expect(full.response.status == .valid)
             #expect(full.route == [.production])
             #expect(full.response.receipt?.bundleId == SimulatorHTTPFixture.bundleId)
@@ -37,10 +39,12 @@ struct SimulatorVerifyReceiptTests {
                 .verify(base64Encoded: latest, now: fixture.clock.now)
             #expect(reverified.receipt?.inAppPurchases.count == 27)
 
-            let latestOnly = try await verify.verify(VerifyReceiptRequest(
-                receiptData: receipt.base64EncodedString(), password: SimulatorHTTPFixture.sharedSecret, excludeOldTransactions: true))
-            #expect(Set(latestOnly.response.latestReceiptInfo?.compactMap(\.transactionId) ?? [])
-                == [SimulatorHTTPFixture.weeklyLatest, SimulatorHTTPFixture.refundedCoins, SimulatorHTTPFixture.keptCoins])
+            let latestOnly = try await verify.verify(
+                VerifyReceiptRequest(
+                    receiptData: receipt.base64EncodedString(), password: SimulatorHTTPFixture.sharedSecret, excludeOldTransactions: true))
+            #expect(
+                Set(latestOnly.response.latestReceiptInfo?.compactMap(\.transactionId) ?? [])
+                    == [SimulatorHTTPFixture.weeklyLatest, SimulatorHTTPFixture.refundedCoins, SimulatorHTTPFixture.keptCoins])
 
             let withoutSecret = try await verify.verify(VerifyReceiptRequest(receiptData: receipt.base64EncodedString()))
             #expect(withoutSecret.response.status == .valid)
@@ -69,7 +73,8 @@ struct SimulatorVerifyReceiptTests {
         let fixture = try SimulatorHTTPFixture(environment: .sandbox)
         let receipt = try fixture.signer.signReceipt(customerId: "bob", store: fixture.store, at: fixture.clock.now)
         try await fixture.withServer { url, _ in
-            let result = try await client(url).verify(VerifyReceiptRequest(receiptData: receipt.base64EncodedString(), password: SimulatorHTTPFixture.sharedSecret))
+            let result = try await client(url).verify(
+                VerifyReceiptRequest(receiptData: receipt.base64EncodedString(), password: SimulatorHTTPFixture.sharedSecret))
             #expect(result.route == [.production, .sandbox])
             #expect(result.response.status == .valid)
             #expect(result.response.environment == .sandbox)

@@ -6,8 +6,9 @@ import Testing
 
 @Suite("Population lifecycle: Apple's Python verifier")
 struct PopulationInteropTests {
-    @Test("Apple's verifier accepts every notification, device transaction and renewal info a busy population produced",
-          .enabled(if: InteropPython.shouldRun, InteropPython.skipMessage))
+    @Test(
+        "Apple's verifier accepts every notification, device transaction and renewal info a busy population produced",
+        .enabled(if: InteropPython.shouldRun, InteropPython.skipMessage))
     func applesVerifierAcceptsEverything() throws {
         let python = try InteropPython.require()
         let (store, outputs) = try PopulationSimulatorTests.run(customers: 40, days: 150, seed: 21, behaviour: PopulationSimulatorTests.busy)
@@ -27,7 +28,9 @@ struct PopulationInteropTests {
                 strict: true)
         }
         let verdicts = try AppleReferenceVerifier.verdicts(for: cases, interpreter: python)
-        let refused = inputs.filter { verdicts[$0.id]?.status != "ok" }.map { "\($0.id): \(verdicts[$0.id]?.status ?? "no verdict") \(verdicts[$0.id]?.error ?? "")" }
+        let refused = inputs.filter { verdicts[$0.id]?.status != "ok" }.map {
+            "\($0.id): \(verdicts[$0.id]?.status ?? "no verdict") \(verdicts[$0.id]?.error ?? "")"
+        }
         #expect(refused.count == 0, "Apple refused \(refused.count) of \(inputs.count): \(refused.prefix(5))")
     }
 }

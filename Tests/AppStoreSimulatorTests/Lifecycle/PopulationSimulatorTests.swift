@@ -9,13 +9,18 @@ import Testing
 struct PopulationSimulatorTests {
     static let start = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01
     static let signer: SimulatorSigner = {
-        let ca = try! TestCertificateAuthority.generate(notBefore: start.addingTimeInterval(-86_400), notAfter: start.addingTimeInterval(800 * 86_400))
-        let receipts = try! ReceiptSigningAuthority.generate(validFrom: start.addingTimeInterval(-86_400), validUntil: start.addingTimeInterval(800 * 86_400))
+        let ca = try! TestCertificateAuthority.generate(
+            notBefore: start.addingTimeInterval(-86_400), notAfter: start.addingTimeInterval(800 * 86_400))
+        let receipts = try! ReceiptSigningAuthority.generate(
+            validFrom: start.addingTimeInterval(-86_400), validUntil: start.addingTimeInterval(800 * 86_400))
         return SimulatorSigner(certificateAuthority: ca, receiptAuthority: receipts)
     }()
 
-    static func run(customers: Int, days: Double, seed: UInt64, behaviour: PopulationBehaviour = PopulationBehaviour()) throws
-        -> (store: SimulatedAppStore, outputs: [LifecycleOutput]) {
+    static func run(
+        customers: Int, days: Double, seed: UInt64, behaviour: PopulationBehaviour = PopulationBehaviour()
+    ) throws
+        -> (store: SimulatedAppStore, outputs: [LifecycleOutput])
+    {
         let store = SimulatedAppStore(bundleId: "com.example.sim", appAppleId: 42, environment: .production)
         let simulator = PopulationSimulator(
             configuration: PopulationConfiguration(customers: customers, start: start, days: days, seed: seed, behaviour: behaviour),

@@ -191,8 +191,9 @@ struct NotificationV1BuilderTests {
     func unknownAccountGivesNoBody() throws {
         let scenario = try Scenario()
         let orphan = JWSTransactionDecodedPayload(transactionId: "888", productId: "coins.100", type: .consumable)
-        #expect(try scenario.builder.body(
-            type: .refund, subtype: nil, transaction: orphan, subscription: nil, store: scenario.store, at: Scenario.start) == nil)
+        #expect(
+            try scenario.builder.body(
+                type: .refund, subtype: nil, transaction: orphan, subscription: nil, store: scenario.store, at: Scenario.start) == nil)
     }
 
     @Test("the same event gives the same bytes")

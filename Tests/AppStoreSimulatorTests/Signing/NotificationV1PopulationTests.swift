@@ -76,7 +76,8 @@ struct NotificationV1PopulationTests {
             instant = instant.addingTimeInterval(Scenario.day)
             for record in try simulator.advance(to: instant).notifications {
                 let transaction = record.transactionId.flatMap(store.transaction(id:))
-                let subscription = transaction?.type == .autoRenewableSubscription
+                let subscription =
+                    transaction?.type == .autoRenewableSubscription
                     ? record.originalTransactionId.flatMap(store.subscription) : nil
                 let body = try builder.body(
                     type: record.notificationType, subtype: record.subtype, transaction: transaction, subscription: subscription,

@@ -50,10 +50,11 @@ struct NotificationV1Scenario {
             quantity: 1, type: .consumable, inAppOwnershipType: .purchased)
         coins.environment = environment
         store.record(coins, customerId: Self.customer)
-        store.update(SubscriptionTruth(
-            originalTransactionId: Self.chain, customerId: Self.customer, subscriptionGroupIdentifier: "G1", productId: "pro.monthly",
-            expiresDate: Self.start.addingTimeInterval(90 * Self.day), lastTransactionId: Self.secondRenewal,
-            recentSubscriptionStartDate: Self.start, renewalPrice: 999))
+        store.update(
+            SubscriptionTruth(
+                originalTransactionId: Self.chain, customerId: Self.customer, subscriptionGroupIdentifier: "G1", productId: "pro.monthly",
+                expiresDate: Self.start.addingTimeInterval(90 * Self.day), lastTransactionId: Self.secondRenewal,
+                recentSubscriptionStartDate: Self.start, renewalPrice: 999))
     }
 
     var builder: NotificationV1Builder { NotificationV1Builder(signer: signer, sharedSecret: Self.sharedSecret) }
@@ -72,9 +73,10 @@ struct NotificationV1Scenario {
         _ type: NotificationTypeV2, _ subtype: Subtype? = nil, transaction: JWSTransactionDecodedPayload?,
         subscription: SubscriptionTruth?, day: Double, builder: NotificationV1Builder? = nil
     ) throws -> Data {
-        try #require(try (builder ?? self.builder).body(
-            type: type, subtype: subtype, transaction: transaction, subscription: subscription, store: store,
-            at: Self.start.addingTimeInterval(day * Self.day)))
+        try #require(
+            try (builder ?? self.builder).body(
+                type: type, subtype: subtype, transaction: transaction, subscription: subscription, store: store,
+                at: Self.start.addingTimeInterval(day * Self.day)))
     }
 
     /// The body as untyped JSON, to check Apple's exact spellings.

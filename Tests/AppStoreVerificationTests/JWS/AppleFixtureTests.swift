@@ -26,18 +26,24 @@ struct AppleFixtureTests {
     static func cases() throws -> [ForgedInput] {
         let root = try appleTestRoot()
         let sandbox = ForgedInput.Configuration(roots: [root], bundleId: "com.example", strict: false)
-        let production1234 = ForgedInput.Configuration(roots: [root], bundleId: "com.example", environment: .production, appAppleId: 1234, strict: false)
-        let production1235 = ForgedInput.Configuration(roots: [root], bundleId: "com.example", environment: .production, appAppleId: 1235, strict: false)
+        let production1234 = ForgedInput.Configuration(
+            roots: [root], bundleId: "com.example", environment: .production, appAppleId: 1234, strict: false)
+        let production1235 = ForgedInput.Configuration(
+            roots: [root], bundleId: "com.example", environment: .production, appAppleId: 1235, strict: false)
         let otherBundle = ForgedInput.Configuration(roots: [root], bundleId: "com.example.x", strict: false)
         let strict = ForgedInput.Configuration(roots: [root], bundleId: "com.example", strict: true)
         let xcodeBundle = "com.example.naturelab.backyardbirds.example"
         let xcode = ForgedInput.Configuration(roots: [], bundleId: xcodeBundle, environment: .xcode, strict: false)
-        let xcodeInProduction = ForgedInput.Configuration(roots: [root], bundleId: xcodeBundle, environment: .production, appAppleId: 1234, strict: false)
+        let xcodeInProduction = ForgedInput.Configuration(
+            roots: [root], bundleId: xcodeBundle, environment: .production, appAppleId: 1234, strict: false)
         typealias Row = (String, String, ForgedInput.Kind, ForgedInput.Configuration, String)
         let rows: [Row] = [
             ("testNotification in Sandbox", "mock_signed_data/testNotification", .notification, sandbox, "ok"),
             ("testNotification in Production", "mock_signed_data/testNotification", .notification, production1234, "invalid_environment"),
-            ("testNotification for another app Apple id", "mock_signed_data/testNotification", .notification, production1235, "invalid_app_identifier"),
+            (
+                "testNotification for another app Apple id", "mock_signed_data/testNotification", .notification, production1235,
+                "invalid_app_identifier"
+            ),
             ("testNotification read as a transaction", "mock_signed_data/testNotification", .transaction, sandbox, "invalid_app_identifier"),
             ("transactionInfo", "mock_signed_data/transactionInfo", .transaction, sandbox, "ok"),
             ("transactionInfo for another bundle", "mock_signed_data/transactionInfo", .transaction, otherBundle, "invalid_app_identifier"),
@@ -78,7 +84,8 @@ struct AppleFixtureTests {
             rootCertificates: [Self.appleTestRoot()], bundleId: "com.example", appAppleId: 1234,
             environment: .sandbox, options: .init(strictCertificateChecks: false)
         )
-        let notification = try #require(await verifier.verifyAndDecodeNotification(Self.jws("mock_signed_data/testNotification"), now: Self.now).payload)
+        let notification = try #require(
+            await verifier.verifyAndDecodeNotification(Self.jws("mock_signed_data/testNotification"), now: Self.now).payload)
         #expect(notification.notificationType == .test)
         #expect(notification.notificationUUID == "9ad56bd2-0bc6-42e0-af24-fd996d87a1e6")
         #expect(notification.data?.appAppleId == 1234)
@@ -101,7 +108,8 @@ struct AppleFixtureTests {
         let renewal = try #require(await verifier.verifyAndDecodeRenewalInfo(Self.jws("xcode/xcode-signed-renewal-info"), now: Self.now).payload)
         #expect(renewal.autoRenewProductId == "pass.premium")
 
-        let appTransaction = try #require(await verifier.verifyAndDecodeAppTransaction(Self.jws("xcode/xcode-signed-app-transaction"), now: Self.now).payload)
+        let appTransaction = try #require(
+            await verifier.verifyAndDecodeAppTransaction(Self.jws("xcode/xcode-signed-app-transaction"), now: Self.now).payload)
         #expect(appTransaction.appAppleId == nil)
         #expect(appTransaction.applicationVersion == "1")
         #expect(appTransaction.deviceVerificationNonce == "48c8b92d-ce0d-4229-bedf-e61b4f9cfc92")

@@ -103,7 +103,9 @@ struct CertificateChainTests {
     @Test("a leaf that is not DER is an invalid certificate")
     func garbageLeafIsInvalidCertificate() async throws {
         let validator = try ChainValidator(rootCertificates: [AppleRootCertificates.appleRootCAG3], strict: true)
-        let result = await validator.validate(leafDER: [0x30, 0x03, 0x02, 0x01], intermediateDER: try Self.der("apple-real-chain/AppleWWDRCA-G6.der"), online: nil, now: Self.validationTime)
+        let result = await validator.validate(
+            leafDER: [0x30, 0x03, 0x02, 0x01], intermediateDER: try Self.der("apple-real-chain/AppleWWDRCA-G6.der"), online: nil,
+            now: Self.validationTime)
         #expect(result.failureReason == .invalidCertificate)
     }
 

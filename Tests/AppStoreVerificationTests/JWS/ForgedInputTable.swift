@@ -123,7 +123,8 @@ enum ForgedInputTable {
         }
         let honest = try signed(transaction())
         let chain = [ca.leafCertificateDER, ca.intermediateCertificateDER, ca.rootCertificateDER]
-        let x5cHeader = #"{"alg":"ES256","x5c":["\#(chain[0].base64EncodedString())","\#(chain[1].base64EncodedString())","\#(chain[2].base64EncodedString())"]}"#
+        let x5cHeader =
+            #"{"alg":"ES256","x5c":["\#(chain[0].base64EncodedString())","\#(chain[1].base64EncodedString())","\#(chain[2].base64EncodedString())"]}"#
 
         var signatureLastCharFlipped = honest
         if let last = signatureLastCharFlipped.popLast() {
@@ -137,57 +138,112 @@ enum ForgedInputTable {
             // Honest data of every kind.
             ("valid transaction", .transaction, sandbox, honest, "ok"),
             ("valid renewal info", .renewal, sandbox, try signed(renewal()), "ok"),
-            ("valid notification (data)", .notification, sandbox,
-             try signed(notification(#""data":{"bundleId":"com.example.storekeeper","appAppleId":1234,"environment":"Sandbox"}"#)), "ok"),
-            ("valid notification (summary)", .notification, sandbox,
-             try signed(notification(#""summary":{"bundleId":"com.example.storekeeper","appAppleId":1234,"environment":"Sandbox","succeededCount":1}"#)), "ok"),
-            ("valid notification (SANDBOX external purchase token)", .notification, sandbox,
-             try signed(notification(#""externalPurchaseToken":{"bundleId":"com.example.storekeeper","appAppleId":1234,"externalPurchaseId":"SANDBOX_b2158121"}"#)), "ok"),
-            ("valid notification (appData)", .notification, sandbox,
-             try signed(notification(#""appData":{"bundleId":"com.example.storekeeper","appAppleId":1234,"environment":"Sandbox"}"#)), "ok"),
+            (
+                "valid notification (data)", .notification, sandbox,
+                try signed(notification(#""data":{"bundleId":"com.example.storekeeper","appAppleId":1234,"environment":"Sandbox"}"#)), "ok"
+            ),
+            (
+                "valid notification (summary)", .notification, sandbox,
+                try signed(
+                    notification(#""summary":{"bundleId":"com.example.storekeeper","appAppleId":1234,"environment":"Sandbox","succeededCount":1}"#)),
+                "ok"
+            ),
+            (
+                "valid notification (SANDBOX external purchase token)", .notification, sandbox,
+                try signed(
+                    notification(
+                        #""externalPurchaseToken":{"bundleId":"com.example.storekeeper","appAppleId":1234,"externalPurchaseId":"SANDBOX_b2158121"}"#)),
+                "ok"
+            ),
+            (
+                "valid notification (appData)", .notification, sandbox,
+                try signed(notification(#""appData":{"bundleId":"com.example.storekeeper","appAppleId":1234,"environment":"Sandbox"}"#)), "ok"
+            ),
             ("valid app transaction (checked at receiptCreationDate)", .appTransaction, sandbox, try signed(appTransaction()), "ok"),
-            ("valid production notification", .notification, production,
-             try signed(notification(#""data":{"bundleId":"com.example.storekeeper","appAppleId":1234,"environment":"Production"}"#)), "ok"),
+            (
+                "valid production notification", .notification, production,
+                try signed(notification(#""data":{"bundleId":"com.example.storekeeper","appAppleId":1234,"environment":"Production"}"#)), "ok"
+            ),
             ("valid production app transaction", .appTransaction, production, try signed(appTransaction(receiptType: "Production")), "ok"),
-            ("foreign root only in x5c[2] (ignored)", .transaction, sandbox,
-             try signed(transaction(), JWSForgery(certificateChain: [chain[0], chain[1], foreign.rootCertificateDER])), "ok"),
-            ("other app Apple id outside production", .notification, sandbox,
-             try signed(notification(#""data":{"bundleId":"com.example.storekeeper","appAppleId":999,"environment":"Sandbox"}"#)), "ok"),
+            (
+                "foreign root only in x5c[2] (ignored)", .transaction, sandbox,
+                try signed(transaction(), JWSForgery(certificateChain: [chain[0], chain[1], foreign.rootCertificateDER])), "ok"
+            ),
+            (
+                "other app Apple id outside production", .notification, sandbox,
+                try signed(notification(#""data":{"bundleId":"com.example.storekeeper","appAppleId":999,"environment":"Sandbox"}"#)), "ok"
+            ),
 
             // Misdirected data.
             ("wrong bundle (transaction)", .transaction, sandbox, try signed(transaction(bundleId: "com.example.other")), "invalid_app_identifier"),
-            ("wrong bundle (notification)", .notification, sandbox,
-             try signed(notification(#""data":{"bundleId":"com.example.other","appAppleId":1234,"environment":"Sandbox"}"#)), "invalid_app_identifier"),
-            ("wrong app Apple id (production notification)", .notification, production,
-             try signed(notification(#""data":{"bundleId":"com.example.storekeeper","appAppleId":999,"environment":"Production"}"#)), "invalid_app_identifier"),
-            ("wrong app Apple id (production app transaction)", .appTransaction, production,
-             try signed(appTransaction(receiptType: "Production", appAppleId: 999)), "invalid_app_identifier"),
+            (
+                "wrong bundle (notification)", .notification, sandbox,
+                try signed(notification(#""data":{"bundleId":"com.example.other","appAppleId":1234,"environment":"Sandbox"}"#)),
+                "invalid_app_identifier"
+            ),
+            (
+                "wrong app Apple id (production notification)", .notification, production,
+                try signed(notification(#""data":{"bundleId":"com.example.storekeeper","appAppleId":999,"environment":"Production"}"#)),
+                "invalid_app_identifier"
+            ),
+            (
+                "wrong app Apple id (production app transaction)", .appTransaction, production,
+                try signed(appTransaction(receiptType: "Production", appAppleId: 999)), "invalid_app_identifier"
+            ),
             ("notification without app parts", .notification, sandbox, try signed(notification(#""version":"2.0""#)), "invalid_app_identifier"),
             ("wrong environment (transaction)", .transaction, sandbox, try signed(transaction(environment: "Production")), "invalid_environment"),
             ("wrong environment (renewal info)", .renewal, sandbox, try signed(renewal(environment: "Production")), "invalid_environment"),
             ("unknown environment", .transaction, sandbox, try signed(transaction(environment: "Staging")), "invalid_environment"),
-            ("production external purchase token in sandbox", .notification, sandbox,
-             try signed(notification(#""externalPurchaseToken":{"bundleId":"com.example.storekeeper","appAppleId":1234,"externalPurchaseId":"b2158121"}"#)), "invalid_environment"),
-            ("wrong environment (app transaction)", .appTransaction, sandbox, try signed(appTransaction(receiptType: "Production")), "invalid_environment"),
+            (
+                "production external purchase token in sandbox", .notification, sandbox,
+                try signed(
+                    notification(#""externalPurchaseToken":{"bundleId":"com.example.storekeeper","appAppleId":1234,"externalPurchaseId":"b2158121"}"#)
+                ), "invalid_environment"
+            ),
+            (
+                "wrong environment (app transaction)", .appTransaction, sandbox, try signed(appTransaction(receiptType: "Production")),
+                "invalid_environment"
+            ),
 
             // Forged chains and signatures.
             ("leaf without receipt signing marker", .transaction, sandbox, try signed(transaction(), by: unmarkedLeaf), "verification_failure"),
-            ("intermediate without WWDR marker", .transaction, unmarkedIntermediateRoots, try signed(transaction(), by: unmarkedIntermediate), "verification_failure"),
-            ("two certificates", .transaction, sandbox, try signed(transaction(), JWSForgery(certificateChain: Array(chain[0...1]))), "invalid_chain_length"),
-            ("four certificates", .transaction, sandbox, try signed(transaction(), JWSForgery(certificateChain: chain + [chain[2]])), "invalid_chain_length"),
+            (
+                "intermediate without WWDR marker", .transaction, unmarkedIntermediateRoots, try signed(transaction(), by: unmarkedIntermediate),
+                "verification_failure"
+            ),
+            (
+                "two certificates", .transaction, sandbox, try signed(transaction(), JWSForgery(certificateChain: Array(chain[0...1]))),
+                "invalid_chain_length"
+            ),
+            (
+                "four certificates", .transaction, sandbox, try signed(transaction(), JWSForgery(certificateChain: chain + [chain[2]])),
+                "invalid_chain_length"
+            ),
             ("one certificate", .transaction, sandbox, try signed(transaction(), JWSForgery(certificateChain: [chain[0]])), "invalid_chain_length"),
             ("no x5c", .transaction, sandbox, try signed(transaction(), JWSForgery(omitsCertificateChain: true)), "verification_failure"),
             ("empty x5c", .transaction, sandbox, try signed(transaction(), JWSForgery(certificateChain: [])), "verification_failure"),
             ("foreign root", .transaction, sandbox, try signed(transaction(), by: foreign), "verification_failure"),
-            ("foreign signing key", .transaction, sandbox, try signed(transaction(), JWSForgery(signingKey: P256.Signing.PrivateKey())), "verification_failure"),
-            ("tampered payload", .transaction, sandbox,
-             try signed(transaction(), JWSForgery(tamperedPayload: Data(transaction(bundleId: "com.example.storekeeper ").utf8))), "verification_failure"),
+            (
+                "foreign signing key", .transaction, sandbox, try signed(transaction(), JWSForgery(signingKey: P256.Signing.PrivateKey())),
+                "verification_failure"
+            ),
+            (
+                "tampered payload", .transaction, sandbox,
+                try signed(transaction(), JWSForgery(tamperedPayload: Data(transaction(bundleId: "com.example.storekeeper ").utf8))),
+                "verification_failure"
+            ),
             ("alg none", .transaction, sandbox, try signed(transaction(), JWSForgery(algorithm: "none")), "verification_failure"),
             ("alg ES384", .transaction, sandbox, try signed(transaction(), JWSForgery(algorithm: "ES384")), "verification_failure"),
             ("expired leaf at signedDate", .transaction, sandbox, try signed(transaction(), by: expiredLeaf), "verification_failure"),
             ("not-yet-valid leaf at signedDate", .transaction, sandbox, try signed(transaction(), by: futureLeaf), "verification_failure"),
-            ("signedDate after the chain expired", .transaction, sandbox, try signed(transaction(signedDate: 1_900_000_000_000)), "verification_failure"),
-            ("signedDate before the chain existed", .transaction, sandbox, try signed(transaction(signedDate: 1_600_000_000_000)), "verification_failure"),
+            (
+                "signedDate after the chain expired", .transaction, sandbox, try signed(transaction(signedDate: 1_900_000_000_000)),
+                "verification_failure"
+            ),
+            (
+                "signedDate before the chain existed", .transaction, sandbox, try signed(transaction(signedDate: 1_600_000_000_000)),
+                "verification_failure"
+            ),
             ("no root configured", .transaction, noRoots, honest, "invalid_certificate"),
             ("non-canonical signature encoding", .transaction, sandbox, signatureLastCharFlipped, "verification_failure"),
 
@@ -202,21 +258,52 @@ enum ForgedInputTable {
             ("header is JSON null", .transaction, sandbox, raw(header: "null", payload: transaction()), "verification_failure"),
             ("header is not JSON", .transaction, sandbox, raw(header: "{alg:ES256", payload: transaction()), "verification_failure"),
             ("payload is a JSON array", .transaction, sandbox, raw(header: x5cHeader, payload: "[]"), "verification_failure"),
-            ("huge payload", .transaction, sandbox, raw(header: x5cHeader, payload: String(repeating: "A", count: 2_000_000)), "verification_failure"),
-            ("x5c not base64", .transaction, sandbox, raw(header: #"{"alg":"ES256","x5c":["%%%","%%%","%%%"]}"#, payload: transaction()), "invalid_certificate"),
-            ("x5c not DER", .transaction, sandbox, raw(header: #"{"alg":"ES256","x5c":["AAAA","AAAA","AAAA"]}"#, payload: transaction()), "invalid_certificate"),
+            (
+                "huge payload", .transaction, sandbox, raw(header: x5cHeader, payload: String(repeating: "A", count: 2_000_000)),
+                "verification_failure"
+            ),
+            (
+                "x5c not base64", .transaction, sandbox, raw(header: #"{"alg":"ES256","x5c":["%%%","%%%","%%%"]}"#, payload: transaction()),
+                "invalid_certificate"
+            ),
+            (
+                "x5c not DER", .transaction, sandbox, raw(header: #"{"alg":"ES256","x5c":["AAAA","AAAA","AAAA"]}"#, payload: transaction()),
+                "invalid_certificate"
+            ),
             ("x5c of numbers", .transaction, sandbox, raw(header: #"{"alg":"ES256","x5c":[1,2,3]}"#, payload: transaction()), "invalid_certificate"),
-            ("x5c is a 3-character string", .transaction, sandbox, raw(header: #"{"alg":"ES256","x5c":"abc"}"#, payload: transaction()), "invalid_certificate"),
-            ("x5c is a long string", .transaction, sandbox, raw(header: #"{"alg":"ES256","x5c":"abcdef"}"#, payload: transaction()), "invalid_chain_length"),
+            (
+                "x5c is a 3-character string", .transaction, sandbox, raw(header: #"{"alg":"ES256","x5c":"abc"}"#, payload: transaction()),
+                "invalid_certificate"
+            ),
+            (
+                "x5c is a long string", .transaction, sandbox, raw(header: #"{"alg":"ES256","x5c":"abcdef"}"#, payload: transaction()),
+                "invalid_chain_length"
+            ),
             ("x5c is a number", .transaction, sandbox, raw(header: #"{"alg":"ES256","x5c":7}"#, payload: transaction()), "verification_failure"),
             ("alg missing", .transaction, sandbox, raw(header: #"{"x5c":["AAAA","AAAA","AAAA"]}"#, payload: transaction()), "verification_failure"),
-            ("kid not a string", .transaction, sandbox, raw(header: #"{"alg":"ES256","kid":5,"x5c":["AAAA","AAAA","AAAA"]}"#, payload: transaction()), "verification_failure"),
-            ("b64 false", .transaction, sandbox, raw(header: #"{"alg":"ES256","b64":false,"crit":["b64"],"x5c":["AAAA","AAAA","AAAA"]}"#, payload: transaction()), "verification_failure"),
-            ("unknown critical header", .transaction, sandbox, raw(header: #"{"alg":"ES256","crit":["exp"],"x5c":["AAAA","AAAA","AAAA"]}"#, payload: transaction()), "verification_failure"),
-            ("signedDate not a number", .transaction, sandbox, raw(header: x5cHeader, payload: #"{"signedDate":"soon","bundleId":"com.example.storekeeper"}"#), "verification_failure"),
+            (
+                "kid not a string", .transaction, sandbox,
+                raw(header: #"{"alg":"ES256","kid":5,"x5c":["AAAA","AAAA","AAAA"]}"#, payload: transaction()), "verification_failure"
+            ),
+            (
+                "b64 false", .transaction, sandbox,
+                raw(header: #"{"alg":"ES256","b64":false,"crit":["b64"],"x5c":["AAAA","AAAA","AAAA"]}"#, payload: transaction()),
+                "verification_failure"
+            ),
+            (
+                "unknown critical header", .transaction, sandbox,
+                raw(header: #"{"alg":"ES256","crit":["exp"],"x5c":["AAAA","AAAA","AAAA"]}"#, payload: transaction()), "verification_failure"
+            ),
+            (
+                "signedDate not a number", .transaction, sandbox,
+                raw(header: x5cHeader, payload: #"{"signedDate":"soon","bundleId":"com.example.storekeeper"}"#), "verification_failure"
+            ),
 
             // Xcode (unsigned) data.
-            ("Xcode transaction, not checked for a signature", .transaction, xcode, raw(header: #"{"alg":"ES256","kid":"Apple_Xcode_Key"}"#, payload: transaction(environment: "Xcode")), "ok"),
+            (
+                "Xcode transaction, not checked for a signature", .transaction, xcode,
+                raw(header: #"{"alg":"ES256","kid":"Apple_Xcode_Key"}"#, payload: transaction(environment: "Xcode")), "ok"
+            ),
             ("Xcode verifier, sandbox transaction", .transaction, xcode, honest, "invalid_environment"),
             ("Xcode verifier, garbage", .transaction, xcode, "a.b.c", "verification_failure"),
         ]

@@ -71,7 +71,9 @@ struct OnlineChecksTests {
         let signedLongAgo = try ca.sign(jsonPayload: Data(ForgedInputTable.transaction(signedDate: 1_600_000_000_000).utf8))
         #expect(await verifier.verifyAndDecodeTransaction(signedLongAgo, now: Self.now).isValid)
         #expect(verifier.cachedChainCount == 1)
-        #expect(await verifier.verifyAndDecodeTransaction(signedLongAgo, now: Date(timeIntervalSince1970: 1_950_000_000)).failure?.reason == .verificationFailure)
+        #expect(
+            await verifier.verifyAndDecodeTransaction(signedLongAgo, now: Date(timeIntervalSince1970: 1_950_000_000)).failure?.reason
+                == .verificationFailure)
         #expect(transport.requestedURIs.isEmpty)
     }
 }

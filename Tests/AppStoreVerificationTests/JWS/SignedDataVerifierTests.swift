@@ -88,9 +88,11 @@ struct SignedDataVerifierTests {
         let verifier = try Self.verifier(for: ca)
         let transaction = try Self.signTransaction(ca)
         let renewal = try ca.sign(jsonPayload: Data(ForgedInputTable.renewal().utf8))
-        let notification = try ca.sign(jsonPayload: Data(ForgedInputTable.notification(
-            #""data":{"bundleId":"com.example.storekeeper","appAppleId":1234,"environment":"Sandbox","signedTransactionInfo":"\#(transaction)","signedRenewalInfo":"\#(renewal)"}"#
-        ).utf8))
+        let notification = try ca.sign(
+            jsonPayload: Data(
+                ForgedInputTable.notification(
+                    #""data":{"bundleId":"com.example.storekeeper","appAppleId":1234,"environment":"Sandbox","signedTransactionInfo":"\#(transaction)","signedRenewalInfo":"\#(renewal)"}"#
+                ).utf8))
         let verified = try #require(await verifier.verifyAndDecodeNotificationWithNestedData(notification, now: Self.now).payload)
         #expect(verified.notification.notificationType == .didRenew)
         #expect(verified.transaction?.transactionId == "2000000123")
@@ -106,9 +108,11 @@ struct SignedDataVerifierTests {
         let otherBundle = try ca.sign(jsonPayload: Data(ForgedInputTable.transaction(bundleId: "com.example.other").utf8))
         let forged = try Self.signTransaction(foreign)
         for (transaction, reason) in [(otherBundle, VerificationFailure.Reason.invalidAppIdentifier), (forged, .verificationFailure)] {
-            let notification = try ca.sign(jsonPayload: Data(ForgedInputTable.notification(
-                #""data":{"bundleId":"com.example.storekeeper","appAppleId":1234,"environment":"Sandbox","signedTransactionInfo":"\#(transaction)"}"#
-            ).utf8))
+            let notification = try ca.sign(
+                jsonPayload: Data(
+                    ForgedInputTable.notification(
+                        #""data":{"bundleId":"com.example.storekeeper","appAppleId":1234,"environment":"Sandbox","signedTransactionInfo":"\#(transaction)"}"#
+                    ).utf8))
             let result = await verifier.verifyAndDecodeNotificationWithNestedData(notification, now: Self.now)
             #expect(result.failure?.reason == reason)
             #expect(result.failure?.message.hasPrefix("data.signedTransactionInfo") == true)
@@ -122,6 +126,7 @@ struct SignedDataVerifierTests {
         let verifier = try Self.verifier(for: ca)
         let jws = try ca.sign(jsonPayload: Data(#"{"bundleId":"com.example.storekeeper","environment":"Sandbox"}"#.utf8))
         #expect(await verifier.verifyAndDecodeTransaction(jws, now: Self.now).isValid)
-        #expect(await verifier.verifyAndDecodeTransaction(jws, now: Date(timeIntervalSince1970: 1_950_000_000)).failure?.reason == .verificationFailure)
+        #expect(
+            await verifier.verifyAndDecodeTransaction(jws, now: Date(timeIntervalSince1970: 1_950_000_000)).failure?.reason == .verificationFailure)
     }
 }

@@ -40,9 +40,10 @@ struct OfferSignCommandTests {
 
         let json = try JSONSerialization.jsonObject(with: JSONOutput.encoder().encode(output)) as? [String: Any]
         #expect(json?["signature"] as? String == output.signature)
-        #expect(Set(json?.keys.map { $0 } ?? []) == [
-            "signature", "keyId", "nonce", "timestamp", "bundleId", "productId", "offerId", "appAccountToken",
-        ])
+        #expect(
+            Set(json?.keys.map { $0 } ?? []) == [
+                "signature", "keyId", "nonce", "timestamp", "bundleId", "productId", "offerId", "appAccountToken",
+            ])
     }
 
     @Test("without --nonce and --timestamp a fresh nonce and the current time are used")

@@ -56,8 +56,9 @@ struct FactIntakeTests {
         let transaction = try transaction(signed: signedAt)
         let app = try #require(try AppDirectory(configuration: harness.configuration).apps["alpha"])
         harness.clock.set(t0 + 7200)
-        try await harness.store.apply(Changeset(
-            appId: "alpha", at: t0, links: [CustomerLink(customerId: "carol", aliases: [.originalTransactionId(chain)])]))
+        try await harness.store.apply(
+            Changeset(
+                appId: "alpha", at: t0, links: [CustomerLink(customerId: "carol", aliases: [.originalTransactionId(chain)])]))
         switch source {
         case .notificationV2:
             let body = try SignedData.notification(
@@ -87,7 +88,7 @@ struct FactIntakeTests {
             statusEvents: [
                 "status:\(Self.chain):purchase:\(Self.chain):s\((Self.t0 + 3600).millisecondsSince1970) carol \(Self.chain) "
                     + #"{"expiresDate":"2026-01-31T00:00:00.000Z","productId":"pro.monthly","to":"active"}"#
-                    + " \((Self.t0 + 7200).millisecondsSince1970)",
+                    + " \((Self.t0 + 7200).millisecondsSince1970)"
             ])
         try await ServerHarness.run(.sqlite) { harness, client in
             let outcome = try await Self.deliver(source, harness: harness, client: client)

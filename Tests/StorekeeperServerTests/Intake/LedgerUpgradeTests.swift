@@ -24,33 +24,45 @@ struct LedgerUpgradeTests {
     static func downgrade(_ store: SQLStore, duplicateOf transactionId: String) async throws {
         try await store.backend.transaction { db in
             for row in try await db.raw("SELECT id, kind, transaction_id, original_transaction_id, fact FROM ledger").all() {
-                let id = try row.decode(column: "transaction_id", as: String?.self) ?? row.decode(column: "original_transaction_id", as: String?.self) ?? "-"
-                let key = previousKey(kind: try row.decode(column: "kind", as: String.self), id: id, json: try row.decode(column: "fact", as: String.self))
+                let id =
+                    try row.decode(column: "transaction_id", as: String?.self) ?? row.decode(column: "original_transaction_id", as: String?.self)
+                    ?? "-"
+                let key = previousKey(
+                    kind: try row.decode(column: "kind", as: String.self), id: id, json: try row.decode(column: "fact", as: String.self))
                 try await db.raw("UPDATE ledger SET fact_key = \(bind: key) WHERE id = \(bind: try row.decode(column: "id", as: Int64.self))").run()
             }
-            let original = try #require(try await db.raw("""
-                SELECT * FROM ledger WHERE kind = 'purchase' AND transaction_id = \(bind: transactionId) ORDER BY id LIMIT 1
-                """).first())
+            let original = try #require(
+                try await db.raw(
+                    """
+                    SELECT * FROM ledger WHERE kind = 'purchase' AND transaction_id = \(bind: transactionId) ORDER BY id LIMIT 1
+                    """
+                ).first())
             // The same transaction as an older engine encoded it (a field since renamed).
-            let json = try original.decode(column: "fact", as: String.self).replacingOccurrences(of: #"{"_0":{"#, with: #"{"_0":{"isFamilyShared":false,"#)
-            try await db.raw("""
+            let json = try original.decode(column: "fact", as: String.self).replacingOccurrences(
+                of: #"{"_0":{"#, with: #"{"_0":{"isFamilyShared":false,"#)
+            try await db.raw(
+                """
                 INSERT INTO ledger (app_id, fact_key, kind, customer_id, original_transaction_id, transaction_id, source, signed_at, fact, raw, recorded_at)
                 VALUES (\(bind: try original.decode(column: "app_id", as: String.self)), \(bind: previousKey(kind: "purchase", id: transactionId, json: json)),
                 'purchase', NULL, \(bind: try original.decode(column: "original_transaction_id", as: String?.self)), \(bind: transactionId),
                 'appStoreServerAPI', \(bind: try original.decode(column: "signed_at", as: Int64?.self)), \(bind: json), NULL,
                 \(bind: try original.decode(column: "recorded_at", as: Int64.self)))
-                """).run()
+                """
+            ).run()
             try await db.raw("DELETE FROM schema_migrations WHERE version = 4").run()
         }
     }
 
-    @Test("the previous release's ledger is re-keyed with no duplicate rows, and the same facts again add no row and no event", arguments: ServerBackend.databases)
+    @Test(
+        "the previous release's ledger is re-keyed with no duplicate rows, and the same facts again add no row and no event",
+        arguments: ServerBackend.databases)
     func upgrade(backend: ServerBackend) async throws {
         try await ServerHarness.run(backend) { harness, client in
             let t0 = Fixture.t0
             let day = Fixture.day
             let first = try SignedData.transaction(id: "5001", original: "5001", purchase: t0, expires: t0 + 30 * day, signed: t0 + 60)
-            let renewed = try SignedData.transaction(id: "5002", original: "5001", purchase: t0 + 30 * day, expires: t0 + 60 * day, signed: t0 + 30 * day)
+            let renewed = try SignedData.transaction(
+                id: "5002", original: "5001", purchase: t0 + 30 * day, expires: t0 + 60 * day, signed: t0 + 30 * day)
             let renewal = try SignedData.renewal(original: "5001", autoRenew: true, signed: t0 + 30 * day)
             harness.clock.set(t0 + 120)
             let purchase = "{\"signedTransaction\": \"\(try harness.ca.signTransaction(first))\"}"

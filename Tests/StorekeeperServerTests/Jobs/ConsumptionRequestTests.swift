@@ -15,10 +15,13 @@ struct ConsumptionRequestTests {
         _ harness: ServerHarness, policy: RefundPolicy, signed: Date, now: Date, consent: Bool = true
     ) async throws -> (sent: [ConsumptionRequest], events: [String]) {
         let chain = "5550001"
-        try await harness.store.apply(Changeset(appId: "alpha", at: signed, links: [CustomerLink(customerId: "c-1", aliases: [.originalTransactionId(chain)])]))
+        try await harness.store.apply(
+            Changeset(appId: "alpha", at: signed, links: [CustomerLink(customerId: "c-1", aliases: [.originalTransactionId(chain)])]))
         let transaction = try SignedData.transaction(
-            id: "5550002", original: chain, purchase: signed.addingTimeInterval(-86_400), expires: signed.addingTimeInterval(29 * 86_400), signed: signed)
-        let body = try SignedData.notification(harness.ca, type: "CONSUMPTION_REQUEST", subtype: nil, signed: signed, transaction: transaction, renewal: nil)
+            id: "5550002", original: chain, purchase: signed.addingTimeInterval(-86_400), expires: signed.addingTimeInterval(29 * 86_400),
+            signed: signed)
+        let body = try SignedData.notification(
+            harness.ca, type: "CONSUMPTION_REQUEST", subtype: nil, signed: signed, transaction: transaction, renewal: nil)
         harness.clock.set(signed)
         try await ReconciliationTests.deliver([body], to: harness.store, at: signed)
         try await harness.processor.drain()
@@ -33,10 +36,11 @@ struct ConsumptionRequestTests {
             sent.withLock { $0.append(request) }
         }
         harness.clock.set(now)
-        let scheduler = JobScheduler(runner: JobRunner(
-            apps: try AppDirectory(configuration: configuration), store: harness.store, clients: AppleClients(["alpha": fake]),
-            clock: { harness.clock.now }, logger: ReconciliationTests.quiet,
-            configuration: SchedulerConfiguration(notificationSweepSeconds: 1e9, refundSweepSeconds: 1e9, planSeconds: 1e9)))
+        let scheduler = JobScheduler(
+            runner: JobRunner(
+                apps: try AppDirectory(configuration: configuration), store: harness.store, clients: AppleClients(["alpha": fake]),
+                clock: { harness.clock.now }, logger: ReconciliationTests.quiet,
+                configuration: SchedulerConfiguration(notificationSweepSeconds: 1e9, refundSweepSeconds: 1e9, planSeconds: 1e9)))
         try await scheduler.planPeriodic()
         let jobs = try await harness.store.jobs(appId: "alpha", kind: JobKind.consumptionAnswer.rawValue, limit: 10)
         #expect(jobs.count == 1)

@@ -58,7 +58,10 @@ final class FakeApple: Sendable {
         var notes: [Notification] = []
         for subscriber in subscribers {
             func add(_ date: Date, _ type: String, _ subtype: String? = nil) {
-                if date <= horizon { notes.append(Notification(chain: subscriber.chain, date: date, type: type, subtype: subtype, uuid: UUID().uuidString, dropped: false)) }
+                if date <= horizon {
+                    notes.append(
+                        Notification(chain: subscriber.chain, date: date, type: type, subtype: subtype, uuid: UUID().uuidString, dropped: false))
+                }
             }
             add(subscriber.start, "SUBSCRIBED", "INITIAL_BUY")
             var k = 1
@@ -90,9 +93,10 @@ final class FakeApple: Sendable {
         while s.start.addingTimeInterval(Double(k) * Self.period) <= t, s.periods.map({ k < $0 }) ?? true {
             let purchase = s.start.addingTimeInterval(Double(k) * Self.period)
             let revoked = s.scenario == .refunded && k == 1 && t >= s.revokeAt ? s.revokeAt : nil
-            result.append(try SignedData.transaction(
-                id: "\(s.chain)0\(k)", original: s.chain, purchase: purchase, expires: purchase.addingTimeInterval(Self.period),
-                signed: revoked ?? purchase, revoked: revoked))
+            result.append(
+                try SignedData.transaction(
+                    id: "\(s.chain)0\(k)", original: s.chain, purchase: purchase, expires: purchase.addingTimeInterval(Self.period),
+                    signed: revoked ?? purchase, revoked: revoked))
             k += 1
         }
         return result
@@ -134,8 +138,10 @@ final class FakeApple: Sendable {
         var data: [String: Any] = ["environment": "Sandbox", "bundleId": Fixture.bundle]
         if let latest { data["signedTransactionInfo"] = try ca.signTransaction(latest) }
         data["signedRenewalInfo"] = try ca.signRenewalInfo(try renewal(s, at: at))
-        var object: [String: Any] = ["notificationType": note.type, "notificationUUID": note.uuid, "version": "2.0",
-                                     "signedDate": SignedData.ms(at), "data": data]
+        var object: [String: Any] = [
+            "notificationType": note.type, "notificationUUID": note.uuid, "version": "2.0",
+            "signedDate": SignedData.ms(at), "data": data,
+        ]
         if let subtype = note.subtype { object["subtype"] = subtype }
         return try ca.signNotification(try SignedData.decode(ResponseBodyV2DecodedPayload.self, object))
     }
@@ -151,12 +157,17 @@ final class FakeApple: Sendable {
             count("statuses")
             guard let s = subscriber(chain) else { throw AppStoreServerAPIError(.apiError, "not found", httpStatus: 404) }
             let now = clock.now
-            var item: [String: Any] = ["originalTransactionId": chain, "status": 1,
-                                       "signedRenewalInfo": try ca.signRenewalInfo(try renewal(s, at: now))]
+            var item: [String: Any] = [
+                "originalTransactionId": chain, "status": 1,
+                "signedRenewalInfo": try ca.signRenewalInfo(try renewal(s, at: now)),
+            ]
             if let latest = try transactions(s, at: now).last { item["signedTransactionInfo"] = try ca.signTransaction(latest) }
-            return try SignedData.decode(StatusResponse.self, [
-                "environment": "Sandbox", "bundleId": Fixture.bundle,
-                "data": [["subscriptionGroupIdentifier": "pro", "lastTransactions": [item]]]])
+            return try SignedData.decode(
+                StatusResponse.self,
+                [
+                    "environment": "Sandbox", "bundleId": Fixture.bundle,
+                    "data": [["subscriptionGroupIdentifier": "pro", "lastTransactions": [item]]],
+                ])
         }
         fake.getNotificationHistoryHandler = { [self] token, request in
             count("notificationHistory")
@@ -166,8 +177,10 @@ final class FakeApple: Sendable {
             let offset = token.flatMap(Int.init) ?? 0
             let page = Array(matching.dropFirst(offset).prefix(20))
             let more = offset + page.count < matching.count
-            var object: [String: Any] = ["hasMore": more,
-                                         "notificationHistory": try page.map { ["signedPayload": try signed($0), "sendAttempts": []] }]
+            var object: [String: Any] = [
+                "hasMore": more,
+                "notificationHistory": try page.map { ["signedPayload": try signed($0), "sendAttempts": []] },
+            ]
             if more { object["paginationToken"] = "\(offset + page.count)" }
             return try SignedData.decode(NotificationHistoryResponse.self, object)
         }
@@ -175,8 +188,11 @@ final class FakeApple: Sendable {
             count("refundHistory")
             guard let s = subscriber(chain) else { throw AppStoreServerAPIError(.apiError, "not found", httpStatus: 404) }
             let refunded = try transactions(s, at: clock.now).filter { $0.revocationDate != nil }
-            return try SignedData.decode(RefundHistoryResponse.self, [
-                "hasMore": false, "signedTransactions": try refunded.map { try ca.signTransaction($0) }])
+            return try SignedData.decode(
+                RefundHistoryResponse.self,
+                [
+                    "hasMore": false, "signedTransactions": try refunded.map { try ca.signTransaction($0) },
+                ])
         }
         fake.getTransactionHistoryHandler = { [self] chain, revision, _, _ in
             count("transactionHistory")
@@ -185,9 +201,12 @@ final class FakeApple: Sendable {
             let offset = revision.flatMap(Int.init) ?? 0
             let page = Array(all.dropFirst(offset).prefix(1))
             let more = offset + page.count < all.count
-            return try SignedData.decode(HistoryResponse.self, [
-                "hasMore": more, "revision": "\(offset + page.count)", "environment": "Sandbox", "bundleId": Fixture.bundle,
-                "signedTransactions": try page.map { try ca.signTransaction($0) }])
+            return try SignedData.decode(
+                HistoryResponse.self,
+                [
+                    "hasMore": more, "revision": "\(offset + page.count)", "environment": "Sandbox", "bundleId": Fixture.bundle,
+                    "signedTransactions": try page.map { try ca.signTransaction($0) },
+                ])
         }
         return fake
     }

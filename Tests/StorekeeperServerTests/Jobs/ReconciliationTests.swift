@@ -19,14 +19,16 @@ struct ReconciliationTests {
 
     static func deliver(_ bodies: [String], to store: any StorekeeperStorage, at now: Date) async throws {
         for body in bodies {
-            _ = try await store.receive(InboxNotification(
-                appId: "alpha", idempotencyKey: InboxNotification.idempotencyKey(version: .v2, notificationUUID: nil, body: Data(body.utf8)),
-                version: .v2, body: body, receivedAt: now))
+            _ = try await store.receive(
+                InboxNotification(
+                    appId: "alpha", idempotencyKey: InboxNotification.idempotencyKey(version: .v2, notificationUUID: nil, body: Data(body.utf8)),
+                    version: .v2, body: body, receivedAt: now))
         }
     }
 
-    @Test("states converge to Apple's truth within one cycle although a fifth of notifications is lost",
-          arguments: ServerBackend.available)
+    @Test(
+        "states converge to Apple's truth within one cycle although a fifth of notifications is lost",
+        arguments: ServerBackend.available)
     func convergesDespiteDroppedNotifications(_ backend: ServerBackend) async throws {
         try await ServerHarness.run(backend) { harness, client in
             let days = 62.0
@@ -68,7 +70,8 @@ struct ReconciliationTests {
             let perSubscriberDay = Double(perSubscriberCalls) / (Double(subscriberCount) * days)
             let sweepPerDay = Double(counts["notificationHistory"] ?? 0) / days
             let total = Double(counts.values.reduce(0, +)) / (Double(subscriberCount) * days)
-            let line = "reconciliation (\(backend)): Apple calls \(counts) for \(subscriberCount) subscribers over \(Int(days)) days: "
+            let line =
+                "reconciliation (\(backend)): Apple calls \(counts) for \(subscriberCount) subscribers over \(Int(days)) days: "
                 + String(format: "%.3f", perSubscriberDay) + " per subscriber per day (naive daily polling: 1.000, ratio 1:"
                 + String(format: "%.0f", 1 / max(perSubscriberDay, 0.0001)) + ") plus " + String(format: "%.1f", sweepPerDay)
                 + " history calls per app per day; all calls at this size " + String(format: "%.3f", total) + " per subscriber per day\n"
@@ -86,9 +89,10 @@ struct ReconciliationTests {
             try await store.saveApp(AppRecord(id: "alpha", bundleId: Fixture.bundle, createdAt: Fixture.t0))
             let jobs = 120
             for index in 0..<jobs {
-                try await store.enqueue(JobRecord(
-                    appId: "alpha", kind: JobKind.refreshSubscription.rawValue,
-                    payload: "{\"originalTransactionId\":\"7000\(index)\"}", runAt: Fixture.t0, idempotencyKey: "refresh:7000\(index)"))
+                try await store.enqueue(
+                    JobRecord(
+                        appId: "alpha", kind: JobKind.refreshSubscription.rawValue,
+                        payload: "{\"originalTransactionId\":\"7000\(index)\"}", runAt: Fixture.t0, idempotencyKey: "refresh:7000\(index)"))
             }
             let executions = Mutex([String: Int]())
             var fake = AppStoreServerAPIFake()
@@ -100,8 +104,13 @@ struct ReconciliationTests {
             let apps = try AppDirectory(configuration: configuration)
             let clients = AppleClients(["alpha": fake])
             let settings = SchedulerConfiguration(batchSize: 3)
-            let first = JobScheduler(runner: JobRunner(apps: apps, store: store, clients: clients, clock: { Fixture.t0 }, logger: Self.quiet, configuration: settings), owner: "replica-a")
-            let second = JobScheduler(runner: JobRunner(apps: apps, store: otherStore, clients: clients, clock: { Fixture.t0 }, logger: Self.quiet, configuration: settings), owner: "replica-b")
+            let first = JobScheduler(
+                runner: JobRunner(apps: apps, store: store, clients: clients, clock: { Fixture.t0 }, logger: Self.quiet, configuration: settings),
+                owner: "replica-a")
+            let second = JobScheduler(
+                runner: JobRunner(
+                    apps: apps, store: otherStore, clients: clients, clock: { Fixture.t0 }, logger: Self.quiet, configuration: settings),
+                owner: "replica-b")
             async let ranByFirst = first.runDue()
             async let ranBySecond = second.runDue()
             let (a, b) = try await (ranByFirst, ranBySecond)
@@ -109,7 +118,10 @@ struct ReconciliationTests {
             #expect(a + b == jobs)
             #expect(counts.count == jobs)
             #expect(counts.values.allSatisfy { $0 == 1 }, "\(counts.filter { $0.value != 1 })")
-            FileHandle.standardError.write(Data("replicas (\(backend)): replica-a ran \(a), replica-b ran \(b), \(jobs) jobs, max executions per job \(counts.values.max() ?? 0)\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "replicas (\(backend)): replica-a ran \(a), replica-b ran \(b), \(jobs) jobs, max executions per job \(counts.values.max() ?? 0)\n"
+                        .utf8))
         }
     }
 }

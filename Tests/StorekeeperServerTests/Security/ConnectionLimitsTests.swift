@@ -43,7 +43,9 @@ struct ConnectionLimitsTests {
     func halfSentBody() async throws {
         try await Self.live(limits: ConnectionLimits(idleTimeoutSeconds: 30, bodyTimeoutSeconds: 1)) { port in
             let connection = try RawConnection(port: port)
-            connection.send("POST /v1/apps/alpha/notifications HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{\"signedPayload\":\"")
+            connection.send(
+                "POST /v1/apps/alpha/notifications HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{\"signedPayload\":\""
+            )
             let answer = await connection.readSome()
             #expect(answer.hasPrefix("HTTP/1.1 408"), "\(answer.prefix(80))")
             #expect(answer.contains("request_timeout"))

@@ -11,8 +11,9 @@ import Testing
 struct DatabaseOutageTests {
     static var logger: Logger { ReconciliationTests.quiet }
 
-    @Test("PostgreSQL cut off: 503 with Retry-After within the bound, /health says why; restored: answers again",
-          .enabled(if: ServerBackend.postgresURL != nil, "needs STOREKEEPER_TEST_POSTGRES_URL"))
+    @Test(
+        "PostgreSQL cut off: 503 with Retry-After within the bound, /health says why; restored: answers again",
+        .enabled(if: ServerBackend.postgresURL != nil, "needs STOREKEEPER_TEST_POSTGRES_URL"))
     func outageAndRecovery() async throws {
         let base = try #require(ServerBackend.postgresURL)
         let name = "sk_outage_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)

@@ -18,7 +18,8 @@ struct InboxResilienceTests {
     func poisonRowsDoNotBlock(backend: ServerBackend) async throws {
         try await ServerHarness.run(backend) { harness, client in
             for index in 0..<40 {
-                let body = #"{"notification_type":"DID_RENEW\u0000"# + "\(index)" + #"","password":"alpha-shared-secret","bid":"com.example.alpha\u0000"}"#
+                let body =
+                    #"{"notification_type":"DID_RENEW\u0000"# + "\(index)" + #"","password":"alpha-shared-secret","bid":"com.example.alpha\u0000"}"#
                 _ = try await harness.store.receive(Self.row("alpha", body: body, version: .v1))
             }
             let genuine = try NotificationRouteSecurityTests.genuine(harness.ca)
@@ -33,7 +34,9 @@ struct InboxResilienceTests {
         }
     }
 
-    @Test("a row claimed more than the allowed attempts is marked failed with its reason, listed, and an admin can retry it", arguments: ServerBackend.available)
+    @Test(
+        "a row claimed more than the allowed attempts is marked failed with its reason, listed, and an admin can retry it",
+        arguments: ServerBackend.available)
     func failedAfterMaximumAttempts(backend: ServerBackend) async throws {
         try await ServerHarness.run(backend) { harness, client in
             let posted = try await client.call(.post, "/v1/apps/alpha/notifications", body: try NotificationRouteSecurityTests.genuine(harness.ca))
@@ -67,11 +70,13 @@ struct InboxResilienceTests {
             var ids: [InboxState: Int64] = [:]
             for (index, state) in [InboxState.rejected, .duplicate, .processed, .failed].enumerated() {
                 let id = try await harness.store.receive(Self.row("alpha", body: "old-\(index)", receivedAt: old)).id
-                try await harness.store.apply(Changeset(appId: "alpha", at: old, inboxOutcome: InboxOutcome(inboxId: id, state: state, processedAt: old)))
+                try await harness.store.apply(
+                    Changeset(appId: "alpha", at: old, inboxOutcome: InboxOutcome(inboxId: id, state: state, processedAt: old)))
                 ids[state] = id
             }
             let recent = try await harness.store.receive(Self.row("alpha", body: "recent", receivedAt: Fixture.t0 - Fixture.day)).id
-            try await harness.store.apply(Changeset(appId: "alpha", at: Fixture.t0, inboxOutcome: InboxOutcome(inboxId: recent, state: .rejected, processedAt: Fixture.t0)))
+            try await harness.store.apply(
+                Changeset(appId: "alpha", at: Fixture.t0, inboxOutcome: InboxOutcome(inboxId: recent, state: .rejected, processedAt: Fixture.t0)))
             var logger = Logger(label: "test.retention")
             logger.logLevel = .warning
             let retention = InboxRetention(store: harness.store, clock: { Fixture.t0 }, logger: logger, retentionDays: 30)

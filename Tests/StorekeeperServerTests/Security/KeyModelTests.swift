@@ -9,7 +9,9 @@ import Testing
 /// that reads and acts for one customer only, until it expires.
 @Suite("Security: keys, customer tokens and paths")
 struct KeyModelTests {
-    static func mint(_ client: any TestClientProtocol, customer: String, key: String = Fixture.alphaKey, app: String = "alpha", body: String? = nil) async throws -> String {
+    static func mint(
+        _ client: any TestClientProtocol, customer: String, key: String = Fixture.alphaKey, app: String = "alpha", body: String? = nil
+    ) async throws -> String {
         let response = try await client.call(.post, "/v1/apps/\(app)/customers/\(customer)/tokens", key: key, body: body)
         #expect(response.status == 201, "\(response.text)")
         return try #require(response.json["token"] as? String)
@@ -51,8 +53,11 @@ struct KeyModelTests {
     @Test("expired, tampered and other apps' tokens are refused with 401", arguments: ServerBackend.available)
     func tokenValidity(backend: ServerBackend) async throws {
         try await ServerHarness.run(backend) { harness, client in
-            #expect(try await client.call(.post, "/v1/apps/alpha/customers/alice/grants", key: Fixture.alphaAdmin,
-                                          body: #"{"productId":"pro.lifetime","reason":"gift"}"#).status == 201)
+            #expect(
+                try await client.call(
+                    .post, "/v1/apps/alpha/customers/alice/grants", key: Fixture.alphaAdmin,
+                    body: #"{"productId":"pro.lifetime","reason":"gift"}"#
+                ).status == 201)
             let token = try await Self.mint(client, customer: "alice", body: #"{"expiresIn": 120}"#)
             #expect(try await client.call(.get, "/v1/apps/alpha/customers/alice", key: token).status == 200)
             var tampered = Array(token)
@@ -91,15 +96,18 @@ struct KeyModelTests {
         }
     }
 
-    @Test("a revocation is filed under the transaction's owner: unknown 422, another customer's 409, and both views agree", arguments: ServerBackend.available)
+    @Test(
+        "a revocation is filed under the transaction's owner: unknown 422, another customer's 409, and both views agree",
+        arguments: ServerBackend.available)
     func revocationsResolveOwner(backend: ServerBackend) async throws {
         try await ServerHarness.run(backend) { harness, client in
             try await OfferRoutesTests.subscribe("alice", harness, client)
             harness.clock.set(Fixture.t0 - 20 * Fixture.day)
             #expect(try await client.status("alpha", "8100001", key: Fixture.alphaKey) == "active")
             func revoke(_ customer: String, _ transaction: String) async throws -> (status: Int, json: [String: Any], text: String) {
-                try await client.call(.post, "/v1/apps/alpha/customers/\(customer)/grants", key: Fixture.alphaAdmin,
-                                      body: #"{"action":"revoke","transactionId":"\#(transaction)","reason":"chargeback"}"#)
+                try await client.call(
+                    .post, "/v1/apps/alpha/customers/\(customer)/grants", key: Fixture.alphaAdmin,
+                    body: #"{"action":"revoke","transactionId":"\#(transaction)","reason":"chargeback"}"#)
             }
             #expect(try await revoke("mallory", "8100001").status == 409)
             #expect(try await revoke("alice", "999").status == 422)
@@ -116,11 +124,14 @@ struct KeyModelTests {
         let apple = AppleAccess()
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("sk-key-\(UUID().uuidString).p8")
         try Data(apple.key.pemRepresentation.utf8).write(to: file)
-        try await ServerHarness.run(.sqlite, configure: { configuration in
-            try apple.configure(&configuration)
-            configuration.apps[0].appStoreServerAPI?.privateKey = nil
-            configuration.apps[0].appStoreServerAPI?.privateKeyPath = file.path
-        }, appleClients: apple.clients) { harness, client in
+        try await ServerHarness.run(
+            .sqlite,
+            configure: { configuration in
+                try apple.configure(&configuration)
+                configuration.apps[0].appStoreServerAPI?.privateKey = nil
+                configuration.apps[0].appStoreServerAPI?.privateKeyPath = file.path
+            }, appleClients: apple.clients
+        ) { harness, client in
             try FileManager.default.removeItem(at: file)
             try await OfferRoutesTests.subscribe("alice", harness, client)
             let offer = #"{"customerId":"alice","productId":"pro.monthly","offerId":"o1","appAccountToken":"\#(OfferRoutesTests.token)"}"#

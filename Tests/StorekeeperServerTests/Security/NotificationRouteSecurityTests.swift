@@ -23,9 +23,11 @@ struct NotificationRouteSecurityTests {
         try await ServerHarness.run(backend) { harness, client in
             let forger = try TestCertificateAuthorityFactory.untrusted()
             let forged = try Self.genuine(forger)
-            var bodies = ["", "{", "[]", "null", "{}", "{\"x\":1}", "{\"signedPayload\":\"a.b.c\"}", "{\"signedPayload\":5}",
-                          "{\"notification_type\":\"DID_RENEW\"}", "{\"notification_type\":\"DID_RENEW\",\"password\":\"guess\"}",
-                          "{\"notification_type\":\"X\\u0000\",\"password\":\"alpha-shared-secret\"}", forged]
+            var bodies = [
+                "", "{", "[]", "null", "{}", "{\"x\":1}", "{\"signedPayload\":\"a.b.c\"}", "{\"signedPayload\":5}",
+                "{\"notification_type\":\"DID_RENEW\"}", "{\"notification_type\":\"DID_RENEW\",\"password\":\"guess\"}",
+                "{\"notification_type\":\"X\\u0000\",\"password\":\"alpha-shared-secret\"}", forged,
+            ]
             var generator = SystemRandomNumberGenerator()
             for index in 0..<300 {
                 let bytes = (0..<(index % 64 + 1)).map { _ in UInt8.random(in: 0...255, using: &generator) }
@@ -82,24 +84,30 @@ struct NotificationRouteSecurityTests {
         var mixed = AppConfiguration(id: "mixed", bundleId: Fixture.bundle, environments: [.sandbox, .xcode])
         #expect(throws: ConfigurationError.self) { try ServerConfiguration(apps: [mixed]).validate() }
         #expect(throws: ConfigurationError.self) {
-            try ServerConfiguration(apps: [AppConfiguration(id: "m", bundleId: "b", appAppleId: 1, environments: [.production, .localTesting])]).validate()
+            try ServerConfiguration(apps: [AppConfiguration(id: "m", bundleId: "b", appAppleId: 1, environments: [.production, .localTesting])])
+                .validate()
         }
         mixed.allowUnsignedTestData = true
         try ServerConfiguration(apps: [mixed]).validate()
         try ServerConfiguration(apps: [AppConfiguration(id: "x", bundleId: "b", environments: [.xcode])]).validate()
 
-        try await ServerHarness.run(.sqlite, configure: { configuration in
-            configuration.apps[0].environments = [.sandbox, .xcode]
-            configuration.apps[0].allowUnsignedTestData = true
-        }) { harness, client in
+        try await ServerHarness.run(
+            .sqlite,
+            configure: { configuration in
+                configuration.apps[0].environments = [.sandbox, .xcode]
+                configuration.apps[0].allowUnsignedTestData = true
+            }
+        ) { harness, client in
             let forger = try TestCertificateAuthorityFactory.untrusted()
             let t0 = Fixture.t0
             var transaction = try SignedData.transaction(id: "6001", original: "6001", purchase: t0, expires: t0 + 400 * Fixture.day, signed: t0)
             transaction.environment = .xcode
-            let payload = try SignedData.decode(ResponseBodyV2DecodedPayload.self, [
-                "notificationType": "SUBSCRIBED", "notificationUUID": UUID().uuidString, "version": "2.0", "signedDate": SignedData.ms(t0),
-                "data": ["environment": "Xcode", "bundleId": Fixture.bundle, "signedTransactionInfo": try forger.signTransaction(transaction)],
-            ])
+            let payload = try SignedData.decode(
+                ResponseBodyV2DecodedPayload.self,
+                [
+                    "notificationType": "SUBSCRIBED", "notificationUUID": UUID().uuidString, "version": "2.0", "signedDate": SignedData.ms(t0),
+                    "data": ["environment": "Xcode", "bundleId": Fixture.bundle, "signedTransactionInfo": try forger.signTransaction(transaction)],
+                ])
             let body = "{\"signedPayload\":\"\(try forger.signNotification(payload))\"}"
             let response = try await client.call(.post, "/v1/apps/alpha/notifications", body: body)
             #expect(response.status == 400)
@@ -127,13 +135,17 @@ struct NotificationRouteSecurityTests {
     @Test("U+0000 in a path, a query or a JSON string is a 400, never a 500", arguments: ServerBackend.available)
     func nulEverywhere(backend: ServerBackend) async throws {
         try await ServerHarness.run(backend) { _, client in
-            for uri in ["/v1/apps/alpha/notifications?type=A%00B", "/v1/apps/alpha/notifications?originalTransactionId=%00",
-                        "/v1/apps/alpha/customers/a%00b", "/v1/apps/alpha/subscriptions/1%00"] {
+            for uri in [
+                "/v1/apps/alpha/notifications?type=A%00B", "/v1/apps/alpha/notifications?originalTransactionId=%00",
+                "/v1/apps/alpha/customers/a%00b", "/v1/apps/alpha/subscriptions/1%00",
+            ] {
                 let response = try await client.call(.get, uri, key: Fixture.alphaAdmin)
                 #expect(response.status == 400, "\(uri)")
             }
-            let grants = [#"{"productId": "pro.lifetime", "reason": "x\u0000y"}"#, #"{"productId": "pro\u0000", "reason": "r"}"#,
-                          #"{"productId": "pro.lifetime", "reason": "r", "grantId": "\u0000"}"#]
+            let grants = [
+                #"{"productId": "pro.lifetime", "reason": "x\u0000y"}"#, #"{"productId": "pro\u0000", "reason": "r"}"#,
+                #"{"productId": "pro.lifetime", "reason": "r", "grantId": "\u0000"}"#,
+            ]
             for body in grants {
                 let response = try await client.call(.post, "/v1/apps/alpha/customers/c1/grants", key: Fixture.alphaAdmin, body: body)
                 #expect(response.status == 400, "\(body)")

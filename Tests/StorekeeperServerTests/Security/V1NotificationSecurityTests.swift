@@ -35,8 +35,9 @@ struct V1NotificationSecurityTests {
         }
 
         func subscribedBody() throws -> [String: Any] {
-            let data = try #require(try builder.body(
-                type: .subscribed, subtype: .initialBuy, transaction: purchase, subscription: truth, store: store, at: Fixture.t0))
+            let data = try #require(
+                try builder.body(
+                    type: .subscribed, subtype: .initialBuy, transaction: purchase, subscription: truth, store: store, at: Fixture.t0))
             return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         }
     }
@@ -97,10 +98,12 @@ struct V1NotificationSecurityTests {
             refunded["cancellation_reason"] = "0"
             infos = [renewal, refunded]
             unified["latest_receipt_info"] = infos
-            unified["pending_renewal_info"] = [[
-                "original_transaction_id": "7001", "product_id": "pro.monthly", "auto_renew_product_id": "pro.monthly",
-                "auto_renew_status": "1", "is_in_billing_retry_period": "1", "grace_period_expires_date_ms": "2082758400000",
-            ]]
+            unified["pending_renewal_info"] = [
+                [
+                    "original_transaction_id": "7001", "product_id": "pro.monthly", "auto_renew_product_id": "pro.monthly",
+                    "auto_renew_status": "1", "is_in_billing_retry_period": "1", "grace_period_expires_date_ms": "2082758400000",
+                ]
+            ]
             extended["unified_receipt"] = unified
             extended["notification_type"] = "DID_RENEW"
             let response = try await client.call(.post, "/v1/apps/alpha/notifications", body: try Self.text(extended))

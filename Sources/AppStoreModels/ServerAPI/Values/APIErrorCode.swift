@@ -308,7 +308,9 @@ public struct APIErrorCode: AppStoreOpenValue {
 
     /// Whether Apple documents the error as transient, so the same request may succeed later.
     public var isRetryable: Bool {
-        [.accountNotFoundRetryable, .appNotFoundRetryable, .originalTransactionIdNotFoundRetryable,
-         .generalInternalRetryable, .rateLimitExceeded].contains(self)
+        [
+            .accountNotFoundRetryable, .appNotFoundRetryable, .originalTransactionIdNotFoundRetryable,
+            .generalInternalRetryable, .rateLimitExceeded,
+        ].contains(self)
     }
 }
