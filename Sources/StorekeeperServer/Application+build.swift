@@ -73,7 +73,9 @@ public func buildApplication(configuration: ServerConfiguration, dependencies: S
     let metrics = ServerMetrics()
     let signal = InboxSignal()
     let store = dependencies.store
-    let processor = InboxProcessor(apps: directory, store: store, clock: dependencies.clock, logger: dependencies.logger, metrics: metrics)
+    let work = ServerWork(
+        apps: directory, dependencies: dependencies, scheduling: dependencies.scheduler ?? SchedulerConfiguration(), metrics: metrics,
+        inboxWritten: { await signal.notify() })
     var api = StorekeeperAPI(
         apps: directory, store: store, clock: dependencies.clock, signal: signal, metrics: metrics,
         maximumBodySize: configuration.maximumBodySize, appleClients: dependencies.appleClients)
@@ -90,18 +92,15 @@ public func buildApplication(configuration: ServerConfiguration, dependencies: S
         services.append(
             startup.holding(
                 InboxWorker(
-                    processor: processor, configuration: configuration.inbox, signal: signal,
+                    processor: work.processor, configuration: configuration.inbox, signal: signal,
                     releaseLeasesAtStart: store.backendName == "sqlite")))
         services.append(
             startup.holding(
                 InboxRetention(
                     store: store, clock: dependencies.clock, logger: dependencies.logger, retentionDays: configuration.inbox.retentionDays)))
     }
-    if let scheduling = dependencies.scheduler {
-        let runner = JobRunner(
-            apps: directory, store: store, clients: dependencies.appleClients, clock: dependencies.clock,
-            logger: dependencies.logger, configuration: scheduling, inboxWritten: { await signal.notify() })
-        services.append(startup.holding(JobScheduler(runner: runner)))
+    if dependencies.scheduler != nil {
+        services.append(startup.holding(work.scheduler))
     }
     for app in configuration.apps where app.allowUnsignedTestData == true {
         dependencies.logger.warning(

@@ -13,8 +13,8 @@ import StorekeeperStore
 struct DemoLoop {
     let world: DemoWorld
     let settings: DemoSettings
-    let store: SQLStore
-    let configuration: ServerConfiguration
+    /// The server's own background work (inbox and scheduler), stepped with simulated time.
+    let work: ServerWork
     let counter: APICallCounter
     let client: HTTPClient
     let serverPort: Int
@@ -23,16 +23,7 @@ struct DemoLoop {
     var serverBase: String { "http://127.0.0.1:\(serverPort)" }
 
     func run() async throws -> DemoRunner.Outcome {
-        var logger = Logger(label: "storekeeper.demo")
-        logger.logLevel = .error
         let clock = world.clock
-        let apps = try AppDirectory(configuration: configuration)
-        let processor = InboxProcessor(apps: apps, store: store, clock: { clock.now }, logger: logger)
-        let runner = JobRunner(
-            apps: apps, store: store, clients: try AppleClients.live(configuration: configuration, rateBudget: DemoWorld.rateBudget),
-            clock: { clock.now }, logger: logger,
-            configuration: SchedulerConfiguration())
-        let scheduler = JobScheduler(runner: runner, owner: "demo")
         let population = world.makePopulation()
         if settings.sendsV1 { population.v1Builder = NotificationV1Builder(signer: world.signer, sharedSecret: world.sharedSecret) }
         var checkpoints = ScenarioCheckpoints(scenario: settings.scenario, start: world.start)
@@ -58,9 +49,9 @@ struct DemoLoop {
             purchases += try await report(output.purchases)
             for record in output.notifications { _ = delivery.enqueue(record) }
             _ = await delivery.deliverDue(now: instant)
-            processed += try await processor.drain()
-            try await scheduler.tick()
-            processed += try await processor.drain()
+            processed += try await work.drainInbox()
+            try await work.runScheduler()
+            processed += try await work.drainInbox()
             if instant >= nextReport || instant >= world.end {
                 reporter.progress(at: instant, population: population, delivery: delivery.totals, purchases: purchases, processed: processed)
                 nextReport = nextReport.addingTimeInterval(Self.reportInterval(days: settings.days))
@@ -74,7 +65,7 @@ struct DemoLoop {
         // Apple's notification history is the backstop for what never arrived: one last sweep
         // up to the end, as the scheduler runs every few hours anyway.
         if settings.reconciles {
-            processed += try await finalSweep(scheduler: scheduler, processor: processor)
+            processed += try await finalSweep()
         }
         let elapsed = ContinuousClock.now - started
         reporter.simulated(elapsed: elapsed, delivery: delivery.totals, purchases: purchases, processed: processed)
@@ -97,9 +88,9 @@ struct DemoLoop {
                 _ = try await report(output.purchases)
                 for record in output.notifications { _ = delivery.enqueue(record) }
                 _ = await delivery.deliverDue(now: now)
-                _ = try await processor.drain()
-                try await scheduler.tick()
-                _ = try await processor.drain()
+                try await work.drainInbox()
+                try await work.runScheduler()
+                try await work.drainInbox()
             } catch {
                 if stop.isSet { break }
                 throw error
@@ -127,16 +118,11 @@ struct DemoLoop {
     }
 
     /// Runs a notification-history sweep over the whole run now, then drains the inbox.
-    func finalSweep(scheduler: JobScheduler, processor: InboxProcessor) async throws -> Int {
-        let payload = SweepPayload(
-            startMillis: Int64(world.start.timeIntervalSince1970 * 1000) - 86_400_000, endMillis: Int64(world.end.timeIntervalSince1970 * 1000) + 1)
-        let text = String(decoding: try JSONEncoder().encode(payload), as: UTF8.self)
-        try await store.enqueue(
-            JobRecord(
-                appId: DemoWorld.appId, kind: JobKind.notificationSweep.rawValue, payload: text, runAt: world.clock.now,
-                idempotencyKey: "demo-final-sweep:\(payload.endMillis)"))
-        _ = try await scheduler.runDue()
-        return try await processor.drain()
+    func finalSweep() async throws -> Int {
+        try await work.requestNotificationSweep(
+            appId: DemoWorld.appId, from: world.start.addingTimeInterval(-86_400), to: world.end.addingTimeInterval(0.001))
+        try await work.runDueJobs()
+        return try await work.drainInbox()
     }
 
     func send(_ method: HTTPMethod, _ path: String, body: Data? = nil) async throws -> (Int, String) {

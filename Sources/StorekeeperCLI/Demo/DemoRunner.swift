@@ -93,6 +93,10 @@ struct DemoRunner {
             appleClients: try AppleClients.live(configuration: configuration, rateBudget: DemoWorld.rateBudget), scheduler: nil)
         dependencies.onServerRunning = { port in await ports.put("server", port) }
         let server = try buildApplication(configuration: configuration, dependencies: dependencies)
+        // The inbox and the scheduler step with simulated time: the server's own work, by hand.
+        var quiet = dependencies
+        quiet.logger.logLevel = .error
+        let work = try ServerWork(configuration: configuration, dependencies: quiet, owner: "demo")
         let serverServices = ServiceGroup(
             configuration: .init(
                 services: [server], gracefulShutdownSignals: settings.check ? [] : [.sigterm, .sigint], logger: logger))
@@ -112,7 +116,7 @@ struct DemoRunner {
         let serverPort = try await ports.take("server")
         return try await HTTPClient.withDemoClient { client in
             try await DemoLoop(
-                world: world, settings: settings, store: store, configuration: configuration, counter: counter,
+                world: world, settings: settings, work: work, counter: counter,
                 client: client, serverPort: serverPort, stop: stop
             ).run()
         }

@@ -59,4 +59,11 @@ extension JobRecord {
             appId: appId, kind: kind.rawValue, payload: payload, runAt: start,
             idempotencyKey: "\(kind.rawValue):\(start.millisecondsSince1970)")
     }
+
+    /// A ``JobKind/notificationSweep`` of `window`, once per `cause`.
+    static func notificationSweep(appId: String, window: SweepPayload, runAt: Date, cause: String) -> JobRecord {
+        JobRecord(
+            appId: appId, kind: JobKind.notificationSweep.rawValue, payload: JSONEncoder.payload(window), runAt: runAt,
+            idempotencyKey: "\(JobKind.notificationSweep.rawValue):\(cause)")
+    }
 }

@@ -1,0 +1,59 @@
+import Foundation
+import StorekeeperStore
+
+/// The server's background work, built once from its configuration: the inbox processor and
+/// the reconciliation scheduler that `serve` runs as services. A driver of simulated time (the
+/// demo) steps the same machinery by hand instead of wiring its own.
+public struct ServerWork: Sendable {
+    let processor: InboxProcessor
+    let scheduler: JobScheduler
+
+    /// The work for `configuration` over `dependencies`' store, clock and Apple clients.
+    public init(
+        configuration: ServerConfiguration, dependencies: ServerDependencies, scheduling: SchedulerConfiguration = SchedulerConfiguration(),
+        owner: String = "worker-\(UUID().uuidString.prefix(8))"
+    ) throws {
+        try self.init(
+            apps: AppDirectory(configuration: configuration), dependencies: dependencies, scheduling: scheduling, metrics: nil,
+            inboxWritten: {}, owner: owner)
+    }
+
+    init(
+        apps: AppDirectory, dependencies: ServerDependencies, scheduling: SchedulerConfiguration, metrics: ServerMetrics?,
+        inboxWritten: @escaping @Sendable () async -> Void, owner: String = "worker-\(UUID().uuidString.prefix(8))"
+    ) {
+        processor = InboxProcessor(
+            apps: apps, store: dependencies.store, clock: dependencies.clock, logger: dependencies.logger, metrics: metrics)
+        let runner = JobRunner(
+            apps: apps, store: dependencies.store, clients: dependencies.appleClients, clock: dependencies.clock,
+            logger: dependencies.logger, configuration: scheduling, inboxWritten: inboxWritten)
+        scheduler = JobScheduler(runner: runner, owner: owner)
+    }
+
+    /// Processes every pending notification; returns how many rows were handled.
+    @discardableResult
+    public func drainInbox() async throws -> Int {
+        try await processor.drain()
+    }
+
+    /// One scheduler pass: plans the periodic jobs, then runs every due job; returns how many ran.
+    @discardableResult
+    public func runScheduler() async throws -> Int {
+        try await scheduler.tick()
+    }
+
+    /// Runs the jobs that are due, without planning; returns how many ran.
+    @discardableResult
+    public func runDueJobs() async throws -> Int {
+        try await scheduler.runDue()
+    }
+
+    /// Asks for a sweep of Apple's notification history of `appId` over `start..<end` now (it
+    /// replays what Apple failed to deliver into the inbox); it runs with the due jobs.
+    public func requestNotificationSweep(appId: String, from start: Date, to end: Date) async throws {
+        let runner = scheduler.runner
+        let payload = SweepPayload(startMillis: start.millisecondsSince1970, endMillis: end.millisecondsSince1970)
+        try await runner.store.enqueue(
+            .notificationSweep(appId: appId, window: payload, runAt: runner.clock(), cause: "requested:\(payload.endMillis)"))
+    }
+}
