@@ -1,5 +1,6 @@
 import AppStoreVerification
 import Crypto
+import AppStoreModels
 import Foundation
 import SwiftASN1
 import X509

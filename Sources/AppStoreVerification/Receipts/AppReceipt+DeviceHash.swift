@@ -1,4 +1,5 @@
 import Crypto
+import AppStoreModels
 import Foundation
 
 extension AppReceipt {

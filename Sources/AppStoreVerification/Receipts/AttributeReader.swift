@@ -1,3 +1,4 @@
+import AppStoreModels
 import Foundation
 import SwiftASN1
 

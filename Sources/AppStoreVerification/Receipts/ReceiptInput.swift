@@ -1,3 +1,4 @@
+import AppStoreModels
 import Foundation
 
 /// What a blob handed in as a receipt actually is, decided from its bytes alone.

@@ -1,3 +1,4 @@
+import AppStoreModels
 import Foundation
 
 /// A cheap fraud filter for receipts, run before verification or any call to Apple.

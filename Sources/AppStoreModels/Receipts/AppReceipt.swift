@@ -1,4 +1,3 @@
-import AppStoreModels
 import Foundation
 
 /// A legacy app receipt (iOS 7 and later, macOS), decoded from its signed ASN.1 payload.

@@ -1,4 +1,3 @@
-import AppStoreModels
 import Foundation
 
 extension AppReceipt {
