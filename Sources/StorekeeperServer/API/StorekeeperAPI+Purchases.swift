@@ -12,65 +12,76 @@ extension StorekeeperAPI {
     }
 
     /// `POST /v1/apps/{appId}/customers/{customerId}/purchases`: verifies a StoreKit 2 signed
-    /// transaction or a legacy receipt, links its chains to the customer and records its facts.
+    /// transaction or a legacy receipt, hands its facts to the intake as the customer's (its
+    /// chains and app account token are linked to it; 409 when another customer's), and answers
+    /// the customer's state.
     func postPurchase(_ request: Request, _ context: APIRequestContext) async throws -> CustomerStateResponse {
         let (app, customer) = (try context.caller().app, try context.customerId())
         let input = try JSONBody.decode(PurchaseRequest.self, from: try await body(request))
         let now = clock()
-        var history = PurchaseHistory()
-        var token: String?
-        let raw: String
-        let source: FactSource
-        let filter = FraudFilter(app: app.configuration, catalog: app.catalog)
-        if let signed = input.signedTransaction, input.receipt == nil {
-            guard signed.utf8.count < 64 * 1024 else { throw APIError.badRequest("signedTransaction is too long") }
-            switch await app.verify({ await $0.verifyAndDecodeTransaction(signed, now: now) }) {
-            case .invalid(let failure):
-                throw APIError(.unprocessableContent, code: .invalidTransaction, message: "\(failure.reason.rawValue): \(failure.message)")
-            case .valid(let transaction):
-                if let reason = filter.check(
-                    bundleId: transaction.bundleId, environment: transaction.environment, productIds: [transaction.productId].compactMap { $0 })
-                {
-                    throw APIError(.unprocessableContent, code: .refusedTransaction, message: reason)
-                }
-                guard let fact = PurchaseFact(transaction: transaction) else {
-                    throw APIError(.unprocessableContent, code: .invalidTransaction, message: "the transaction lacks its ids or dates")
-                }
-                history.add(fact)
-                token = transaction.appAccountToken
-            }
-            raw = signed
-            source = .storeKit2
-        } else if let receipt = input.receipt, input.signedTransaction == nil {
-            if let refusal = filter.checkReceipt(receipt) {
-                throw APIError(.unprocessableContent, code: refusal.isFraud ? .refusedReceipt : .invalidReceipt, message: refusal.reason)
-            }
-            switch app.receiptVerifier.verify(base64Encoded: receipt, now: now) {
-            case .invalid(let status, let reason):
-                throw APIError(.unprocessableContent, code: .invalidReceipt, message: "status \(status.rawValue): \(reason)")
-            case .valid(let appReceipt):
-                if let reason = filter.check(bundleId: nil, environment: appReceipt.environment, productIds: []) {
-                    throw APIError(.unprocessableContent, code: .refusedReceipt, message: reason)
-                }
-                history.add(receipt: appReceipt.legacyReceipt(requestDate: now))
-            }
-            raw = receipt
-            source = .receipt
-        } else {
+        let submission: FactSubmission
+        switch (input.signedTransaction, input.receipt) {
+        case (let signed?, nil):
+            let (fact, token) = try await verifiedTransaction(signed, app: app, now: now)
+            submission = FactSubmission(
+                facts: [.purchase(fact)], source: .storeKit2, raw: signed, binding: .claimedBy(customerId: customer, appAccountToken: token))
+        case (nil, let receipt?):
+            let history = try verifiedReceipt(receipt, app: app, now: now)
+            submission = FactSubmission(
+                facts: FactSubmission.facts(of: history), source: .receipt, raw: receipt,
+                binding: .claimedBy(customerId: customer, appAccountToken: nil))
+        default:
             throw APIError.badRequest("send exactly one of signedTransaction or receipt")
         }
-        let facts = FactSubmission.facts(of: history)
         do {
-            try await intake.record(
-                FactSubmission(
-                    facts: facts, source: source, raw: raw, binding: .claimedBy(customerId: customer, appAccountToken: token)),
-                app: app, now: now)
+            try await intake.record(submission, app: app, now: now)
         } catch let taken as FactIntake.AliasTaken {
             throw Self.replayed(taken.alias)
         } catch let error as StoreError where error.code == .aliasConflict {
             throw APIError(.conflict, code: .transactionBelongsToAnotherCustomer, message: "this purchase is linked to another customer of the app")
         }
         return try await customerState(app: app, customerId: customer)
+    }
+
+    /// A signed transaction the app posted, verified for the app (signature, bundle,
+    /// environment, catalog): its fact and its app account token. 422 otherwise.
+    func verifiedTransaction(_ signed: String, app: AppRuntime, now: Date) async throws -> (PurchaseFact, String?) {
+        guard signed.utf8.count < 64 * 1024 else { throw APIError.badRequest("signedTransaction is too long") }
+        switch await app.verify({ await $0.verifyAndDecodeTransaction(signed, now: now) }) {
+        case .invalid(let failure):
+            throw APIError(.unprocessableContent, code: .invalidTransaction, message: "\(failure.reason.rawValue): \(failure.message)")
+        case .valid(let transaction):
+            let filter = FraudFilter(app: app.configuration, catalog: app.catalog)
+            if let reason = filter.check(
+                bundleId: transaction.bundleId, environment: transaction.environment, productIds: [transaction.productId].compactMap { $0 })
+            {
+                throw APIError(.unprocessableContent, code: .refusedTransaction, message: reason)
+            }
+            guard let fact = PurchaseFact(transaction: transaction) else {
+                throw APIError(.unprocessableContent, code: .invalidTransaction, message: "the transaction lacks its ids or dates")
+            }
+            return (fact, transaction.appAccountToken)
+        }
+    }
+
+    /// A legacy receipt the app posted, verified for the app (Apple's chain, bundle,
+    /// environment, products): its purchase history. 422 otherwise.
+    func verifiedReceipt(_ receipt: String, app: AppRuntime, now: Date) throws -> PurchaseHistory {
+        let filter = FraudFilter(app: app.configuration, catalog: app.catalog)
+        if let refusal = filter.checkReceipt(receipt) {
+            throw APIError(.unprocessableContent, code: refusal.isFraud ? .refusedReceipt : .invalidReceipt, message: refusal.reason)
+        }
+        switch app.receiptVerifier.verify(base64Encoded: receipt, now: now) {
+        case .invalid(let status, let reason):
+            throw APIError(.unprocessableContent, code: .invalidReceipt, message: "status \(status.rawValue): \(reason)")
+        case .valid(let appReceipt):
+            if let reason = filter.check(bundleId: nil, environment: appReceipt.environment, productIds: []) {
+                throw APIError(.unprocessableContent, code: .refusedReceipt, message: reason)
+            }
+            var history = PurchaseHistory()
+            history.add(receipt: appReceipt.legacyReceipt(requestDate: now))
+            return history
+        }
     }
 
     static func replayed(_ alias: CustomerAlias) -> APIError {
