@@ -26,11 +26,9 @@ public struct APIError: Error, HTTPResponseError, Sendable {
 
     /// The stable, machine-readable name of an error. An open set: clients should treat an
     /// unknown code by its HTTP status.
-    public struct Code: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+    public struct Code: OpenStringValue {
         public var rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
-        public init(stringLiteral value: String) { rawValue = value }
-        public var description: String { rawValue }
 
         /// Apple answered a call the request needed with an error (502).
         public static let appStoreError: Code = "app_store_error"

@@ -1,11 +1,9 @@
 /// The kind of an ``EventRecord``: a dotted name. An open set (events out and analytics read
 /// the names; a newer version may add some); these are the ones the server writes.
-public struct EventType: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
+public struct EventType: OpenStringValue {
     public var rawValue: String
 
     public init(rawValue: String) { self.rawValue = rawValue }
-    public init(stringLiteral value: String) { rawValue = value }
-    public var description: String { rawValue }
 
     /// A chain's status changed (or it got its first one), whatever the source of the fact.
     public static let statusChanged: EventType = "subscription.status_changed"
@@ -23,13 +21,4 @@ public struct EventType: RawRepresentable, Hashable, Sendable, Codable, Expressi
     public static let consumptionNotAnswered: EventType = "refund.consumption_not_answered"
     /// A refund request's window closed before it was answered.
     public static let consumptionExpired: EventType = "refund.consumption_expired"
-
-    public init(from decoder: any Decoder) throws {
-        rawValue = try decoder.singleValueContainer().decode(String.self)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
 }

@@ -1,11 +1,9 @@
 /// Where a ledger fact came from. An open set: a newer version may add sources, and rows an
 /// older version wrote keep their name.
-public struct FactSource: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
+public struct FactSource: OpenStringValue {
     public var rawValue: String
 
     public init(rawValue: String) { self.rawValue = rawValue }
-    public init(stringLiteral value: String) { rawValue = value }
-    public var description: String { rawValue }
 
     /// A StoreKit 2 signed transaction the app posted.
     public static let storeKit2: FactSource = "storeKit2"
@@ -21,13 +19,4 @@ public struct FactSource: RawRepresentable, Hashable, Sendable, Codable, Express
     public static let `import`: FactSource = "import"
     /// The operator: a manual grant or revocation.
     public static let manual: FactSource = "manual"
-
-    public init(from decoder: any Decoder) throws {
-        rawValue = try decoder.singleValueContainer().decode(String.self)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
 }
