@@ -99,6 +99,40 @@ struct FactIntakeTests {
         }
     }
 
+    @Test("the same signed receipt posted by the app or carried by a V1 notification gives the same ledger key and status event")
+    func sameReceiptEverySource() async throws {
+        let outcomes = Mutex<[Outcome]>([])
+        for viaNotification in [false, true] {
+            try await ServerHarness.run(.sqlite) { harness, client in
+                let receipt = try TestReceipts.receipt(
+                    purchases: [("pro.monthly", "6001", "6001", Self.t0, Self.t0 + 30 * Self.day)], created: Self.t0 + 3600)
+                harness.clock.set(Self.t0 + 7200)
+                try await harness.store.apply(
+                    Changeset(appId: "alpha", at: Self.t0, links: [CustomerLink(customerId: "carol", aliases: [.originalTransactionId("6001")])]))
+                if viaNotification {
+                    let body: [String: Any] = [
+                        "notification_type": "INITIAL_BUY", "password": "alpha-shared-secret", "environment": "Sandbox",
+                        "unified_receipt": ["latest_receipt": receipt, "status": 0, "environment": "Sandbox"],
+                    ]
+                    let text = String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self)
+                    #expect(try await client.call(.post, "/v1/apps/alpha/notifications", body: text).status == 200)
+                    try await harness.processor.drain()
+                } else {
+                    let body = #"{"receipt": "\#(receipt)"}"#
+                    #expect(try await client.call(.post, "/v1/apps/alpha/customers/carol/purchases", key: Fixture.alphaKey, body: body).status == 200)
+                }
+                let keys = try await harness.store.ledger(appId: "alpha", originalTransactionId: "6001").map(\.key)
+                let outcome = Outcome(keys: keys, statusEvents: try await Self.statusEvents(harness.store))
+                outcomes.withLock { $0.append(outcome) }
+            }
+        }
+        let both = outcomes.withLock { $0 }
+        #expect(both.count == 2)
+        #expect(both.first == both.last, "\(both)")
+        #expect(both.first?.keys == ["purchase:6001:r\((Self.t0 + 30 * Self.day).millisecondsSince1970):-:0"])
+        #expect(both.first?.statusEvents.count == 1)
+    }
+
     @Test("the operator's revocation emits the same status event as Apple's refund of the same period", arguments: ServerBackend.available)
     func manualRevokeMatchesRefund(backend: ServerBackend) async throws {
         let recorded = Mutex<[String]>([])
