@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "AppStoreVerification", targets: ["AppStoreVerification"]),
         .library(name: "AppStoreTestSigning", targets: ["AppStoreTestSigning"]),
         .library(name: "SubscriptionEngine", targets: ["SubscriptionEngine"]),
+        .library(name: "SubscriptionAnalytics", targets: ["SubscriptionAnalytics"]),
         .executable(name: "storekeeper", targets: ["storekeeper"]),
     ],
     dependencies: [
@@ -70,6 +71,9 @@ let package = Package(
         // The engine's state as a report (`storekeeper status`, the engine's scenario files):
         // JSON input of facts, a status report per instant.
         .target(name: "SubscriptionReport", dependencies: ["SubscriptionEngine"]),
+        // The business measured from the ledger's facts with the engine: snapshot and flow
+        // metrics, money in a reporting currency. No I/O, no clock.
+        .target(name: "SubscriptionAnalytics", dependencies: ["SubscriptionEngine"]),
         // Apple's App Store Server API and verifyReceipt clients: tokens, retries, rate budgets,
         // offer signatures.
         .target(
@@ -220,6 +224,10 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ]
+        ),
+        .testTarget(
+            name: "SubscriptionAnalyticsTests",
+            dependencies: ["SubscriptionAnalytics", "SubscriptionEngine"]
         ),
         .testTarget(
             name: "SubscriptionEngineTests",

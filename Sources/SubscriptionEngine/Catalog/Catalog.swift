@@ -4,7 +4,7 @@ import Foundation
 /// entitlements it grants, and (for non-renewing subscriptions) how long it lasts.
 ///
 /// Read from JSON shaped `{"products": [{"productId", "type", "subscriptionGroupIdentifier",
-/// "entitlements", "duration", "price", "currency"}]}`; everything but `productId` and `type`
+/// "entitlements", "duration", "subscriptionPeriod", "price", "currency"}]}`; everything but `productId` and `type`
 /// is optional. Facts name products the catalog may not know; the engine then relies on what
 /// the fact itself says (StoreKit 2 carries type and group) and reports the gap.
 public struct Catalog: Sendable, Hashable, Codable {

@@ -13,6 +13,9 @@ public struct CatalogProduct: Sendable, Hashable, Codable {
     public var entitlements: [String]?
     /// How long a non-renewing subscription lasts, as an ISO 8601 duration such as `P1M`.
     public var duration: ISO8601Duration?
+    /// An auto-renewable subscription's billing period (`P1W`, `P1M`, `P1Y` …), for analytics'
+    /// monthly normalization; when absent, a period's purchase and expiry dates tell it.
+    public var subscriptionPeriod: ISO8601Duration?
     /// The customer price in ``currency`` (for sources that do not carry prices), e.g. `9.99`.
     public var price: Double?
     /// The currency of ``price``; `USD` when absent.
@@ -25,7 +28,8 @@ public struct CatalogProduct: Sendable, Hashable, Codable {
         entitlements: [String]? = nil,
         duration: ISO8601Duration? = nil,
         price: Double? = nil,
-        currency: String? = nil
+        currency: String? = nil,
+        subscriptionPeriod: ISO8601Duration? = nil
     ) {
         self.productId = productId
         self.type = type
@@ -34,6 +38,7 @@ public struct CatalogProduct: Sendable, Hashable, Codable {
         self.duration = duration
         self.price = price
         self.currency = currency
+        self.subscriptionPeriod = subscriptionPeriod
     }
 
     /// The catalog price as ``Money``, when the catalog has one.

@@ -1,0 +1,57 @@
+import Foundation
+import SubscriptionEngine
+
+/// An exact sum of amounts in several currencies, reported in one: every amount is added in
+/// milliunits of its own currency (a scaled amount, such as a yearly price per month, as an
+/// integer numerator over its denominator, so nothing is rounded on the way), converted with the
+/// configuration's rates only at the end, and rounded once, to the cent. A currency without a
+/// rate is never dropped: it is reported apart, in its own units, under ``total(in:)``'s
+/// `unconverted`.
+public struct MoneySum: Sendable, Hashable {
+    /// Per currency, per denominator: the sum of milliunits × numerator.
+    private var parts: [String: [Int64: Decimal]] = [:]
+
+    public init() {}
+
+    /// Adds `money` × `numerator` / `denominator` (1/1 for a price as paid).
+    public mutating func add(_ money: Money, times factor: (numerator: Int64, denominator: Int64) = (1, 1)) {
+        guard factor.denominator > 0 else { return }
+        parts[money.currency, default: [:]][factor.denominator, default: 0] += Decimal(money.milliunits) * Decimal(factor.numerator)
+    }
+
+    public mutating func add(_ other: MoneySum) {
+        for (currency, sums) in other.parts {
+            for (denominator, sum) in sums { parts[currency, default: [:]][denominator, default: 0] += sum }
+        }
+    }
+
+    /// Milliunits per currency: each denominator divided once.
+    var milliunits: [String: Decimal] {
+        parts.mapValues { sums in sums.reduce(Decimal(0)) { $0 + $1.value / Decimal($1.key) } }
+    }
+
+    /// The total in the reporting currency, rounded once to the cent (half away from zero),
+    /// and the currencies that have no rate, each in its own units rounded to the cent.
+    public func total(in configuration: AnalyticsConfiguration) -> (amount: Decimal, unconverted: [String: Decimal]) {
+        var converted: Decimal = 0
+        var unconverted: [String: Decimal] = [:]
+        for (currency, amount) in milliunits {
+            if currency == configuration.reportingCurrency {
+                converted += amount
+            } else if let rate = configuration.exchangeRates[currency] {
+                converted += amount * rate
+            } else {
+                unconverted[currency] = Self.cents(amount)
+            }
+        }
+        return (Self.cents(converted), unconverted)
+    }
+
+    /// Milliunits as units rounded to the cent, half away from zero.
+    static func cents(_ milliunits: Decimal) -> Decimal {
+        var units = milliunits / 1000
+        var rounded = Decimal()
+        NSDecimalRound(&rounded, &units, 2, .plain)  // .plain: half away from zero
+        return rounded
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import SubscriptionEngine
+
+/// The state of the business at one instant, every count the engine's answer for each chain
+/// at that instant from all facts known now (so "active" means exactly what access means).
+///
+/// | metric | what counts |
+/// |---|---|
+/// | `activeSubscriptions` | purchaser-owned chains whose status is `active` or `gracePeriod` and whose current period is paid (not a free trial); auto-renew off stays active until expiry |
+/// | `gracePeriod` | the subset of `activeSubscriptions` in a billing grace period |
+/// | `billingRetry` | purchaser-owned chains in billing retry (no access, not active) |
+/// | `activeTrials` | purchaser-owned chains with access in a free-trial period |
+/// | `familyShared` | family-shared copies with access, counted apart and never in paid figures |
+/// | `mrr` | over `activeSubscriptions`, the current period's price normalized to a month (``BillingPeriod/monthlyFactor``), gross of commission, in the reporting currency |
+public struct Snapshot: Sendable, Hashable {
+    public var at: Date
+    /// The reporting currency of ``mrr``.
+    public var currency: String
+    public var activeSubscriptions: Int
+    public var activeTrials: Int
+    public var gracePeriod: Int
+    public var billingRetry: Int
+    public var familyShared: Int
+    /// Monthly recurring revenue, rounded once to the cent.
+    public var mrr: Decimal
+    /// MRR in currencies without an exchange rate, each in its own units.
+    public var unconverted: [String: Decimal]
+    /// Active subscriptions whose price no source and no catalog entry gives (counted, not in MRR).
+    public var unpriced: Int
+}
+
+/// Turns the ledger's facts into the business's figures, asking ``CustomerState`` every
+/// question about state. Pure: facts, catalog and instants in; figures out.
+public struct SubscriptionAnalytics: Sendable {
+    public let catalog: Catalog
+    public let configuration: AnalyticsConfiguration
+
+    public init(catalog: Catalog, configuration: AnalyticsConfiguration = AnalyticsConfiguration()) {
+        self.catalog = catalog
+        self.configuration = configuration
+    }
+
+    /// The snapshot metrics of `history` (every fact of the app) at `instant`.
+    public func snapshot(of history: PurchaseHistory, at instant: Date) -> Snapshot {
+        let state = CustomerState(history: history, catalog: catalog, at: instant)
+        var snapshot = Snapshot(
+            at: instant, currency: configuration.reportingCurrency, activeSubscriptions: 0, activeTrials: 0, gracePeriod: 0,
+            billingRetry: 0, familyShared: 0, mrr: 0, unconverted: [:], unpriced: 0)
+        var mrr = MoneySum()
+        for subscription in state.subscriptions {
+            let hasAccess = subscription.status == .active || subscription.status == .gracePeriod
+            if subscription.ownership == .familyShared {
+                if hasAccess { snapshot.familyShared += 1 }
+                continue
+            }
+            if subscription.status == .billingRetry { snapshot.billingRetry += 1 }
+            guard hasAccess else { continue }
+            if subscription.offer?.kind == .freeTrial {
+                snapshot.activeTrials += 1
+                continue
+            }
+            snapshot.activeSubscriptions += 1
+            if subscription.status == .gracePeriod { snapshot.gracePeriod += 1 }
+            if let (price, period) = currentPeriod(of: subscription, in: history) {
+                mrr.add(price, times: period.monthlyFactor)
+            } else {
+                snapshot.unpriced += 1
+            }
+        }
+        (snapshot.mrr, snapshot.unconverted) = mrr.total(in: configuration)
+        return snapshot
+    }
+
+    /// The price paid for the subscription's current period (the transaction's own, else the
+    /// catalog's) and the product's billing period (the catalog's, else the period's dates).
+    func currentPeriod(of subscription: SubscriptionState, in history: PurchaseHistory) -> (Money, BillingPeriod)? {
+        let transaction = history.purchases[subscription.transactionId]
+        let product = catalog.product(subscription.productId)
+        guard let price = transaction?.price ?? product?.listPrice,
+            let period = product?.subscriptionPeriod.map(BillingPeriod.init)
+                ?? BillingPeriod(from: subscription.purchaseDate, to: transaction?.expiresDate ?? subscription.expiresDate)
+        else { return nil }
+        return (price, period)
+    }
+}
