@@ -25,6 +25,12 @@ public struct MoneySum: Sendable, Hashable {
         }
     }
 
+    public mutating func subtract(_ other: MoneySum) {
+        for (currency, sums) in other.parts {
+            for (denominator, sum) in sums { parts[currency, default: [:]][denominator, default: 0] -= sum }
+        }
+    }
+
     /// Milliunits per currency: each denominator divided once.
     var milliunits: [String: Decimal] {
         parts.mapValues { sums in sums.reduce(Decimal(0)) { $0 + $1.value / Decimal($1.key) } }
