@@ -1,0 +1,47 @@
+import Foundation
+
+/// The calendar intervals series are cut into: days, ISO weeks (Monday first) or months, in the
+/// app's reporting time zone. Snapshot metrics take their value at each interval's end, flow
+/// metrics sum over `[start, end)`.
+public enum ReportingInterval: String, Sendable, Hashable, CaseIterable, Codable {
+    case day
+    case week
+    case month
+
+    /// Why a series cannot be cut, for the API's 400.
+    public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// The most points one series may have.
+    public static let maximumPoints = 1_000
+
+    /// The intervals covering `[from, to)`: the first starts at the beginning of the interval
+    /// containing `from`, the last is the one containing the instant before `to`.
+    public func intervals(from: Date, to: Date, timeZone: TimeZone) throws(Problem) -> [DateInterval] {
+        guard from < to else { throw Problem(description: "from must be before to") }
+        var calendar = Calendar(identifier: .iso8601)
+        calendar.timeZone = timeZone
+        let component: Calendar.Component =
+            switch self {
+            case .day: .day
+            case .week: .weekOfYear
+            case .month: .month
+            }
+        guard var start = calendar.dateInterval(of: component, for: from)?.start else {
+            throw Problem(description: "the calendar cannot cut \(rawValue)s here")
+        }
+        var intervals: [DateInterval] = []
+        while start < to {
+            guard intervals.count < Self.maximumPoints else {
+                throw Problem(description: "more than \(Self.maximumPoints) \(rawValue)s: ask for a shorter range or a longer interval")
+            }
+            guard let next = calendar.date(byAdding: component, value: 1, to: start), next > start else {
+                throw Problem(description: "the calendar cannot cut \(rawValue)s here")
+            }
+            intervals.append(DateInterval(start: start, end: next))
+            start = next
+        }
+        return intervals
+    }
+}
