@@ -46,7 +46,7 @@ extension SubscriptionAnalytics {
         var proceeds = MoneySum()
         var refunded = MoneySum()
         let policy = CommissionPolicy(smallBusinessProgram: configuration.smallBusiness)
-        for history in histories {
+        for history in histories.map({ $0.restricted(to: environment) }) {
             let ledger = RevenueLedger(history: history, catalog: catalog, at: end, policy: policy)
             for sale in ledger.transactions where sale.purchaseDate >= start && sale.purchaseDate < end {
                 guard let price = sale.price else { continue }

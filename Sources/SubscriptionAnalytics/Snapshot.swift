@@ -34,14 +34,19 @@ public struct Snapshot: Sendable, Hashable {
 public struct SubscriptionAnalytics: Sendable {
     public let catalog: Catalog
     public let configuration: AnalyticsConfiguration
+    /// The environment whose facts count (`Production` unless asked; see
+    /// ``SubscriptionEngine/PurchaseHistory/restricted(to:)``).
+    public let environment: String
 
-    public init(catalog: Catalog, configuration: AnalyticsConfiguration = AnalyticsConfiguration()) {
+    public init(catalog: Catalog, configuration: AnalyticsConfiguration = AnalyticsConfiguration(), environment: String = "Production") {
         self.catalog = catalog
         self.configuration = configuration
+        self.environment = environment
     }
 
     /// The snapshot metrics of `history` (every fact of the app) at `instant`.
     public func snapshot(of history: PurchaseHistory, at instant: Date) -> Snapshot {
+        let history = history.restricted(to: environment)
         let state = CustomerState(history: history, catalog: catalog, at: instant)
         var snapshot = Snapshot(
             at: instant, currency: configuration.reportingCurrency, activeSubscriptions: 0, activeTrials: 0, gracePeriod: 0,

@@ -25,6 +25,7 @@ public struct SubscriberFlows: Sendable, Hashable {
 extension SubscriptionAnalytics {
     /// The subscriber flows of `[start, end)` over `history` (every fact of the app).
     public func flows(of history: PurchaseHistory, from start: Date, to end: Date) -> SubscriberFlows {
+        let history = history.restricted(to: environment)
         var flows = SubscriberFlows(
             start: start, end: end, newTrials: 0, newSubscriptions: 0, trialConversions: 0, renewals: 0, churnedSubscriptions: 0,
             churnRate: nil)

@@ -140,3 +140,20 @@ struct SnapshotTests {
         #expect(AnalyticsConfiguration(timeZone: "Europe/Berlin").problem == nil)
     }
 }
+
+@Suite("Analytics: environments")
+struct EnvironmentTests {
+    @Test("production only unless the sandbox is asked for; facts that do not say count as production")
+    func sandboxApart() {
+        var sandbox = SnapshotTests.period("s")
+        sandbox.environment = "Sandbox"
+        var production = SnapshotTests.period("p")
+        production.environment = "Production"
+        var history = PurchaseHistory()
+        history.add([sandbox, production, SnapshotTests.period("unsaid")])
+        let at = SnapshotTests.t0 + 10 * SnapshotTests.day
+        #expect(SubscriptionAnalytics(catalog: SnapshotTests.catalog).snapshot(of: history, at: at).activeSubscriptions == 2)
+        let asked = SubscriptionAnalytics(catalog: SnapshotTests.catalog, environment: "Sandbox").snapshot(of: history, at: at)
+        #expect(asked.activeSubscriptions == 1 && asked.mrr == Decimal(string: "9.99"))
+    }
+}

@@ -26,9 +26,8 @@ extension StorekeeperAPI {
             submission = FactSubmission(
                 facts: [.purchase(fact)], source: .storeKit2, raw: signed, binding: .claimedBy(customerId: customer, appAccountToken: token))
         case (nil, let receipt?):
-            let history = try verifiedReceipt(receipt, app: app, now: now)
             submission = FactSubmission(
-                facts: FactSubmission.facts(of: history), source: .receipt, raw: receipt,
+                facts: try verifiedReceipt(receipt, app: app, now: now), source: .receipt, raw: receipt,
                 binding: .claimedBy(customerId: customer, appAccountToken: nil))
         default:
             throw APIError.badRequest("send exactly one of signedTransaction or receipt")
@@ -65,8 +64,8 @@ extension StorekeeperAPI {
     }
 
     /// A legacy receipt the app posted, verified for the app (Apple's chain, bundle,
-    /// environment, products): its purchase history. 422 otherwise.
-    func verifiedReceipt(_ receipt: String, app: AppRuntime, now: Date) throws -> PurchaseHistory {
+    /// environment, products): its facts, stamped with the receipt's environment. 422 otherwise.
+    func verifiedReceipt(_ receipt: String, app: AppRuntime, now: Date) throws -> [LedgerFact] {
         let filter = FraudFilter(app: app.configuration, catalog: app.catalog)
         if let refusal = filter.checkReceipt(receipt) {
             throw APIError(.unprocessableContent, code: refusal.isFraud ? .refusedReceipt : .invalidReceipt, message: refusal.reason)
@@ -80,7 +79,7 @@ extension StorekeeperAPI {
             }
             var history = PurchaseHistory()
             history.add(receipt: appReceipt.legacyReceipt(requestDate: now))
-            return history
+            return FactSubmission.facts(of: history, environment: appReceipt.environment.rawValue)
         }
     }
 

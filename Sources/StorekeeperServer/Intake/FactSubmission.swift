@@ -40,9 +40,13 @@ struct FactSubmission: Sendable {
     }
 
     /// The facts of a purchase history: purchases by transaction id, then renewal facts by chain.
-    static func facts(of history: PurchaseHistory) -> [LedgerFact] {
-        history.purchases.values.sorted { $0.transactionId < $1.transactionId }.map(LedgerFact.purchase)
-            + history.renewals.values.sorted { $0.originalTransactionId < $1.originalTransactionId }.map(LedgerFact.renewal)
+    /// `environment` (a verified receipt's) is stamped on purchases whose source did not say.
+    static func facts(of history: PurchaseHistory, environment: String? = nil) -> [LedgerFact] {
+        history.purchases.values.sorted { $0.transactionId < $1.transactionId }.map { purchase in
+            var purchase = purchase
+            purchase.environment = purchase.environment ?? environment
+            return .purchase(purchase)
+        } + history.renewals.values.sorted { $0.originalTransactionId < $1.originalTransactionId }.map(LedgerFact.renewal)
     }
 }
 

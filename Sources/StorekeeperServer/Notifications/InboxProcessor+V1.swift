@@ -50,7 +50,8 @@ extension InboxProcessor {
             occurredAt: now, idempotencyKey: "notification:\(row.idempotencyKey)")
         return try await intake.changeset(
             for: FactSubmission(
-                facts: FactSubmission.facts(of: history), source: .notificationV1, raw: row.body, binding: .apple(appAccountToken: nil),
+                facts: FactSubmission.facts(of: history, environment: receipt.environment.rawValue), source: .notificationV1, raw: row.body,
+                binding: .apple(appAccountToken: nil),
                 events: [event],
                 inboxOutcome: InboxOutcome(inboxId: id, state: .processed, metadata: metadata, processedAt: now)), app: app, now: now)
     }

@@ -53,7 +53,9 @@ extension PurchaseFact {
             isUpgraded: isUpgraded,
             price: price,
             webOrderLineItemId: transaction.webOrderLineItemId,
-            signedDate: transaction.signedDate
+            signedDate: transaction.signedDate,
+            environment: transaction.environment?.rawValue,
+            storefront: transaction.storefront
         )
     }
 }

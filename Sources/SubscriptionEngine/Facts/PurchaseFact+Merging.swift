@@ -19,6 +19,8 @@ extension PurchaseFact {
         result.offer = newer.offer ?? older.offer
         result.price = newer.price ?? older.price
         result.webOrderLineItemId = newer.webOrderLineItemId ?? older.webOrderLineItemId
+        result.environment = newer.environment ?? older.environment
+        result.storefront = newer.storefront ?? older.storefront
         result.isUpgraded = newer.isUpgraded || older.isUpgraded
         if newer.signedDate != nil, newer.signedDate != older.signedDate {
             result.revocation = newer.revocation

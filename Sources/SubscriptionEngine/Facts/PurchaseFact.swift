@@ -42,6 +42,11 @@ public struct PurchaseFact: Sendable, Hashable, Codable {
     /// When Apple signed the data this fact came from; later signed data about the same
     /// transaction supersedes earlier (a refund, a refund reversal, a renewal-date extension).
     public var signedDate: Date?
+    /// Apple's environment of the data (`Production`, `Sandbox` …), when the source says:
+    /// analytics counts production only unless asked.
+    public var environment: String?
+    /// The App Store storefront (ISO 3166-1 alpha-3 country) of the purchase, when known.
+    public var storefront: String?
 
     public init(
         transactionId: String,
@@ -59,7 +64,9 @@ public struct PurchaseFact: Sendable, Hashable, Codable {
         isUpgraded: Bool = false,
         price: Money? = nil,
         webOrderLineItemId: String? = nil,
-        signedDate: Date? = nil
+        signedDate: Date? = nil,
+        environment: String? = nil,
+        storefront: String? = nil
     ) {
         self.transactionId = transactionId
         self.originalTransactionId = originalTransactionId ?? transactionId
@@ -77,6 +84,8 @@ public struct PurchaseFact: Sendable, Hashable, Codable {
         self.price = price
         self.webOrderLineItemId = webOrderLineItemId
         self.signedDate = signedDate
+        self.environment = environment
+        self.storefront = storefront
     }
 
     /// A grant made by the app's operator, outside the App Store: access to `productId`

@@ -1,0 +1,20 @@
+import SubscriptionEngine
+
+extension PurchaseHistory {
+    /// The facts of one of Apple's environments: purchases whose data says `environment` (a fact
+    /// that does not say, such as a grant or a row an earlier version recorded, counts as
+    /// `Production`), the renewal facts of their chains, and the revocations of their transactions.
+    public func restricted(to environment: String) -> PurchaseHistory {
+        let kept = purchases.values.filter { ($0.environment ?? "Production") == environment }
+        guard kept.count != purchases.count else { return self }
+        var result = PurchaseHistory()
+        result.add(kept)
+        let chains = Set(kept.map(\.originalTransactionId))
+        result.add(renewals.values.filter { chains.contains($0.originalTransactionId) })
+        let transactions = Set(kept.map(\.transactionId))
+        for (transactionId, revocation) in manualRevocations where transactions.contains(transactionId) {
+            result.revoke(transactionId: transactionId, at: revocation.date, kind: revocation.kind)
+        }
+        return result
+    }
+}
