@@ -114,6 +114,7 @@ let package = Package(
                 "AppStoreModels",
                 "AppStoreVerification",
                 "SubscriptionEngine",
+                "SubscriptionAnalytics",
                 "AppStoreServerAPI",
                 "StorekeeperStore",
                 .product(name: "Crypto", package: "swift-crypto"),

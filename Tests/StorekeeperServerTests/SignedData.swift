@@ -12,17 +12,22 @@ enum SignedData {
 
     static func transaction(
         id: String, original: String, product: String = "pro.monthly", purchase: Date, expires: Date?, signed: Date,
-        revoked: Date? = nil, token: String? = nil, bundle: String = Fixture.bundle
+        revoked: Date? = nil, token: String? = nil, bundle: String = Fixture.bundle, price: Int64 = 9990, currency: String = "USD",
+        freeTrial: Bool = false
     ) throws -> JWSTransactionDecodedPayload {
         var object: [String: Any] = [
             "transactionId": id, "originalTransactionId": original, "bundleId": bundle, "productId": product,
             "purchaseDate": ms(purchase), "originalPurchaseDate": ms(purchase), "signedDate": ms(signed), "quantity": 1,
             "type": expires == nil ? "Non-Consumable" : "Auto-Renewable Subscription", "inAppOwnershipType": "PURCHASED",
-            "environment": "Sandbox", "transactionReason": "PURCHASE", "storefront": "USA", "currency": "USD", "price": 9990,
+            "environment": "Sandbox", "transactionReason": "PURCHASE", "storefront": "USA", "currency": currency, "price": price,
         ]
         if let expires { object["expiresDate"] = ms(expires); object["subscriptionGroupIdentifier"] = "pro" }
         if let revoked { object["revocationDate"] = ms(revoked); object["revocationReason"] = 0 }
         if let token { object["appAccountToken"] = token }
+        if freeTrial {
+            object["offerType"] = 1
+            object["offerDiscountType"] = "FREE_TRIAL"
+        }
         return try decode(JWSTransactionDecodedPayload.self, object)
     }
 

@@ -42,6 +42,7 @@ struct StorekeeperAPI: Sendable {
         app.group().add(middleware: authenticator(.key))
             .get("subscriptions/:originalTransactionId", use: subscription)
             .get("notifications", use: listNotifications)
+            .get("metrics", use: metrics)
             .post("customers/:customerId/tokens", use: mintCustomerToken)
         app.group().add(middleware: authenticator(.pathCustomer))
             .get("customers/:customerId", use: customer)

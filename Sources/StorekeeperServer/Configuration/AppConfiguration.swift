@@ -1,5 +1,6 @@
 import AppStoreModels
 import Foundation
+import SubscriptionAnalytics
 import SubscriptionEngine
 
 /// One app (tenant) as configured: who it is at Apple, which data to trust, its keys and catalog.
@@ -34,6 +35,9 @@ public struct AppConfiguration: Sendable, Codable, CustomStringConvertible {
     /// Whether the app's customers consented to sharing consumption data with Apple; only then
     /// are Apple's `CONSUMPTION_REQUEST`s answered (Apple refuses answers without consent).
     public var consumptionDataConsent: Bool?
+    /// How the app's figures are reported (`/metrics`): currency, exchange rates, time zone,
+    /// Small Business Program.
+    public var analytics: AnalyticsConfiguration
 
     public init(
         id: String, bundleId: String, appAppleId: Int64? = nil, environments: [AppStoreEnvironment] = [.sandbox, .production],
@@ -50,6 +54,7 @@ public struct AppConfiguration: Sendable, Codable, CustomStringConvertible {
         self.sharedSecret = sharedSecret
         self.apiKeys = apiKeys
         self.products = products
+        analytics = AnalyticsConfiguration()
     }
 
     public init(from decoder: any Decoder) throws {
@@ -67,6 +72,7 @@ public struct AppConfiguration: Sendable, Codable, CustomStringConvertible {
         allowUnsignedTestData = try container.decodeIfPresent(Bool.self, forKey: .allowUnsignedTestData)
         customerTokenSecret = try container.decodeIfPresent(String.self, forKey: .customerTokenSecret)
         consumptionDataConsent = try container.decodeIfPresent(Bool.self, forKey: .consumptionDataConsent)
+        analytics = try container.decodeIfPresent(AnalyticsConfiguration.self, forKey: .analytics) ?? AnalyticsConfiguration()
     }
 
     /// The engine's catalog.

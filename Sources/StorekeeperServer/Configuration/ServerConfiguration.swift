@@ -168,6 +168,7 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
             if let secret = app.customerTokenSecret, secret.utf8.count < 32 {
                 throw ConfigurationError("app \(app.id): customerTokenSecret must be at least 32 characters")
             }
+            if let problem = app.analytics.problem { throw ConfigurationError("app \(app.id): analytics: \(problem)") }
             for key in app.apiKeys where key.key.hasPrefix(CustomerToken.prefix) {
                 throw ConfigurationError("app \(app.id): API keys may not start with \(CustomerToken.prefix) (customer tokens do)")
             }

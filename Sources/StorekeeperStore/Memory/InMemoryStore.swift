@@ -182,6 +182,10 @@ public actor InMemoryStore: StorekeeperStorage {
         }.sorted(by: Self.ledgerOrder)
     }
 
+    public func ledger(appId: String) async throws -> [LedgerEntry] {
+        ledgerRows.filter { $0.appId == appId }
+    }
+
     public func ledger(appId: String, transactionId: String) async throws -> [LedgerEntry] {
         ledgerRows.filter { $0.appId == appId && $0.fact.transactionId == transactionId }.sorted(by: Self.ledgerOrder)
     }

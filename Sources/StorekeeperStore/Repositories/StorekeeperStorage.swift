@@ -46,6 +46,8 @@ public protocol LedgerRepository: Sendable {
     func ledger(appId: String, originalTransactionId: String) async throws -> [LedgerEntry]
     /// The entries about one transaction (its purchase facts and revocations).
     func ledger(appId: String, transactionId: String) async throws -> [LedgerEntry]
+    /// Every entry of the app (analytics), in recording order.
+    func ledger(appId: String) async throws -> [LedgerEntry]
 }
 
 /// Received server notifications, stored raw before the server answers, then processed.

@@ -73,6 +73,12 @@ extension SQLStore {
         }
     }
 
+    public func ledger(appId: String) async throws -> [LedgerEntry] {
+        try await backend.read { db in
+            try await db.raw("SELECT * FROM ledger WHERE app_id = \(bind: appId) ORDER BY id").all().map { try self.ledgerEntry($0) }
+        }
+    }
+
     public func ledger(appId: String, customerId: String) async throws -> [LedgerEntry] {
         try await backend.read { db in
             try await db.raw(
