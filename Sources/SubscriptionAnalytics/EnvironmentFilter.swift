@@ -5,7 +5,13 @@ extension PurchaseHistory {
     /// that does not say, such as a grant or a row an earlier version recorded, counts as
     /// `Production`), the renewal facts of their chains, and the revocations of their transactions.
     public func restricted(to environment: String) -> PurchaseHistory {
-        let kept = purchases.values.filter { ($0.environment ?? "Production") == environment }
+        restricted { ($0.environment ?? "Production") == environment }
+    }
+
+    /// The purchases `keep` accepts, with the renewal facts of their chains and the revocations
+    /// of their transactions.
+    public func restricted(_ keep: (PurchaseFact) -> Bool) -> PurchaseHistory {
+        let kept = purchases.values.filter(keep)
         guard kept.count != purchases.count else { return self }
         var result = PurchaseHistory()
         result.add(kept)

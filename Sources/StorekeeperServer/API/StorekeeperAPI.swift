@@ -43,6 +43,7 @@ struct StorekeeperAPI: Sendable {
             .get("subscriptions/:originalTransactionId", use: subscription)
             .get("notifications", use: listNotifications)
             .get("metrics", use: metrics)
+            .get("metrics/:name", use: metricSeries)
             .post("customers/:customerId/tokens", use: mintCustomerToken)
         app.group().add(middleware: authenticator(.pathCustomer))
             .get("customers/:customerId", use: customer)

@@ -61,6 +61,34 @@ struct MetricsRouteTests {
             #expect(late["activeTrials"] as? Int == 0)
             #expect(late["mrr"] as? Double == 10.99)  // 9.99 × 1.10 = 10.989
 
+            // Series: January in one monthly point, and days.
+            func series(_ path: String) async throws -> [String: Any] {
+                let answer = try await client.call(.get, "/v1/apps/alpha/metrics/" + path, key: Fixture.alphaKey)
+                #expect(answer.status == 200, "\(answer.text)")
+                return answer.json
+            }
+            let january = "from=2026-01-01T00:00:00Z&to=2026-02-01T00:00:00Z&interval=month&environment=Sandbox"
+            func values(_ json: [String: Any]) -> [Double?] { (json["points"] as? [[String: Any]] ?? []).map { $0["value"] as? Double } }
+            #expect(values(try await series("revenue?" + january)) == [20.98])  // 9.99 + 9.99 × 1.10
+            #expect(values(try await series("refundAmount?" + january)) == [9.99])
+            #expect(values(try await series("netRevenue?" + january)) == [10.99])  // 20.979 − 9.99 = 10.989
+            #expect(values(try await series("newTrials?" + january)) == [1])
+            let days = try await series("activeSubscriptions?from=2026-01-01T12:00:00Z&to=2026-01-03T00:00:00Z&interval=day&environment=Sandbox")
+            #expect(values(days) == [2, 2])
+            #expect(days["timeZone"] as? String == "UTC" && days["currency"] as? String == "USD")
+            let byOffer = try await series("revenue?groupBy=offer&" + january)
+            let groups = byOffer["groups"] as? [String: [[String: Any]]]
+            #expect(groups?["none"]?.first?["value"] as? Double == 20.98)
+            #expect(groups?["freeTrial"]?.first?["value"] as? Double == 0)
+            for refused in [
+                "nonsense?" + january, "revenue?from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z",
+                "revenue?from=2020-01-01T00:00:00Z&to=2026-01-01T00:00:00Z&interval=day", "revenue?" + january + "&groupBy=color",
+                "revenue?from=yesterday&to=today",
+            ] {
+                let answer = try await client.call(.get, "/v1/apps/alpha/metrics/" + refused, key: Fixture.alphaKey)
+                #expect(answer.status == 400, "\(refused): \(answer.text)")
+            }
+
             #expect(try await client.call(.get, "/v1/apps/alpha/metrics").status == 401)
             #expect(try await client.call(.get, "/v1/apps/alpha/metrics?at=yesterday", key: Fixture.alphaKey).status == 400)
             #expect(try await client.call(.get, "/v1/apps/alpha/metrics?environment=Xcode", key: Fixture.alphaKey).status == 400)

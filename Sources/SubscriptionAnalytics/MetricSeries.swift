@@ -1,0 +1,112 @@
+import Foundation
+import SubscriptionEngine
+
+/// The metrics a series can be asked for, each a snapshot (its value at every interval's end)
+/// or a flow (summed over `[start, end)`).
+public enum MetricName: String, Sendable, Hashable, CaseIterable, Codable {
+    case activeSubscriptions, activeTrials, gracePeriod, billingRetry, familyShared, mrr
+    case revenue, proceeds, refunds, refundAmount, netRevenue
+    case newTrials, newSubscriptions, trialConversions, renewals, churnedSubscriptions, churnRate
+}
+
+/// What a series is broken down by: the product, the storefront (country) or the offer of each
+/// period (`none`, `freeTrial`, `payAsYouGo`, `payUpFront`, `offerCode`, `promotional`, `winBack`).
+public enum Breakdown: String, Sendable, Hashable, CaseIterable, Codable {
+    case product, storefront, offer
+
+    /// The group a period falls in.
+    func key(of purchase: PurchaseFact) -> String {
+        switch self {
+        case .product: purchase.productId
+        case .storefront: purchase.storefront ?? "unknown"
+        case .offer: purchase.offer.map(\.kind.rawValue) ?? "none"
+        }
+    }
+}
+
+/// One point of a series: the interval and the metric's value (money in the reporting
+/// currency, rounded to the cent; counts as whole numbers; `churnRate` a fraction, absent when
+/// nothing was active at the interval's start).
+public struct MetricPoint: Sendable, Hashable {
+    public var start: Date
+    public var end: Date
+    public var value: Decimal?
+    /// Money in currencies without an exchange rate, for money metrics.
+    public var unconverted: [String: Decimal]
+}
+
+extension SubscriptionAnalytics {
+    /// `metric` over `intervals`, for the facts of `histories` (one per customer).
+    public func series(_ metric: MetricName, of histories: [PurchaseHistory], over intervals: [DateInterval]) -> [MetricPoint] {
+        var all = PurchaseHistory()
+        for history in histories {
+            all.add(Array(history.purchases.values))
+            all.add(Array(history.renewals.values))
+            for (transactionId, revocation) in history.manualRevocations {
+                all.revoke(transactionId: transactionId, at: revocation.date, kind: revocation.kind)
+            }
+        }
+        return intervals.map { interval in
+            point(metric, histories: histories, all: all, interval: interval)
+        }
+    }
+
+    /// `metric` over `intervals` per group of `breakdown`: each group's series computed over the
+    /// periods that fall in it.
+    public func series(
+        _ metric: MetricName, of histories: [PurchaseHistory], over intervals: [DateInterval], by breakdown: Breakdown
+    ) -> [String: [MetricPoint]] {
+        var keys = Set<String>()
+        for history in histories { keys.formUnion(history.purchases.values.map(breakdown.key(of:))) }
+        var groups: [String: [MetricPoint]] = [:]
+        for key in keys.sorted() {
+            let restricted = histories.map { $0.restricted { breakdown.key(of: $0) == key } }
+            groups[key] = series(metric, of: restricted, over: intervals)
+        }
+        return groups
+    }
+
+    private func point(_ metric: MetricName, histories: [PurchaseHistory], all: PurchaseHistory, interval: DateInterval) -> MetricPoint {
+        var point = MetricPoint(start: interval.start, end: interval.end, value: nil, unconverted: [:])
+        func count(_ value: Int) { point.value = Decimal(value) }
+        func money(_ amount: Amount) {
+            point.value = amount.value
+            point.unconverted = amount.unconverted
+        }
+        switch metric {
+        case .activeSubscriptions, .activeTrials, .gracePeriod, .billingRetry, .familyShared, .mrr:
+            // The state at the interval's end: the last instant inside it.
+            let snapshot = snapshot(of: all, at: interval.end.addingTimeInterval(-0.001))
+            switch metric {
+            case .activeSubscriptions: count(snapshot.activeSubscriptions)
+            case .activeTrials: count(snapshot.activeTrials)
+            case .gracePeriod: count(snapshot.gracePeriod)
+            case .billingRetry: count(snapshot.billingRetry)
+            case .familyShared: count(snapshot.familyShared)
+            default:
+                point.value = snapshot.mrr
+                point.unconverted = snapshot.unconverted
+            }
+        case .revenue, .proceeds, .refunds, .refundAmount, .netRevenue:
+            let figures = revenue(of: histories, from: interval.start, to: interval.end)
+            switch metric {
+            case .revenue: money(figures.revenue)
+            case .proceeds: money(figures.proceeds)
+            case .refunds: count(figures.refunds)
+            case .refundAmount: money(figures.refundAmount)
+            default: money(figures.netRevenue)
+            }
+        case .newTrials, .newSubscriptions, .trialConversions, .renewals, .churnedSubscriptions, .churnRate:
+            let flows = flows(of: all, from: interval.start, to: interval.end)
+            switch metric {
+            case .newTrials: count(flows.newTrials)
+            case .newSubscriptions: count(flows.newSubscriptions)
+            case .trialConversions: count(flows.trialConversions)
+            case .renewals: count(flows.renewals)
+            case .churnedSubscriptions: count(flows.churnedSubscriptions)
+            default: point.value = flows.churnRate
+            }
+        }
+        return point
+    }
+}
