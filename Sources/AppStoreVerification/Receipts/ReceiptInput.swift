@@ -1,3 +1,4 @@
+import AppStoreJOSE
 import AppStoreModels
 import Foundation
 
@@ -51,13 +52,14 @@ enum ReceiptInput: Equatable {
         return .unrecognized("text in braces that is neither JSON nor a receipt")
     }
 
-    /// Standard or URL-safe base64, padding optional.
+    /// Standard or URL-safe base64, padding optional (apps send receipts every way), decoded
+    /// with the package's one codec once the alphabet and padding are made standard.
     static func decodeBase64(_ text: String) -> Data? {
         guard !text.isEmpty else { return nil }
         var normalized = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         let remainder = normalized.count % 4
         if remainder == 1 { return nil }
         if remainder > 0 { normalized += String(repeating: "=", count: 4 - remainder) }
-        return Data(base64Encoded: normalized)
+        return Base64URL.decodeStandard(normalized).map { Data($0) }
     }
 }

@@ -17,8 +17,10 @@ struct FactIntake: Sendable {
     let store: any LedgerRepository & CustomerRepository
 
     /// A chain or token the submission would link to its customer is another customer's.
-    struct AliasTaken: Error, Sendable {
+    struct AliasTaken: Error, Sendable, CustomStringConvertible {
         var alias: CustomerAlias
+
+        var description: String { "the \(alias.kind.rawValue) belongs to another customer of the app" }
     }
 
     /// Decides and applies a submission in one transaction.
