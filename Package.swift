@@ -267,7 +267,10 @@ let package = Package(
         ),
         .testTarget(
             name: "StorekeeperCLITests",
-            dependencies: ["storekeeper", "StorekeeperCLI", "AppStoreServerAPI", "StorekeeperTestSupport", "SubscriptionEngine"],
+            dependencies: [
+                "storekeeper", "StorekeeperCLI", "AppStoreServerAPI", "StorekeeperTestSupport", "SubscriptionEngine", "StorekeeperStore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             resources: [.copy("Fixtures")]
         ),
 

@@ -1,0 +1,164 @@
+import Foundation
+import Hummingbird
+import StorekeeperStore
+import SubscriptionAnalytics
+import SubscriptionEngine
+
+/// The app's metrics as the API and `storekeeper metrics` answer them: one query (snapshot at an
+/// instant, or one metric as a series), one JSON shape, money with two decimals in the app's
+/// reporting currency.
+public enum MetricsReport {
+    /// Why a query cannot be answered (the API's 400, the command's usage error).
+    public struct Invalid: Error, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// What is asked: the snapshot at `at` (now when absent), or `metric` over `from..<to`.
+    public struct Query: Sendable {
+        public var at: Date?
+        public var environment = "Production"
+        public var metric: MetricName?
+        public var from: Date?
+        public var to: Date?
+        public var interval = ReportingInterval.day
+        public var groupBy: Breakdown?
+
+        /// Reads the query's text parameters (`at`, `environment`, `from`, `to`, `interval`,
+        /// `groupBy`) and the metric's name, when a series is asked for.
+        public init(metric name: String?, parameters: (String) -> String?) throws(Invalid) {
+            if let name {
+                guard let metric = MetricName(rawValue: name) else {
+                    throw Invalid(
+                        description: "unknown metric \(name.prefix(64)); one of \(MetricName.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                self.metric = metric
+                guard let from = parameters("from").flatMap(Timestamp.date(from:)), let to = parameters("to").flatMap(Timestamp.date(from:)) else {
+                    throw Invalid(description: "from and to must be ISO 8601 instants")
+                }
+                (self.from, self.to) = (from, to)
+                if let text = parameters("interval") {
+                    guard let interval = ReportingInterval(rawValue: text) else { throw Invalid(description: "interval must be day, week or month") }
+                    self.interval = interval
+                }
+                if let text = parameters("groupBy") {
+                    guard let breakdown = Breakdown(rawValue: text) else {
+                        throw Invalid(description: "groupBy must be product, storefront or offer")
+                    }
+                    groupBy = breakdown
+                }
+            } else if let text = parameters("at") {
+                guard let date = Timestamp.date(from: text) else { throw Invalid(description: "at must be an ISO 8601 instant") }
+                at = date
+            }
+            if let environment = parameters("environment") {
+                guard ["Production", "Sandbox"].contains(environment) else { throw Invalid(description: "environment must be Production or Sandbox") }
+                self.environment = environment
+            }
+        }
+    }
+
+    /// The answer: a snapshot or a series.
+    public enum Answer: Sendable, Encodable {
+        case snapshot(SnapshotBody)
+        case series(SeriesBody)
+
+        public func encode(to encoder: any Encoder) throws {
+            switch self {
+            case .snapshot(let body): try body.encode(to: encoder)
+            case .series(let body): try body.encode(to: encoder)
+            }
+        }
+    }
+
+    /// Answers `query` for `app` over its ledger `entries`; `now` stands for an absent `at`.
+    public static func answer(_ query: Query, app: AppConfiguration, entries: [LedgerEntry], now: Date) throws(Invalid) -> Answer {
+        let configuration = app.analytics
+        let analytics = SubscriptionAnalytics(catalog: app.catalog, configuration: configuration, environment: query.environment)
+        guard let metric = query.metric, let from = query.from, let to = query.to else {
+            let at = query.at ?? now
+            return .snapshot(SnapshotBody(analytics.snapshot(of: PurchaseHistory(ledger: entries), at: at), environment: query.environment))
+        }
+        let timeZone = TimeZone(identifier: configuration.timeZone) ?? .gmt
+        let intervals: [DateInterval]
+        do {
+            intervals = try query.interval.intervals(from: from, to: to, timeZone: timeZone)
+        } catch {
+            throw Invalid(description: error.description)
+        }
+        // One history per chain: Apple's commission counts a subscriber's service per chain.
+        let histories = Dictionary(grouping: entries) { $0.fact.originalTransactionId ?? "-" }.values.map(PurchaseHistory.init(ledger:))
+        return .series(
+            SeriesBody(
+                metric: metric.rawValue, interval: query.interval.rawValue, currency: configuration.reportingCurrency,
+                timeZone: configuration.timeZone, environment: query.environment,
+                points: analytics.series(metric, of: histories, over: intervals).map(PointBody.init),
+                groups: query.groupBy.map { analytics.series(metric, of: histories, over: intervals, by: $0).mapValues { $0.map(PointBody.init) } }))
+    }
+
+    /// The JSON encoder of answers (instants as ISO 8601 with milliseconds, sorted keys).
+    public static func encoder() -> JSONEncoder { JSONBody.encoder() }
+
+    public struct SnapshotBody: Sendable, Encodable {
+        public var at: Date
+        public var environment: String
+        public var currency: String
+        public var activeSubscriptions: Int
+        public var activeTrials: Int
+        public var gracePeriod: Int
+        public var billingRetry: Int
+        public var familyShared: Int
+        public var mrr: Decimal
+        public var unconverted: [String: Decimal]
+        public var unpriced: Int
+
+        init(_ snapshot: Snapshot, environment: String) {
+            at = snapshot.at
+            self.environment = environment
+            currency = snapshot.currency
+            activeSubscriptions = snapshot.activeSubscriptions
+            activeTrials = snapshot.activeTrials
+            gracePeriod = snapshot.gracePeriod
+            billingRetry = snapshot.billingRetry
+            familyShared = snapshot.familyShared
+            mrr = snapshot.mrr
+            unconverted = snapshot.unconverted
+            unpriced = snapshot.unpriced
+        }
+    }
+
+    public struct PointBody: Sendable, Encodable {
+        public var start: Date
+        public var end: Date
+        public var value: Decimal?
+        public var unconverted: [String: Decimal]
+
+        init(_ point: MetricPoint) {
+            start = point.start
+            end = point.end
+            value = point.value
+            unconverted = point.unconverted
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(start, forKey: .start)
+            try container.encode(end, forKey: .end)
+            try container.encode(value, forKey: .value)  // null, not absent, when there is none
+            try container.encode(unconverted, forKey: .unconverted)
+        }
+
+        enum CodingKeys: String, CodingKey { case start, end, value, unconverted }
+    }
+
+    public struct SeriesBody: Sendable, Encodable {
+        public var metric: String
+        public var interval: String
+        public var currency: String
+        public var timeZone: String
+        public var environment: String
+        public var points: [PointBody]
+        public var groups: [String: [PointBody]]?
+    }
+}
+
+extension MetricsReport.Answer: ResponseEncodable {}
