@@ -17,6 +17,7 @@ extension PurchaseHistory {
         result.add(kept)
         let chains = Set(kept.map(\.originalTransactionId))
         result.add(renewals.values.filter { chains.contains($0.originalTransactionId) })
+        for (chain, timeline) in renewalTimeline where chains.contains(chain) { result.add(timeline) }
         let transactions = Set(kept.map(\.transactionId))
         for (transactionId, revocation) in manualRevocations where transactions.contains(transactionId) {
             result.revoke(transactionId: transactionId, at: revocation.date, kind: revocation.kind)

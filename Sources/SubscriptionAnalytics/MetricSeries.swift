@@ -7,6 +7,7 @@ public enum MetricName: String, Sendable, Hashable, CaseIterable, Codable {
     case activeSubscriptions, activeTrials, gracePeriod, billingRetry, familyShared, mrr
     case revenue, proceeds, refunds, refundAmount, netRevenue
     case newTrials, newSubscriptions, trialConversions, renewals, churnedSubscriptions, churnRate
+    case billingIssues, billingRecoveries
 }
 
 /// What a series is broken down by: the product, the storefront (country) or the offer of each
@@ -42,6 +43,7 @@ extension SubscriptionAnalytics {
         for history in histories {
             all.add(Array(history.purchases.values))
             all.add(Array(history.renewals.values))
+            for timeline in history.renewalTimeline.values { all.add(timeline) }
             for (transactionId, revocation) in history.manualRevocations {
                 all.revoke(transactionId: transactionId, at: revocation.date, kind: revocation.kind)
             }
@@ -96,7 +98,7 @@ extension SubscriptionAnalytics {
             case .refundAmount: money(figures.refundAmount)
             default: money(figures.netRevenue)
             }
-        case .newTrials, .newSubscriptions, .trialConversions, .renewals, .churnedSubscriptions, .churnRate:
+        case .newTrials, .newSubscriptions, .trialConversions, .renewals, .churnedSubscriptions, .churnRate, .billingIssues, .billingRecoveries:
             let flows = flows(of: all, from: interval.start, to: interval.end)
             switch metric {
             case .newTrials: count(flows.newTrials)
@@ -104,6 +106,8 @@ extension SubscriptionAnalytics {
             case .trialConversions: count(flows.trialConversions)
             case .renewals: count(flows.renewals)
             case .churnedSubscriptions: count(flows.churnedSubscriptions)
+            case .billingIssues: count(flows.billingIssues)
+            case .billingRecoveries: count(flows.billingRecoveries)
             default: point.value = flows.churnRate
             }
         }

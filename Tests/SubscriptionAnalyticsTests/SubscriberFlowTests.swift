@@ -69,4 +69,50 @@ struct SubscriberFlowTests {
         let refunded = [SnapshotTests.period("z", revoked: Self.t0 + 5 * Self.day)]
         #expect(Self.flows(refunded, from: Self.t0 + Self.day, to: Self.t0 + 10 * Self.day).churnedSubscriptions == 1)
     }
+
+    @Test("billing issues and recoveries: one recovered in grace (dated by the renewal date), one in retry, one Apple gave up on")
+    func billingIssuesAndRecoveries() {
+        let day = Self.day
+        let t0 = Self.t0
+        // g: fails at day 30, recovered in grace at day 35; the recovered period keeps the renewal date.
+        var grace = Self.chain("g", [nil])
+        var recovered = SnapshotTests.period("g-1", start: t0 + 30 * day, days: 30, price: 9_990)
+        recovered.originalTransactionId = "g"
+        grace.append(recovered)
+        let graceFacts = [
+            RenewalFact(originalTransactionId: "g", isInBillingRetry: true, gracePeriodExpiresDate: t0 + 46 * day, signedDate: t0 + 30 * day),
+            RenewalFact(originalTransactionId: "g", willAutoRenew: true, isInBillingRetry: false, signedDate: t0 + 35 * day),
+        ]
+        // r: fails at day 30, recovered in retry at day 50 (a new period from then).
+        var retry = Self.chain("r", [nil])
+        var late = SnapshotTests.period("r-1", start: t0 + 50 * day, days: 30, price: 9_990)
+        late.originalTransactionId = "r"
+        retry.append(late)
+        let retryFacts = [
+            RenewalFact(originalTransactionId: "r", isInBillingRetry: true, gracePeriodExpiresDate: t0 + 46 * day, signedDate: t0 + 31 * day),
+            RenewalFact(originalTransactionId: "r", willAutoRenew: true, isInBillingRetry: false, signedDate: t0 + 50 * day),
+        ]
+        // x: fails at day 30, Apple gives up at day 90; a win-back purchase at day 100 is no recovery.
+        var lost = Self.chain("x", [nil])
+        var winBack = SnapshotTests.period("x-1", start: t0 + 100 * day, days: 30, price: 4_990, offer: .winBack)
+        winBack.originalTransactionId = "x"
+        lost.append(winBack)
+        let lostFacts = [
+            RenewalFact(originalTransactionId: "x", isInBillingRetry: true, signedDate: t0 + 30 * day),
+            RenewalFact(
+                originalTransactionId: "x", willAutoRenew: false, expirationReason: .billingError, isInBillingRetry: false, signedDate: t0 + 90 * day),
+            RenewalFact(originalTransactionId: "x", willAutoRenew: true, isInBillingRetry: false, signedDate: t0 + 100 * day),
+        ]
+        // p: renews normally at day 30: no issue.
+        let paid = Self.chain("p", [nil, nil])
+        let facts = grace + retry + lost + paid
+        let renewals = graceFacts + retryFacts + lostFacts
+        let month = Self.flows(facts, renewals: renewals, from: t0 + 30 * day, to: t0 + 60 * day)
+        #expect(month.billingIssues == 3)
+        #expect(month.billingRecoveries == 2)
+        let later = Self.flows(facts, renewals: renewals, from: t0 + 60 * day, to: t0 + 120 * day)
+        #expect(later.billingIssues == 0 && later.billingRecoveries == 0)
+        let graceOnly = Self.flows(facts, renewals: renewals, from: t0 + 30 * day, to: t0 + 31 * day)
+        #expect(graceOnly.billingRecoveries == 1)  // dated by the renewal date it kept
+    }
 }

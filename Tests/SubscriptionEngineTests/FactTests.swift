@@ -142,4 +142,42 @@ struct FactTests {
     func badDurations(_ text: String) {
         #expect(ISO8601Duration(text) == nil)
     }
+
+    @Test("a past instant is judged by what Apple said then: a grace period that later ran out, a retry Apple later gave up")
+    func pastBillingEpisode() {
+        let first = PurchaseFact(
+            transactionId: "t1", originalTransactionId: "t1", productId: "basic.monthly", productType: .autoRenewable,
+            subscriptionGroupIdentifier: "g", purchaseDate: day(0), expiresDate: day(30))
+        // Apple failed to charge at day 30 (grace until 46), then gave up at day 90.
+        let failed = RenewalFact(
+            originalTransactionId: "t1", willAutoRenew: true, isInBillingRetry: true, gracePeriodExpiresDate: day(46), signedDate: day(31))
+        let gaveUp = RenewalFact(
+            originalTransactionId: "t1", willAutoRenew: false, expirationReason: .billingError, isInBillingRetry: false, signedDate: day(90))
+        let history = PurchaseHistory(purchases: [first], renewals: [gaveUp, failed])
+        #expect(history.renewals["t1"] == gaveUp)
+        let status = { (instant: Double) in CustomerState(history: history, catalog: scenarioCatalog, at: day(instant)).subscription("t1")?.status }
+        #expect(status(30.5) == .gracePeriod)  // before Apple's first word, the episode it described
+        #expect(status(40) == .gracePeriod)
+        #expect(status(50) == .billingRetry)
+        #expect(status(89) == .billingRetry)
+        #expect(status(91) == .expired)
+        #expect(CustomerState(history: history, catalog: scenarioCatalog, at: day(40)).subscription("t1")?.accessEndsDate == day(46))
+
+        // Recovered in retry at day 55: a new period, so the past before it stays as Apple said.
+        let recovered = PurchaseFact(
+            transactionId: "t2", originalTransactionId: "t1", productId: "basic.monthly", productType: .autoRenewable,
+            subscriptionGroupIdentifier: "g", purchaseDate: day(55), expiresDate: day(85))
+        let after = RenewalFact(originalTransactionId: "t1", willAutoRenew: true, isInBillingRetry: false, signedDate: day(55))
+        let history2 = PurchaseHistory(purchases: [first, recovered], renewals: [failed, after])
+        let status2 = { (instant: Double) in CustomerState(history: history2, catalog: scenarioCatalog, at: day(instant)).subscription("t1")?.status }
+        #expect(status2(40) == .gracePeriod)
+        #expect(status2(50) == .billingRetry)
+        #expect(status2(60) == .active)
+
+        // A voluntary lapse with nothing said about billing stays expired at every later instant.
+        let cancelled = RenewalFact(originalTransactionId: "t1", willAutoRenew: false, expirationReason: .voluntary, signedDate: day(31))
+        let history3 = PurchaseHistory(purchases: [first], renewals: [cancelled, after])
+        #expect(CustomerState(history: history3, catalog: scenarioCatalog, at: day(40)).subscription("t1")?.status == .expired)
+        #expect(CustomerState(history: history3, catalog: scenarioCatalog, at: day(40)).subscription("t1")?.expirationReason == .voluntary)
+    }
 }

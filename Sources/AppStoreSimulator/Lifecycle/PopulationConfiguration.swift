@@ -18,12 +18,15 @@ public struct PopulationConfiguration: Sendable, Hashable, Codable {
     /// Renewal periods and trials as short as Apple's sandbox makes them (a month in 5 minutes),
     /// for runs on a wall clock.
     public var sandboxDurations: Bool = false
+    /// Where the customers live (each customer's storefront is drawn from these shares).
+    public var storefronts: [SimulatedStorefront] = [.unitedStates]
 
     public init(
         customers: Int, start: Date, days: Double, arrivalShare: Double = 0.75, seed: UInt64 = 1,
         behaviour: PopulationBehaviour = PopulationBehaviour(), products: [SimulatedProduct] = SimulatedProduct.demoCatalog,
-        sandboxDurations: Bool = false
+        sandboxDurations: Bool = false, storefronts: [SimulatedStorefront] = [.unitedStates]
     ) {
+        self.storefronts = storefronts
         self.sandboxDurations = sandboxDurations
         self.customers = customers
         self.start = start

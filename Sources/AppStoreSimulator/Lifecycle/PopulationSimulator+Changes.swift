@@ -52,6 +52,7 @@ extension PopulationSimulator {
         guard let truth = store.subscription(chain), truth.revocationDate == nil, !truth.isInBillingRetryPeriod, truth.autoRenewStatus,
             date < truth.expiresDate, let current = products[truth.productId], let target = products[productId]
         else { return }
+        let targetPrice = target.price(in: storefront(ofChain: chain)).milliunits
         if (target.level ?? 1) < (current.level ?? 1) {
             if var previous = store.transaction(id: truth.lastTransactionId) {
                 previous.isUpgraded = true
@@ -59,14 +60,14 @@ extension PopulationSimulator {
             }
             store.modify(chain) { truth in
                 truth.autoRenewProductId = target.productId
-                truth.renewalPrice = target.price
+                truth.renewalPrice = targetPrice
                 truth.priceIncreaseStatus = nil
             }
             try startPeriod(chain, from: date, at: date, notification: (.didChangeRenewalPref, .upgrade), reason: .purchase)
         } else {
             store.modify(chain) { truth in
                 truth.autoRenewProductId = target.productId
-                truth.renewalPrice = target.price
+                truth.renewalPrice = targetPrice
                 truth.priceIncreaseStatus = nil
             }
             try notify(.didChangeRenewalPref, .downgrade, chain: chain, at: date)
@@ -108,10 +109,11 @@ extension PopulationSimulator {
         guard let truth = store.subscription(chain), truth.revocationDate == nil, !truth.isInBillingRetryPeriod, date >= truth.expiresDate else {
             return
         }
+        let renewalPrice = products[truth.autoRenewProductId]?.price(in: storefront(ofChain: chain)).milliunits
         store.modify(chain) { truth in
             truth.recentSubscriptionStartDate = date
             truth.autoRenewStatus = true
-            if let product = self.products[truth.autoRenewProductId] { truth.renewalPrice = product.price }
+            if let renewalPrice { truth.renewalPrice = renewalPrice }
         }
         try startPeriod(
             chain, from: date, at: date, notification: (.subscribed, .resubscribe), reason: .purchase, offer: (.winBackOffer, "winback.half"))
@@ -124,7 +126,7 @@ extension PopulationSimulator {
         else { return }
         var transaction = makeTransaction(
             product: product, originalTransactionId: nil, purchaseDate: date, originalPurchaseDate: nil, expiresDate: source.expiresDate,
-            reason: .purchase, appAccountToken: nil, ownership: .familyShared, price: 0)
+            reason: .purchase, appAccountToken: nil, ownership: .familyShared, storefront: storefront(ofChain: chain), price: 0)
         transaction.offerType = source.offerType
         transaction.offerDiscountType = source.offerDiscountType
         transaction.offerPeriod = source.offerPeriod
@@ -154,7 +156,8 @@ extension PopulationSimulator {
                 var fresh = makeTransaction(
                     product: product, originalTransactionId: member, purchaseDate: newPeriod.purchaseDate ?? date,
                     originalPurchaseDate: transaction?.originalPurchaseDate, expiresDate: newPeriod.expiresDate,
-                    reason: newPeriod.transactionReason ?? .renewal, appAccountToken: nil, ownership: .familyShared, price: 0)
+                    reason: newPeriod.transactionReason ?? .renewal, appAccountToken: nil, ownership: .familyShared,
+                    storefront: storefront(ofChain: chain), price: 0)
                 fresh.offerType = newPeriod.offerType
                 fresh.offerIdentifier = newPeriod.offerIdentifier
                 store.record(fresh, customerId: copy.customerId)

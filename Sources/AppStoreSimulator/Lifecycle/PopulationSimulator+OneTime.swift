@@ -42,7 +42,7 @@ extension PopulationSimulator {
         let token = store.transactions(ofCustomer: customerId).first?.appAccountToken
         let transaction = makeTransaction(
             product: product, originalTransactionId: nil, purchaseDate: date, originalPurchaseDate: nil, expiresDate: nil,
-            reason: .purchase, appAccountToken: token)
+            reason: .purchase, appAccountToken: token, storefront: storefront(ofCustomer: customer))
         store.record(transaction, customerId: customerId, orderId: "MK\(transaction.transactionId ?? "")")
         try emit(.oneTimeCharge, nil, transaction: transaction, subscription: nil, at: date)
         try reportPurchase(transaction, customer: customer, at: date)

@@ -38,9 +38,12 @@ extension PopulationSimulator {
             offerCode = true
         }
         let expires = trial ? trialEnd(days: product.freeTrialDays ?? 7, from: date) : periodEnd(product, from: date)
+        let storefront = storefront(ofCustomer: customer)
+        let local = product.price(in: storefront)
         var transaction = makeTransaction(
             product: product, originalTransactionId: nil, purchaseDate: date, originalPurchaseDate: nil, expiresDate: expires,
-            reason: .purchase, appAccountToken: appAccountToken, price: trial ? 0 : offerCode ? product.price / 2 : product.price)
+            reason: .purchase, appAccountToken: appAccountToken, storefront: storefront,
+            price: trial ? 0 : offerCode ? local.milliunits / 2 : local.milliunits)
         if trial {
             transaction.offerType = .introductoryOffer
             transaction.offerDiscountType = .freeTrial
@@ -58,7 +61,7 @@ extension PopulationSimulator {
                 originalTransactionId: chain, customerId: customerId(customer),
                 subscriptionGroupIdentifier: product.subscriptionGroupIdentifier ?? "", productId: product.productId, expiresDate: expires,
                 lastTransactionId: transaction.transactionId ?? "", appAccountToken: appAccountToken, recentSubscriptionStartDate: date,
-                renewalPrice: product.price, currency: product.currency))
+                renewalPrice: local.milliunits, currency: local.currency))
         chainCustomers[chain] = customer
         let token = bump(chain)
         try notify(.subscribed, .initialBuy, chain: chain, at: date)
@@ -143,10 +146,12 @@ extension PopulationSimulator {
         guard let truth = store.subscription(chain), let product = products[truth.autoRenewProductId] else { return }
         let expires = periodEnd(product, from: start)
         let first = store.transaction(id: chain)
-        let price = truth.renewalPrice ?? product.price
+        let storefront = storefront(ofChain: chain)
+        let price = truth.renewalPrice ?? product.price(in: storefront).milliunits
         var transaction = makeTransaction(
             product: product, originalTransactionId: chain, purchaseDate: start, originalPurchaseDate: first?.originalPurchaseDate,
-            expiresDate: expires, reason: reason, appAccountToken: truth.appAccountToken, price: offer == nil ? price : price / 2)
+            expiresDate: expires, reason: reason, appAccountToken: truth.appAccountToken, storefront: storefront,
+            price: offer == nil ? price : price / 2)
         if let (type, id) = offer {
             transaction.offerType = type
             transaction.offerIdentifier = id
@@ -195,6 +200,7 @@ extension PopulationSimulator {
             truth.expirationIntent = .billingError
             truth.gracePeriodExpiresDate = graceEnd
         }
+        store.beginBillingEpisode(chain, due: due, graceEnd: graceEnd)
         let token = bump(chain)
         try notify(.didFailToRenew, graceEnd == nil ? nil : .gracePeriod, chain: chain, at: date)
         try mirrorToFamily(chain, notification: (.didFailToRenew, graceEnd == nil ? nil : .gracePeriod), newPeriod: nil, at: date)
@@ -226,6 +232,7 @@ extension PopulationSimulator {
     /// Apple's billing retry ends: the charge went through, or Apple gives up after 60 days.
     func finishBillingRetry(_ chain: String, recovered: Bool, at date: Date) throws {
         guard let truth = store.subscription(chain), truth.isInBillingRetryPeriod else { return }
+        store.endBillingEpisode(chain, at: date, recovered: recovered)
         guard recovered else {
             try lapse(chain, intent: .billingError, subtype: .billingRetry, at: date)
             return

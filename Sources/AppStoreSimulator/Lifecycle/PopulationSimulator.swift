@@ -123,6 +123,17 @@ public final class PopulationSimulator {
         return start.addingTimeInterval(SimulatedProduct.sandboxSeconds(of: "P\(days)D"))
     }
 
+    /// The storefront customer number `customer` buys in.
+    func storefront(ofCustomer customer: Int) -> SimulatedStorefront {
+        SimulatedStorefront.of(customer: customer, among: configuration.storefronts, seed: configuration.seed)
+    }
+
+    /// The storefront of a chain's purchaser (a family member's copy sits in the purchaser's).
+    func storefront(ofChain chain: String) -> SimulatedStorefront {
+        let purchaserChain = store.subscription(chain)?.sharedFrom ?? chain
+        return chainCustomers[purchaserChain].map(storefront(ofCustomer:)) ?? configuration.storefronts.first ?? .unitedStates
+    }
+
     func newTransactionId() -> String {
         nextTransaction += 1
         return String(nextTransaction)
@@ -192,11 +203,14 @@ public final class PopulationSimulator {
                 date: date))
     }
 
-    /// A transaction of this app for `product`.
+    /// A transaction of this app for `product`, priced for `storefront` unless `price` (in the
+    /// storefront's currency) says otherwise.
     func makeTransaction(
         product: SimulatedProduct, originalTransactionId: String?, purchaseDate: Date, originalPurchaseDate: Date?, expiresDate: Date?,
-        reason: TransactionReason, appAccountToken: String?, ownership: InAppOwnershipType = .purchased, price: Int64? = nil
+        reason: TransactionReason, appAccountToken: String?, ownership: InAppOwnershipType = .purchased, storefront: SimulatedStorefront,
+        price: Int64? = nil
     ) -> JWSTransactionDecodedPayload {
+        let local = product.price(in: storefront)
         let id = newTransactionId()
         var transaction = JWSTransactionDecodedPayload()
         transaction.transactionId = id
@@ -212,11 +226,11 @@ public final class PopulationSimulator {
         transaction.appAccountToken = appAccountToken
         transaction.inAppOwnershipType = ownership
         transaction.environment = store.environment
-        transaction.storefront = "USA"
-        transaction.storefrontId = "143441"
+        transaction.storefront = storefront.country
+        transaction.storefrontId = storefront.id
         transaction.transactionReason = reason
-        transaction.currency = product.currency
-        transaction.price = price ?? product.price
+        transaction.currency = local.currency
+        transaction.price = price ?? local.milliunits
         if product.type == .autoRenewableSubscription { transaction.webOrderLineItemId = String(Int64(id).map { $0 + 1 } ?? 0) }
         return transaction
     }

@@ -16,6 +16,9 @@ public struct SimulatedProduct: Sendable, Hashable, Codable {
     /// The price in milliunits of ``currency``.
     public var price: Int64
     public var currency: String
+    /// The price in other currencies, in their milliunits (a storefront whose currency is not
+    /// listed pays ``price`` in ``currency``).
+    public var localPrices: [String: Int64]?
     /// Days of a free-trial introductory offer, when the product has one.
     public var freeTrialDays: Int?
     /// Whether Family Sharing is on for the product.
@@ -23,7 +26,8 @@ public struct SimulatedProduct: Sendable, Hashable, Codable {
 
     public init(
         productId: String, type: ProductType, subscriptionGroupIdentifier: String? = nil, level: Int? = nil, period: String? = nil,
-        price: Int64, currency: String = "USD", freeTrialDays: Int? = nil, familyShareable: Bool = false
+        price: Int64, currency: String = "USD", localPrices: [String: Int64]? = nil, freeTrialDays: Int? = nil,
+        familyShareable: Bool = false
     ) {
         self.productId = productId
         self.type = type
@@ -32,8 +36,16 @@ public struct SimulatedProduct: Sendable, Hashable, Codable {
         self.period = period
         self.price = price
         self.currency = currency
+        self.localPrices = localPrices
         self.freeTrialDays = freeTrialDays
         self.familyShareable = familyShareable
+    }
+
+    /// What a customer in `storefront` pays: the local price in its currency, else the base price.
+    public func price(in storefront: SimulatedStorefront) -> (milliunits: Int64, currency: String) {
+        if storefront.currency == currency { return (price, currency) }
+        if let local = localPrices?[storefront.currency] { return (local, storefront.currency) }
+        return (price, currency)
     }
 
     /// The end of one period that starts at `start` (calendar arithmetic in UTC, as Apple bills).
@@ -75,19 +87,24 @@ public struct SimulatedProduct: Sendable, Hashable, Codable {
     }
 
     /// The catalog the demo sells: three subscriptions in one group (two levels, two durations),
-    /// a consumable, a non-consumable and a non-renewing season pass.
+    /// a consumable, a non-consumable and a non-renewing season pass, priced in US dollars,
+    /// euros, pounds and yen (App Store price points of each storefront).
     public static let demoCatalog: [SimulatedProduct] = [
         SimulatedProduct(
             productId: "premium.monthly", type: .autoRenewableSubscription, subscriptionGroupIdentifier: "21000001", level: 2, period: "P1M",
-            price: 9_990, freeTrialDays: 7, familyShareable: true),
+            price: 9_990, localPrices: ["EUR": 9_990, "GBP": 8_990, "JPY": 1_500_000], freeTrialDays: 7, familyShareable: true),
         SimulatedProduct(
             productId: "premium.yearly", type: .autoRenewableSubscription, subscriptionGroupIdentifier: "21000001", level: 2, period: "P1Y",
-            price: 79_990, familyShareable: true),
+            price: 79_990, localPrices: ["EUR": 79_990, "GBP": 69_990, "JPY": 12_000_000], familyShareable: true),
         SimulatedProduct(
             productId: "pro.monthly", type: .autoRenewableSubscription, subscriptionGroupIdentifier: "21000001", level: 1, period: "P1M",
-            price: 14_990, familyShareable: true),
-        SimulatedProduct(productId: "coins.100", type: .consumable, price: 990),
-        SimulatedProduct(productId: "themes.lifetime", type: .nonConsumable, price: 4_990),
-        SimulatedProduct(productId: "season.pass", type: .nonRenewingSubscription, period: "P3M", price: 19_990),
+            price: 14_990, localPrices: ["EUR": 14_990, "GBP": 12_990, "JPY": 2_200_000], familyShareable: true),
+        SimulatedProduct(
+            productId: "coins.100", type: .consumable, price: 990, localPrices: ["EUR": 990, "GBP": 890, "JPY": 150_000]),
+        SimulatedProduct(
+            productId: "themes.lifetime", type: .nonConsumable, price: 4_990, localPrices: ["EUR": 4_990, "GBP": 4_490, "JPY": 750_000]),
+        SimulatedProduct(
+            productId: "season.pass", type: .nonRenewingSubscription, period: "P3M", price: 19_990,
+            localPrices: ["EUR": 19_990, "GBP": 17_990, "JPY": 3_000_000]),
     ]
 }

@@ -31,6 +31,7 @@ public final class SimulatedAppStore: Sendable {
         var notificationIndex: [String: Int] = [:]
         var consumptionAnswers: [String: [ConsumptionRequest]] = [:]
         var extensionRequests: Set<String> = []
+        var billingEpisodes: [String: [BillingEpisode]] = [:]
     }
 
     let state = Mutex(State())
@@ -74,6 +75,16 @@ public final class SimulatedAppStore: Sendable {
             (state.transactionsByCustomer[customerId] ?? [])
                 .sorted { (state.modified[$0] ?? 0) < (state.modified[$1] ?? 0) }
                 .compactMap { state.transactions[$0] }
+        }
+    }
+
+    /// Every transaction with the account it belongs to, by transaction id.
+    public func allTransactions() -> [(customerId: String, transaction: JWSTransactionDecodedPayload)] {
+        state.withLock { state in
+            state.transactions.keys.sorted().compactMap { id in
+                guard let transaction = state.transactions[id], let owner = state.owners[id] else { return nil }
+                return (owner, transaction)
+            }
         }
     }
 
@@ -135,6 +146,28 @@ public final class SimulatedAppStore: Sendable {
             state.subscriptions[originalTransactionId] = value
             return value
         }
+    }
+
+    // MARK: Billing
+
+    /// Apple failed to charge the renewal of `chain` due at `due`: billing retry begins, with a
+    /// grace period until `graceEnd` when the app has one.
+    public func beginBillingEpisode(_ chain: String, due: Date, graceEnd: Date?) {
+        state.withLock { $0.billingEpisodes[chain, default: []].append(BillingEpisode(due: due, graceEnd: graceEnd)) }
+    }
+
+    /// The open billing episode of `chain` ends at `date`: the charge went through, or Apple gave up.
+    public func endBillingEpisode(_ chain: String, at date: Date, recovered: Bool) {
+        state.withLock { state in
+            guard let index = state.billingEpisodes[chain]?.lastIndex(where: { $0.ended == nil }) else { return }
+            state.billingEpisodes[chain]?[index].ended = date
+            state.billingEpisodes[chain]?[index].recovered = recovered
+        }
+    }
+
+    /// The billing episodes of `chain`, oldest first.
+    public func billingEpisodes(_ chain: String) -> [BillingEpisode] {
+        state.withLock { $0.billingEpisodes[chain] ?? [] }
     }
 
     // MARK: Notifications

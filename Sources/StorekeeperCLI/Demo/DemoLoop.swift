@@ -72,10 +72,12 @@ struct DemoLoop {
 
         let comparison = try await DemoComparison(world: world, client: client, serverBase: serverBase).compare(at: world.end)
         reporter.comparison(comparison)
+        let analytics = try await DemoAnalyticsComparison(world: world, client: client, serverBase: serverBase).compare()
+        reporter.analytics(analytics)
         if settings.scenario != nil {
             reporter.say("expectations met \(checkpoints.met)/\(checkpoints.checked)")
         }
-        let success = comparison.allMatched && checkpoints.met == checkpoints.checked
+        let success = comparison.allMatched && analytics.allMatched && checkpoints.met == checkpoints.checked
         guard !settings.check else { return DemoRunner.Outcome(allMatched: success) }
 
         // Live: the clock follows real time from here; the population keeps living.

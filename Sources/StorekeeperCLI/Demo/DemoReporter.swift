@@ -65,6 +65,12 @@ struct DemoReporter {
         say("matched \(result.matched)/\(result.total) subscriptions")
     }
 
+    func analytics(_ result: DemoAnalyticsComparison.Result) {
+        for line in result.mismatches.prefix(20) { say("  mismatch \(line)") }
+        if result.mismatches.count > 20 { say("  … and \(result.mismatches.count - 20) more") }
+        say("analytics matched \(result.matched)/\(result.total) figures")
+    }
+
     func live(serverBase: String) {
         say("")
         let pace = settings.liveSpeed == 1 ? "in real time" : "at \(Self.number(settings.liveSpeed))× real time"

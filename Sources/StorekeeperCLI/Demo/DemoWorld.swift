@@ -5,6 +5,7 @@ import AppStoreTestSigning
 import Crypto
 import Foundation
 import StorekeeperServer
+import SubscriptionAnalytics
 import SubscriptionEngine
 
 /// Everything the demo wires together, made fresh for a run: a test certificate authority and a
@@ -66,7 +67,7 @@ struct DemoWorld: Sendable {
     var population: PopulationConfiguration {
         PopulationConfiguration(
             customers: settings.customers, start: start, days: settings.days, seed: settings.seed,
-            products: settings.scenario?.products ?? SimulatedProduct.demoCatalog)
+            products: settings.scenario?.products ?? SimulatedProduct.demoCatalog, storefronts: SimulatedStorefront.demoMix)
     }
 
     /// The simulator of this run: the scenario's script, or a random population.
@@ -86,7 +87,7 @@ struct DemoWorld: Sendable {
                 duration: product.type == .nonRenewingSubscription ? product.period.flatMap(ISO8601Duration.init) : nil,
                 price: Double(product.price) / 1000, currency: product.currency)
         }
-        let app = AppConfiguration(
+        var app = AppConfiguration(
             id: Self.appId, bundleId: Self.bundleId, appAppleId: Self.appAppleId, environments: [.production],
             trustedRoots: [rootPath.path, receiptRootPath.path], sharedSecret: sharedSecret,
             apiKeys: [APIKeyConfiguration(key: adminKey, role: .admin)], products: products,
@@ -95,9 +96,16 @@ struct DemoWorld: Sendable {
                     issuerId: Self.issuerId, keyId: Self.keyId, privateKey: apiKey.pemRepresentation, environment: "Production",
                     baseURL: "http://127.0.0.1:\(applePort)") : nil,
             refundPolicy: nil)
+        app.analytics = analytics
         return ServerConfiguration(
             host: "127.0.0.1", port: settings.port, dataDirectory: directory.appendingPathComponent("data").path, apps: [app],
             logLevel: "error")
+    }
+
+    /// How the server reports the demo's business: in US dollars, with the simulator's exchange
+    /// rates for the other storefronts' currencies.
+    var analytics: AnalyticsConfiguration {
+        AnalyticsConfiguration(reportingCurrency: "USD", exchangeRates: SimulatedStorefront.demoExchangeRates)
     }
 
     static func kind(_ type: ProductType) -> ProductKind {

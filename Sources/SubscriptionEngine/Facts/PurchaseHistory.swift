@@ -9,8 +9,12 @@ import Foundation
 public struct PurchaseHistory: Sendable, Hashable {
     /// Purchases by transaction id.
     public private(set) var purchases: [String: PurchaseFact] = [:]
-    /// Renewal facts by original transaction id.
+    /// Renewal facts by original transaction id: the latest signed of each chain.
     public private(set) var renewals: [String: RenewalFact] = [:]
+    /// Every dated renewal fact by original transaction id, oldest signed first (facts signed at
+    /// the same instant merged): what Apple said when, so a state at a past instant can be told
+    /// from what Apple said then and not only from what it says now.
+    public private(set) var renewalTimeline: [String: [RenewalFact]] = [:]
     /// Revocations made by the app's operator, by transaction id; they apply even when the
     /// purchase they name arrives later.
     public private(set) var manualRevocations: [String: Revocation] = [:]
@@ -43,6 +47,15 @@ public struct PurchaseHistory: Sendable, Hashable {
         } else {
             renewals[renewal.originalTransactionId] = renewal
         }
+        guard let signed = renewal.signedDate else { return }
+        var timeline = renewalTimeline[renewal.originalTransactionId] ?? []
+        let index = timeline.firstIndex { ($0.signedDate ?? .distantPast) >= signed } ?? timeline.endIndex
+        if index < timeline.endIndex, timeline[index].signedDate == signed {
+            timeline[index] = timeline[index].merged(with: renewal)
+        } else {
+            timeline.insert(renewal, at: index)
+        }
+        renewalTimeline[renewal.originalTransactionId] = timeline
     }
 
     /// Adds renewal facts.
@@ -66,6 +79,7 @@ public struct PurchaseHistory: Sendable, Hashable {
         var result = self
         result.add(Array(other.purchases.values))
         result.add(Array(other.renewals.values))
+        for timeline in other.renewalTimeline.values { result.add(timeline) }
         for (id, revocation) in other.manualRevocations {
             result.revoke(transactionId: id, at: revocation.date, kind: revocation.kind)
         }

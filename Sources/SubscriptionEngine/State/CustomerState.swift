@@ -54,7 +54,8 @@ public struct CustomerState: Sendable, Hashable {
         for (id, periods) in chains {
             guard
                 let state = SubscriptionState.evaluate(
-                    periods: periods, renewal: history.renewals[id], catalog: catalog, at: instant, configuration: configuration
+                    periods: periods, renewal: history.renewals[id], timeline: history.renewalTimeline[id] ?? [], catalog: catalog, at: instant,
+                    configuration: configuration
                 )
             else { continue }
             states.append(state)

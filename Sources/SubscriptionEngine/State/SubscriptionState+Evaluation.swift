@@ -18,9 +18,13 @@ extension SubscriptionState {
     ///   refunded or revoked from Family Sharing (an upgrade is not a revocation); `gracePeriod`
     ///   while Apple's grace period runs; `billingRetry` while Apple retries (at most
     ///   ``EngineConfiguration/billingRetryLimit`` after expiry); `expired` otherwise.
+    /// - Grace, retry and the reason of an expiry come from what Apple said about the renewal
+    ///   in force at `instant` (``renewal(_:timeline:after:nextStart:at:)``): the latest renewal
+    ///   fact for the present, the billing episode that followed the lapsed period for the past.
     static func evaluate(
         periods unsorted: [PurchaseFact],
-        renewal: RenewalFact?,
+        renewal latestRenewal: RenewalFact?,
+        timeline: [RenewalFact] = [],
         catalog: Catalog,
         at instant: Date,
         configuration: EngineConfiguration
@@ -47,6 +51,8 @@ extension SubscriptionState {
         var reason: ExpirationReason?
         var grace: Date?
         var accessEnds = currentEnd
+        let nextStart = chain.first { $0.purchaseDate > instant }?.purchaseDate
+        let renewal = covering ? latestRenewal : Self.renewal(latestRenewal, timeline: timeline, after: latest, nextStart: nextStart, at: instant)
         if covering {
             status = .active
         } else if latest.isRevoked(at: instant) {
@@ -74,8 +80,9 @@ extension SubscriptionState {
         }
 
         let group = current.subscriptionGroupIdentifier ?? catalog.product(current.productId)?.subscriptionGroupIdentifier
+        let renewalNow = latestRenewal
         var nextProduct: String?
-        if let next = renewal?.autoRenewProductId, next != current.productId, renewal?.willAutoRenew != false {
+        if let next = renewalNow?.autoRenewProductId, next != current.productId, renewalNow?.willAutoRenew != false {
             nextProduct = next
         }
         return SubscriptionState(
@@ -88,16 +95,44 @@ extension SubscriptionState {
             expiresDate: current.expiresDate,
             gracePeriodExpiresDate: grace,
             originalPurchaseDate: periods.first?.originalPurchaseDate ?? periods.first?.purchaseDate,
-            willAutoRenew: renewal?.willAutoRenew,
+            willAutoRenew: renewalNow?.willAutoRenew,
             nextProductId: nextProduct,
             expirationReason: reason,
             offer: current.offer,
             ownership: current.ownership,
             revocation: status == .revoked ? current.revocation : nil,
-            priceIncreaseConsent: renewal?.priceIncreaseConsent,
-            eligibleWinBackOfferIds: renewal?.eligibleWinBackOfferIds,
+            priceIncreaseConsent: renewalNow?.priceIncreaseConsent,
+            eligibleWinBackOfferIds: renewalNow?.eligibleWinBackOfferIds,
             accessEndsDate: accessEnds
         )
+    }
+
+    /// What Apple said about the renewal of a chain whose latest begun period, `lapsed`, gives no
+    /// access at `instant`. The latest renewal fact when it was signed at or before `instant` (or
+    /// is undated). For an earlier instant, the billing episode that followed the lapsed period's
+    /// expiry, as the dated facts signed after it (and before the chain's next period) tell it:
+    /// the first that says Apple is retrying describes the grace period and the retry, which last
+    /// until a later fact says Apple stopped; with no such fact the renewal did not fail.
+    static func renewal(
+        _ latest: RenewalFact?, timeline: [RenewalFact], after lapsed: PurchaseFact, nextStart: Date?, at instant: Date
+    )
+        -> RenewalFact?
+    {
+        guard let latest, let signed = latest.signedDate, instant < signed else { return latest }
+        let due = lapsed.expiresDate ?? lapsed.purchaseDate
+        let episode = timeline.filter { fact in
+            guard let date = fact.signedDate else { return false }
+            return date >= due && date < (nextStart ?? .distantFuture)
+        }
+        guard let failure = episode.first(where: { $0.isInBillingRetry == true }), let failed = failure.signedDate else {
+            return episode.first ?? RenewalFact(originalTransactionId: latest.originalTransactionId, isInBillingRetry: false)
+        }
+        if let stop = episode.first(where: { ($0.signedDate ?? .distantPast) > failed && $0.isInBillingRetry == false }),
+            let stopped = stop.signedDate, stopped <= instant
+        {
+            return stop
+        }
+        return failure
     }
 
     /// The end of the access period `index` gives: its expiry, cut short by a revocation or by
