@@ -1,7 +1,9 @@
+import AppStoreModels
 import Foundation
 import HummingbirdTesting
 import StorekeeperServer
 import SubscriptionAnalytics
+import SubscriptionEngine
 import Testing
 
 /// `GET /v1/apps/{appId}/metrics`: the snapshot metrics of signed notifications, to the cent.
@@ -93,6 +95,140 @@ struct MetricsRouteTests {
             #expect(try await client.call(.get, "/v1/apps/alpha/metrics?at=yesterday", key: Fixture.alphaKey).status == 400)
             #expect(try await client.call(.get, "/v1/apps/alpha/metrics?environment=Xcode", key: Fixture.alphaKey).status == 400)
             #expect(try await client.call(.get, "/v1/apps/beta/metrics", key: Fixture.alphaKey).status == 404)
+        }
+    }
+
+    /// Seven lifecycles over January and February 2026, every notification twice and in reverse
+    /// order: A a trial that converts, B a trial cancelled and lapsed, C monthly renewals in
+    /// euros, D a yearly plan, E a failed renewal through grace and billing retry to a recovery,
+    /// F a purchase refunded the next month, G an upgrade mid-period.
+    @Test("a server fed signed lifecycles answers every figure the definitions give, to the cent", arguments: ServerBackend.available)
+    func lifecycles(backend: ServerBackend) async throws {
+        try await ServerHarness.run(
+            backend,
+            configure: { configuration in
+                configuration.apps[0].analytics = AnalyticsConfiguration(exchangeRates: ["EUR": Decimal(string: "1.10")!])
+                configuration.apps[0].products += [
+                    CatalogProduct(
+                        productId: "pro.yearly", type: .autoRenewable, subscriptionGroupIdentifier: "pro", entitlements: ["pro"],
+                        subscriptionPeriod: ISO8601Duration("P1Y")),
+                    CatalogProduct(
+                        productId: "pro.plus", type: .autoRenewable, subscriptionGroupIdentifier: "pro", entitlements: ["pro"],
+                        subscriptionPeriod: ISO8601Duration("P1M")),
+                ]
+            }
+        ) { harness, client in
+            let t0 = Self.t0
+            let day = Self.day
+            func tx(
+                _ id: String, _ original: String, _ from: Double, _ to: Double, product: String = "pro.monthly", price: Int64 = 9_990,
+                currency: String = "USD", trial: Bool = false, signed: Double? = nil, revoked: Double? = nil
+            ) throws -> JWSTransactionDecodedPayload {
+                try SignedData.transaction(
+                    id: id, original: original, product: product, purchase: t0 + from * day, expires: t0 + to * day,
+                    signed: t0 + (signed ?? from) * day, revoked: revoked.map { t0 + $0 * day }, price: trial ? 0 : price, currency: currency,
+                    freeTrial: trial)
+            }
+            func note(
+                _ type: String, _ subtype: String? = nil, at: Double, _ transaction: JWSTransactionDecodedPayload,
+                renewal: JWSRenewalInfoDecodedPayload? = nil
+            ) throws -> String {
+                try SignedData.notification(
+                    harness.ca, type: type, subtype: subtype, signed: t0 + at * day, transaction: transaction, renewal: renewal)
+            }
+            func renewal(
+                _ original: String, autoRenew: Bool = true, retry: Bool = false, grace: Double? = nil, at: Double
+            ) throws
+                -> JWSRenewalInfoDecodedPayload
+            {
+                try SignedData.renewal(
+                    original: original, autoRenew: autoRenew, billingRetry: retry, grace: grace.map { t0 + $0 * day }, signed: t0 + at * day)
+            }
+            var bodies: [String] = []
+            // A: a 7-day trial, converted on January 8.
+            bodies.append(try note("SUBSCRIBED", "INITIAL_BUY", at: 0, try tx("8101", "8101", 0, 7, trial: true)))
+            bodies.append(try note("DID_RENEW", at: 7, try tx("8102", "8101", 7, 37), renewal: try renewal("8101", at: 7)))
+            // B: a trial turned off on day 3, lapsed on day 7.
+            bodies.append(try note("SUBSCRIBED", "INITIAL_BUY", at: 0, try tx("8111", "8111", 0, 7, trial: true)))
+            bodies.append(
+                try note(
+                    "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", at: 3, try tx("8111", "8111", 0, 7, trial: true, signed: 3),
+                    renewal: try renewal("8111", autoRenew: false, at: 3)))
+            bodies.append(
+                try note(
+                    "EXPIRED", "VOLUNTARY", at: 7, try tx("8111", "8111", 0, 7, trial: true, signed: 7),
+                    renewal: try renewal("8111", autoRenew: false, at: 7)))
+            // C: €9.99 a month, renewed on January 31.
+            bodies.append(try note("SUBSCRIBED", "INITIAL_BUY", at: 0, try tx("8121", "8121", 0, 30, currency: "EUR")))
+            bodies.append(try note("DID_RENEW", at: 30, try tx("8122", "8121", 30, 60, currency: "EUR")))
+            // D: $79.99 a year from January 3.
+            bodies.append(try note("SUBSCRIBED", "INITIAL_BUY", at: 2, try tx("8131", "8131", 2, 367, product: "pro.yearly", price: 79_990)))
+            // E: the renewal of January 31 fails: grace to February 16, retry, recovered February 25.
+            bodies.append(try note("SUBSCRIBED", "INITIAL_BUY", at: 0, try tx("8141", "8141", 0, 30)))
+            bodies.append(
+                try note(
+                    "DID_FAIL_TO_RENEW", "GRACE_PERIOD", at: 30, try tx("8141", "8141", 0, 30, signed: 30),
+                    renewal: try renewal("8141", retry: true, grace: 46, at: 30)))
+            bodies.append(
+                try note(
+                    "GRACE_PERIOD_EXPIRED", at: 46, try tx("8141", "8141", 0, 30, signed: 46),
+                    renewal: try renewal("8141", retry: true, grace: 46, at: 46)))
+            bodies.append(try note("DID_RENEW", "BILLING_RECOVERY", at: 55, try tx("8142", "8141", 55, 85), renewal: try renewal("8141", at: 55)))
+            // F: bought January 10, refunded February 5.
+            bodies.append(try note("SUBSCRIBED", "INITIAL_BUY", at: 9, try tx("8151", "8151", 9, 39)))
+            bodies.append(try note("REFUND", at: 35, try tx("8151", "8151", 9, 39, signed: 35, revoked: 35)))
+            // G: upgraded to $14.99 on January 11.
+            bodies.append(try note("SUBSCRIBED", "INITIAL_BUY", at: 0, try tx("8161", "8161", 0, 30)))
+            bodies.append(try note("DID_CHANGE_RENEWAL_PREF", "UPGRADE", at: 10, try tx("8162", "8161", 10, 40, product: "pro.plus", price: 14_990)))
+            bodies = (bodies + bodies).reversed()
+            harness.clock.set(t0 + 70 * day)
+            for body in bodies {
+                #expect(try await client.call(.post, "/v1/apps/alpha/notifications", body: body).status == 200)
+            }
+            try await harness.processor.drain()
+
+            func json(_ path: String) async throws -> [String: Any] {
+                let answer = try await client.call(.get, "/v1/apps/alpha/" + path, key: Fixture.alphaKey)
+                #expect(answer.status == 200, "\(path): \(answer.text)")
+                return answer.json
+            }
+            func snapshot(_ at: String) async throws -> [String: Any] { try await json("metrics?environment=Sandbox&at=" + at) }
+            // January 20: A, C, D, E, F, G paid; MRR 3 × 9.99 + 14.99 + 9.99 × 1.10 + 79.99 ÷ 12 = 62.6148…
+            let january20 = try await snapshot("2026-01-20T00:00:00Z")
+            #expect(january20["activeSubscriptions"] as? Int == 6 && january20["activeTrials"] as? Int == 0)
+            #expect(january20["mrr"] as? Double == 62.61)
+            // February 6: F refunded, E in grace (counted, at its last price): 2 × 9.99 + 14.99 + 10.989 + 6.6658… = 52.6248…
+            let february6 = try await snapshot("2026-02-06T00:00:00Z")
+            #expect(february6["activeSubscriptions"] as? Int == 5 && february6["gracePeriod"] as? Int == 1)
+            #expect(february6["mrr"] as? Double == 52.62)
+            // February 20: E in billing retry (not active), A and G expired: C and D, 10.989 + 6.6658… = 17.6548…
+            let february20 = try await snapshot("2026-02-20T00:00:00Z")
+            #expect(february20["activeSubscriptions"] as? Int == 2 && february20["billingRetry"] as? Int == 1)
+            #expect(february20["mrr"] as? Double == 17.65)
+            // January 5: A and B in their trials.
+            #expect(try await snapshot("2026-01-05T00:00:00Z")["activeTrials"] as? Int == 2)
+
+            func months(_ metric: String) async throws -> [Double?] {
+                let answer = try await json("metrics/\(metric)?from=2026-01-01T00:00:00Z&to=2026-03-01T00:00:00Z&interval=month&environment=Sandbox")
+                return (answer["points"] as? [[String: Any]] ?? []).map { $0["value"] as? Double }
+            }
+            // January's sales: four at $9.99, $79.99, $14.99 and two at €9.99: 156.918; February: E's recovery.
+            #expect(try await months("revenue") == [156.92, 9.99])
+            #expect(try await months("proceeds") == [109.84, 6.99])  // 70 %
+            #expect(try await months("refunds") == [0, 1])
+            #expect(try await months("refundAmount") == [0, 9.99])  // dated by the refund, January untouched
+            #expect(try await months("netRevenue") == [156.92, 0])
+            #expect(try await months("activeSubscriptions") == [6, 3])  // E in grace on January 31; C, D, E at February's end
+            #expect(try await months("mrr") == [62.61, 27.64])
+            #expect(try await months("gracePeriod") == [1, 0])
+            #expect(try await months("newTrials") == [2, 0])
+            #expect(try await months("trialConversions") == [1, 0])
+            #expect(try await months("newSubscriptions") == [6, 0])
+            #expect(try await months("renewals") == [1, 1])  // C on January 31; E's recovery
+            #expect(try await months("churnedSubscriptions") == [0, 3])  // A expired, F refunded, G expired
+            #expect(try await months("churnRate") == [0, 0.5])  // 3 of the 6 active on February 1
+            #expect(try await months("billingIssues") == [1, 0])
+            #expect(try await months("billingRecoveries") == [0, 1])
         }
     }
 }
