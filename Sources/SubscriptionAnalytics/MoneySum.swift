@@ -31,6 +31,16 @@ public struct MoneySum: Sendable, Hashable {
         }
     }
 
+    /// The sum divided by `count` (exactly: the division joins the denominators).
+    public func divided(by count: Int64) -> MoneySum {
+        guard count > 0 else { return self }
+        var result = MoneySum()
+        for (currency, sums) in parts {
+            for (denominator, sum) in sums { result.parts[currency, default: [:]][denominator * count, default: 0] += sum }
+        }
+        return result
+    }
+
     /// Milliunits per currency: each denominator divided once.
     var milliunits: [String: Decimal] {
         parts.mapValues { sums in sums.reduce(Decimal(0)) { $0 + $1.value / Decimal($1.key) } }

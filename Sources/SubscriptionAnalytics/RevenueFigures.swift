@@ -40,6 +40,21 @@ extension SubscriptionAnalytics {
     /// The revenue figures of `[start, end)` over `histories` (one per customer: the commission's
     /// year of paid service is the subscriber's).
     public func revenue(of histories: [PurchaseHistory], from start: Date, to end: Date) -> RevenueFigures {
+        let sums = moneySums(of: histories, from: start, to: end)
+        var net = sums.revenue
+        net.subtract(sums.refunded)
+        return RevenueFigures(
+            start: start, end: end, currency: configuration.reportingCurrency, sales: sums.sales, revenue: Amount(sums.revenue, configuration),
+            proceeds: Amount(sums.proceeds, configuration), refunds: sums.refunds, refundAmount: Amount(sums.refunded, configuration),
+            netRevenue: Amount(net, configuration))
+    }
+
+    /// The exact sums behind ``revenue(of:from:to:)``, unrounded.
+    func moneySums(
+        of histories: [PurchaseHistory], from start: Date, to end: Date
+    ) -> (
+        sales: Int, revenue: MoneySum, proceeds: MoneySum, refunds: Int, refunded: MoneySum
+    ) {
         var sales = 0
         var refunds = 0
         var revenue = MoneySum()
@@ -67,11 +82,6 @@ extension SubscriptionAnalytics {
                 }
             }
         }
-        var net = revenue
-        net.subtract(refunded)
-        return RevenueFigures(
-            start: start, end: end, currency: configuration.reportingCurrency, sales: sales, revenue: Amount(revenue, configuration),
-            proceeds: Amount(proceeds, configuration), refunds: refunds, refundAmount: Amount(refunded, configuration),
-            netRevenue: Amount(net, configuration))
+        return (sales, revenue, proceeds, refunds, refunded)
     }
 }

@@ -95,6 +95,75 @@ public enum MetricsReport {
                 groups: query.groupBy.map { analytics.series(metric, of: histories, over: intervals, by: $0).mapValues { $0.map(PointBody.init) } }))
     }
 
+    /// Answers a cohort query (`from`, `to`, `period` week or month, optional `product` and
+    /// `environment`) for `app` over its ledger `entries`, following each cohort until `now`.
+    public static func cohorts(
+        parameters: (String) -> String?, app: AppConfiguration, entries: [LedgerEntry], now: Date
+    ) throws(Invalid)
+        -> CohortsBody
+    {
+        guard let from = parameters("from").flatMap(Timestamp.date(from:)), let to = parameters("to").flatMap(Timestamp.date(from:)) else {
+            throw Invalid(description: "from and to must be ISO 8601 instants")
+        }
+        let periodText = parameters("period") ?? "month"
+        guard let period = ReportingInterval(rawValue: periodText), period != .day else { throw Invalid(description: "period must be week or month") }
+        let environment = parameters("environment") ?? "Production"
+        guard ["Production", "Sandbox"].contains(environment) else { throw Invalid(description: "environment must be Production or Sandbox") }
+        let product = parameters("product")
+        if let product, app.catalog.product(product) == nil {
+            throw Invalid(description: "product \(product.prefix(64)) is not in the app's catalog")
+        }
+        let analytics = SubscriptionAnalytics(catalog: app.catalog, configuration: app.analytics, environment: environment)
+        // One history per customer (a chain no customer claimed stands for its own).
+        let customers = Dictionary(grouping: entries) { $0.customerId.map { "customer:" + $0 } ?? "chain:" + ($0.fact.originalTransactionId ?? "-") }
+            .values.map(PurchaseHistory.init(ledger:))
+        do {
+            let cohorts = try analytics.cohorts(of: customers, from: from, to: to, period: period, product: product, now: now)
+            return CohortsBody(
+                period: period.rawValue, currency: app.analytics.reportingCurrency, timeZone: app.analytics.timeZone, environment: environment,
+                product: product, cohorts: cohorts.map(CohortBody.init))
+        } catch {
+            throw Invalid(description: error.description)
+        }
+    }
+
+    public struct CohortsBody: Sendable, Encodable, ResponseEncodable {
+        public var period: String
+        public var currency: String
+        public var timeZone: String
+        public var environment: String
+        public var product: String?
+        public var cohorts: [CohortBody]
+    }
+
+    public struct CohortBody: Sendable, Encodable {
+        public var start: Date
+        public var end: Date
+        public var customers: Int
+        public var periods: [CohortPeriodBody]
+
+        init(_ cohort: Cohort) {
+            start = cohort.start
+            end = cohort.end
+            customers = cohort.customers
+            periods = cohort.periods.map {
+                CohortPeriodBody(
+                    index: $0.index, start: $0.start, end: $0.end, active: $0.active, retention: $0.retention,
+                    revenuePerCustomer: $0.revenuePerCustomer, unconverted: $0.unconverted)
+            }
+        }
+    }
+
+    public struct CohortPeriodBody: Sendable, Encodable {
+        public var index: Int
+        public var start: Date
+        public var end: Date
+        public var active: Int
+        public var retention: Decimal
+        public var revenuePerCustomer: Decimal
+        public var unconverted: [String: Decimal]
+    }
+
     /// The JSON encoder of answers (instants as ISO 8601 with milliseconds, sorted keys).
     public static func encoder() -> JSONEncoder { JSONBody.encoder() }
 

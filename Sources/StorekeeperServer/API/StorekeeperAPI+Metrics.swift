@@ -16,6 +16,20 @@ extension StorekeeperAPI {
         try await metricsAnswer(request, context, metric: try context.pathParameter("name"))
     }
 
+    /// `GET /v1/apps/{appId}/cohorts?from=&to=&period=month|week[&product=][&environment=]`
+    /// (app or admin key): customers grouped by the week or month they first paid, with their
+    /// retention and revenue per customer in every later week or month until now.
+    func cohorts(_ request: Request, _ context: APIRequestContext) async throws -> MetricsReport.CohortsBody {
+        let app = try context.caller().app
+        let parameters = request.uri.queryParameters
+        do {
+            let entries = try await store.ledger(appId: app.id)
+            return try MetricsReport.cohorts(parameters: { parameters.get($0) }, app: app.configuration, entries: entries, now: clock())
+        } catch let invalid as MetricsReport.Invalid {
+            throw APIError.badRequest(invalid.description)
+        }
+    }
+
     private func metricsAnswer(_ request: Request, _ context: APIRequestContext, metric: String?) async throws -> MetricsReport.Answer {
         let app = try context.caller().app
         let parameters = request.uri.queryParameters

@@ -44,6 +44,7 @@ struct StorekeeperAPI: Sendable {
             .get("notifications", use: listNotifications)
             .get("metrics", use: metrics)
             .get("metrics/:name", use: metricSeries)
+            .get("cohorts", use: cohorts)
             .post("customers/:customerId/tokens", use: mintCustomerToken)
         app.group().add(middleware: authenticator(.pathCustomer))
             .get("customers/:customerId", use: customer)

@@ -229,6 +229,29 @@ struct MetricsRouteTests {
             #expect(try await months("churnRate") == [0, 0.5])  // 3 of the 6 active on February 1
             #expect(try await months("billingIssues") == [1, 0])
             #expect(try await months("billingRecoveries") == [0, 1])
+
+            // Cohorts: the six who first paid in January (B never paid), followed until March 12.
+            let cohorts = try await json("cohorts?from=2026-01-01T00:00:00Z&to=2026-03-01T00:00:00Z&period=month&environment=Sandbox")
+            let list = cohorts["cohorts"] as? [[String: Any]] ?? []
+            #expect(list.count == 2 && cohorts["currency"] as? String == "USD" && cohorts["period"] as? String == "month")
+            #expect(list.first?["customers"] as? Int == 6)
+            let periods = list.first?["periods"] as? [[String: Any]] ?? []
+            #expect(periods.map { $0["active"] as? Int } == [6, 3, 2])  // January's end; February's end (C, D, E); now (D, E)
+            #expect(periods.map { $0["retention"] as? Double } == [1, 0.5, 0.3333])
+            // 156.918 in January, +9.99 and −9.99 in February: 26.153 per customer.
+            #expect(periods.map { $0["revenuePerCustomer"] as? Double } == [26.15, 26.15, 26.15])
+            #expect(list.last?["customers"] as? Int == 0)
+            let yearly = try await json("cohorts?from=2026-01-01T00:00:00Z&to=2026-02-01T00:00:00Z&product=pro.yearly&environment=Sandbox")
+            #expect((yearly["cohorts"] as? [[String: Any]])?.first?["customers"] as? Int == 1)
+            for refused in [
+                "period=day&from=2026-01-01T00:00:00Z&to=2026-02-01T00:00:00Z", "from=2026-01-01T00:00:00Z",
+                "product=nope&from=2026-01-01T00:00:00Z&to=2026-02-01T00:00:00Z",
+                "from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z", "period=week&from=2000-01-01T00:00:00Z&to=2026-01-01T00:00:00Z",
+            ] {
+                let answer = try await client.call(.get, "/v1/apps/alpha/cohorts?" + refused, key: Fixture.alphaKey)
+                #expect(answer.status == 400, "\(refused): \(answer.text)")
+            }
+            #expect(try await client.call(.get, "/v1/apps/alpha/cohorts?from=2026-01-01T00:00:00Z&to=2026-02-01T00:00:00Z").status == 401)
         }
     }
 }

@@ -1,0 +1,80 @@
+import Foundation
+import SubscriptionEngine
+
+/// Customers grouped by when they first paid, and how each group held up.
+///
+/// | figure | what counts |
+/// |---|---|
+/// | cohort | the customers whose first paid period of an auto-renewable subscription (theirs, not family-shared; of `product` when asked) began in the week or month |
+/// | `active`, `retention` | of them, how many have an active paid subscription (`activeSubscriptions`' definition) at the end of each later week or month (now, for the one under way); ÷ the cohort's size |
+/// | `revenuePerCustomer` | their realized revenue so far (every sale of every product type, less refunds, by the end of that week or month) ÷ the cohort's size: lifetime value so far, in the reporting currency |
+public struct Cohort: Sendable, Hashable {
+    public var start: Date
+    public var end: Date
+    public var customers: Int
+    /// Period 0 is the cohort's own week or month.
+    public var periods: [CohortPeriod]
+}
+
+public struct CohortPeriod: Sendable, Hashable {
+    public var index: Int
+    public var start: Date
+    public var end: Date
+    public var active: Int
+    /// `active` ÷ the cohort's customers, to four decimals.
+    public var retention: Decimal
+    /// Net revenue so far per customer, rounded once to the cent.
+    public var revenuePerCustomer: Decimal
+    /// Revenue per customer in currencies without an exchange rate, each in its own units.
+    public var unconverted: [String: Decimal]
+}
+
+extension SubscriptionAnalytics {
+    /// The cohorts of `[from, to)` cut by `period` (weeks or months; a day is refused) over
+    /// `customers` (one history per customer), each followed until `now`.
+    public func cohorts(
+        of customers: [PurchaseHistory], from: Date, to: Date, period: ReportingInterval, product: String? = nil, now: Date
+    ) throws(ReportingInterval.Problem) -> [Cohort] {
+        guard period != .day else { throw ReportingInterval.Problem(description: "period must be week or month") }
+        let timeZone = TimeZone(identifier: configuration.timeZone) ?? .gmt
+        let cohortIntervals = try period.intervals(from: from, to: to, timeZone: timeZone)
+        var members = [[PurchaseHistory]](repeating: [], count: cohortIntervals.count)
+        for customer in customers {
+            var history = customer.restricted(to: environment)
+            if let product { history = history.restricted { $0.productId == product } }
+            let firstPaid = history.effectivePurchases
+                .filter { isOwnedSubscription($0) && $0.offer?.kind != .freeTrial }
+                .map(\.purchaseDate).min()
+            guard let firstPaid, let index = cohortIntervals.firstIndex(where: { $0.start <= firstPaid && firstPaid < $0.end }) else { continue }
+            members[index].append(history)
+        }
+        var cells = 0
+        return try cohortIntervals.indices.map { (index: Int) throws(ReportingInterval.Problem) -> Cohort in
+            let interval = cohortIntervals[index]
+            let group = members[index]
+            var cohort = Cohort(start: interval.start, end: interval.end, customers: group.count, periods: [])
+            guard !group.isEmpty, interval.start < now else { return cohort }
+            let later = try period.intervals(from: interval.start, to: max(now, interval.end), timeZone: timeZone)
+            cells += later.count
+            guard cells <= 20_000 else {
+                throw ReportingInterval.Problem(description: "more than 20000 cohort cells: ask for a shorter range or a longer period")
+            }
+            for (offset, cell) in later.enumerated() where cell.start < now {
+                let instant = min(cell.end, now)
+                let active = group.filter { snapshot(of: $0, at: instant.addingTimeInterval(-0.001)).activeSubscriptions > 0 }.count
+                let sums = moneySums(of: group, from: .distantPast, to: instant)
+                var net = sums.revenue
+                net.subtract(sums.refunded)
+                let (perCustomer, unconverted) = net.divided(by: Int64(group.count)).total(in: configuration)
+                var retention = Decimal(active) / Decimal(group.count)
+                var rounded = Decimal()
+                NSDecimalRound(&rounded, &retention, 4, .plain)
+                cohort.periods.append(
+                    CohortPeriod(
+                        index: offset, start: cell.start, end: cell.end, active: active, retention: rounded, revenuePerCustomer: perCustomer,
+                        unconverted: unconverted))
+            }
+            return cohort
+        }
+    }
+}
