@@ -8,6 +8,9 @@ public enum MetricName: String, Sendable, Hashable, CaseIterable, Codable {
     case revenue, proceeds, refunds, refundAmount, netRevenue
     case newTrials, newSubscriptions, trialConversions, renewals, churnedSubscriptions, churnRate
     case billingIssues, billingRecoveries
+
+    /// Whether the metric is a state at each interval's end (rather than a flow over it).
+    public var isSnapshot: Bool { [.activeSubscriptions, .activeTrials, .gracePeriod, .billingRetry, .familyShared, .mrr].contains(self) }
 }
 
 /// What a series is broken down by: the product, the storefront (country) or the offer of each
@@ -37,8 +40,29 @@ public struct MetricPoint: Sendable, Hashable {
 }
 
 extension SubscriptionAnalytics {
-    /// `metric` over `intervals`, for the facts of `histories` (one per customer).
-    public func series(_ metric: MetricName, of histories: [PurchaseHistory], over intervals: [DateInterval]) -> [MetricPoint] {
+    /// `metric` over `intervals`, for the facts of `histories` (one per customer). A snapshot
+    /// metric is read from `index` when given (it must hold the same facts), else from an index
+    /// built for the call.
+    public func series(
+        _ metric: MetricName, of histories: [PurchaseHistory], over intervals: [DateInterval], index: SnapshotIndex? = nil
+    ) -> [MetricPoint] {
+        if metric.isSnapshot {
+            let index = index ?? SnapshotIndex(analytics: self, histories: histories)
+            // The state at each interval's end: the last instant inside it.
+            let snapshots = index.snapshots(at: intervals.map { $0.end.addingTimeInterval(-0.001) })
+            return zip(intervals, snapshots).map { interval, snapshot in
+                var point = MetricPoint(start: interval.start, end: interval.end, value: nil, unconverted: [:])
+                switch metric {
+                case .activeSubscriptions: point.value = Decimal(snapshot.activeSubscriptions)
+                case .activeTrials: point.value = Decimal(snapshot.activeTrials)
+                case .gracePeriod: point.value = Decimal(snapshot.gracePeriod)
+                case .billingRetry: point.value = Decimal(snapshot.billingRetry)
+                case .familyShared: point.value = Decimal(snapshot.familyShared)
+                default: (point.value, point.unconverted) = (snapshot.mrr, snapshot.unconverted)
+                }
+                return point
+            }
+        }
         var all = PurchaseHistory()
         for history in histories {
             all.add(Array(history.purchases.values))

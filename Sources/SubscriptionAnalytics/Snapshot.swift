@@ -53,27 +53,36 @@ public struct SubscriptionAnalytics: Sendable {
             billingRetry: 0, familyShared: 0, mrr: 0, unconverted: [:], unpriced: 0)
         var mrr = MoneySum()
         for subscription in state.subscriptions {
-            let hasAccess = subscription.status == .active || subscription.status == .gracePeriod
-            if subscription.ownership == .familyShared {
-                if hasAccess { snapshot.familyShared += 1 }
-                continue
-            }
-            if subscription.status == .billingRetry { snapshot.billingRetry += 1 }
-            guard hasAccess else { continue }
-            if subscription.offer?.kind == .freeTrial {
-                snapshot.activeTrials += 1
-                continue
-            }
-            snapshot.activeSubscriptions += 1
-            if subscription.status == .gracePeriod { snapshot.gracePeriod += 1 }
-            if let (price, period) = currentPeriod(of: subscription, in: history) {
-                mrr.add(price, times: period.monthlyFactor)
-            } else {
-                snapshot.unpriced += 1
-            }
+            let part = contribution(of: subscription, in: history)
+            part.add(to: &snapshot)
+            if let money = part.mrr { mrr.add(money.price, times: money.factor) }
         }
         (snapshot.mrr, snapshot.unconverted) = mrr.total(in: configuration)
         return snapshot
+    }
+
+    /// What one chain's state adds to a snapshot: the definitions above, in one place.
+    func contribution(of subscription: SubscriptionState, in history: PurchaseHistory) -> Contribution {
+        var part = Contribution()
+        let hasAccess = subscription.status == .active || subscription.status == .gracePeriod
+        if subscription.ownership == .familyShared {
+            part.familyShared = hasAccess
+            return part
+        }
+        part.billingRetry = subscription.status == .billingRetry
+        guard hasAccess else { return part }
+        if subscription.offer?.kind == .freeTrial {
+            part.activeTrial = true
+            return part
+        }
+        part.activeSubscription = true
+        part.gracePeriod = subscription.status == .gracePeriod
+        if let (price, period) = currentPeriod(of: subscription, in: history) {
+            part.mrr = Contribution.Recurring(price: price, factor: period.monthlyFactor)
+        } else {
+            part.unpriced = true
+        }
+        return part
     }
 
     /// The price paid for the subscription's current period (the transaction's own, else the
@@ -86,5 +95,42 @@ public struct SubscriptionAnalytics: Sendable {
                 ?? BillingPeriod(from: subscription.purchaseDate, to: transaction?.expiresDate ?? subscription.expiresDate)
         else { return nil }
         return (price, period)
+    }
+}
+
+/// One chain's part of a snapshot.
+struct Contribution: Sendable, Hashable {
+    struct Recurring: Sendable, Hashable {
+        var price: Money
+        var factor: (numerator: Int64, denominator: Int64)
+
+        static func == (a: Recurring, b: Recurring) -> Bool {
+            a.price == b.price && a.factor.numerator == b.factor.numerator && a.factor.denominator == b.factor.denominator
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(price)
+            hasher.combine(factor.numerator)
+            hasher.combine(factor.denominator)
+        }
+    }
+
+    var activeSubscription = false
+    var activeTrial = false
+    var gracePeriod = false
+    var billingRetry = false
+    var familyShared = false
+    var unpriced = false
+    var mrr: Recurring?
+
+    var isEmpty: Bool { self == Contribution() }
+
+    func add(to snapshot: inout Snapshot) {
+        if activeSubscription { snapshot.activeSubscriptions += 1 }
+        if activeTrial { snapshot.activeTrials += 1 }
+        if gracePeriod { snapshot.gracePeriod += 1 }
+        if billingRetry { snapshot.billingRetry += 1 }
+        if familyShared { snapshot.familyShared += 1 }
+        if unpriced { snapshot.unpriced += 1 }
     }
 }

@@ -64,6 +64,14 @@ struct StoreContractTests {
             #expect(history.purchases["t1"]?.revocation?.kind == .refund)
             #expect(try await store.ledger(appId: "a", originalTransactionId: "t1").count == 2)
             #expect(try await store.ledger(appId: "other", customerId: "c1").isEmpty)
+
+            // The ledger's version tells a reader what it has not seen.
+            let version = try await store.ledgerVersion(appId: "a")
+            let all = try await store.ledger(appId: "a")
+            #expect(version.count == 2 && version.lastId == all.last?.id)
+            #expect(try await store.ledger(appId: "a", after: all[0].id ?? 0, through: version.lastId).map(\.raw) == ["jws-2"])
+            #expect(try await store.ledger(appId: "a", after: version.lastId, through: version.lastId + 10).isEmpty)
+            #expect(try await store.ledgerVersion(appId: "other") == LedgerVersion(count: 0, lastId: 0))
         }
     }
 

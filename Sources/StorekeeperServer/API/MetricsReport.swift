@@ -15,6 +15,10 @@ public enum MetricsReport {
 
     /// What is asked: the snapshot at `at` (now when absent), or `metric` over `from..<to`.
     public struct Query: Sendable {
+        /// Whether the snapshot index answers it: a snapshot, or a snapshot metric's series
+        /// without a breakdown.
+        public var readsIndexOnly: Bool { groupBy == nil && (metric?.isSnapshot ?? true) }
+
         public var at: Date?
         public var environment = "Production"
         public var metric: MetricName?
@@ -72,21 +76,50 @@ public enum MetricsReport {
 
     /// Answers `query` for `app` over its ledger `entries`; `now` stands for an absent `at`.
     public static func answer(_ query: Query, app: AppConfiguration, entries: [LedgerEntry], now: Date) throws(Invalid) -> Answer {
-        let configuration = app.analytics
-        let analytics = SubscriptionAnalytics(catalog: app.catalog, configuration: configuration, environment: query.environment)
-        guard let metric = query.metric, let from = query.from, let to = query.to else {
-            let at = query.at ?? now
-            return .snapshot(SnapshotBody(analytics.snapshot(of: PurchaseHistory(ledger: entries), at: at), environment: query.environment))
+        let histories = histories(of: entries)
+        if query.readsIndexOnly {
+            let analytics = SubscriptionAnalytics(catalog: app.catalog, configuration: app.analytics, environment: query.environment)
+            return try answer(query, app: app, index: SnapshotIndex(analytics: analytics, histories: histories), now: now)
         }
-        let timeZone = TimeZone(identifier: configuration.timeZone) ?? .gmt
-        let intervals: [DateInterval]
+        return try answer(query, app: app, histories: histories, now: now)
+    }
+
+    /// The app's facts as one history per chain (Apple's commission counts a subscriber's service
+    /// per chain; the snapshot index keeps chains apart).
+    static func histories(of entries: [LedgerEntry]) -> [PurchaseHistory] {
+        Dictionary(grouping: entries) { $0.fact.originalTransactionId ?? "-" }.values.map(PurchaseHistory.init(ledger:))
+    }
+
+    /// Answers a query that ``Query/readsIndexOnly`` from the app's snapshot index.
+    static func answer(_ query: Query, app: AppConfiguration, index: SnapshotIndex, now: Date) throws(Invalid) -> Answer {
+        guard let metric = query.metric else {
+            let snapshot = index.snapshots(at: [query.at ?? now])[0]
+            return .snapshot(SnapshotBody(snapshot, environment: query.environment))
+        }
+        let intervals = try intervals(of: query, app: app)
+        let points = index.analytics.series(metric, of: [], over: intervals, index: index)
+        return .series(
+            SeriesBody(
+                metric: metric.rawValue, interval: query.interval.rawValue, currency: app.analytics.reportingCurrency,
+                timeZone: app.analytics.timeZone, environment: query.environment, points: points.map(PointBody.init), groups: nil))
+    }
+
+    static func intervals(of query: Query, app: AppConfiguration) throws(Invalid) -> [DateInterval] {
+        guard let from = query.from, let to = query.to else { throw Invalid(description: "from and to must be ISO 8601 instants") }
         do {
-            intervals = try query.interval.intervals(from: from, to: to, timeZone: timeZone)
+            return try query.interval.intervals(from: from, to: to, timeZone: TimeZone(identifier: app.analytics.timeZone) ?? .gmt)
         } catch {
             throw Invalid(description: error.description)
         }
-        // One history per chain: Apple's commission counts a subscriber's service per chain.
-        let histories = Dictionary(grouping: entries) { $0.fact.originalTransactionId ?? "-" }.values.map(PurchaseHistory.init(ledger:))
+    }
+
+    static func answer(_ query: Query, app: AppConfiguration, histories: [PurchaseHistory], now: Date) throws(Invalid) -> Answer {
+        let configuration = app.analytics
+        let analytics = SubscriptionAnalytics(catalog: app.catalog, configuration: configuration, environment: query.environment)
+        guard let metric = query.metric else {
+            return try answer(query, app: app, index: SnapshotIndex(analytics: analytics, histories: histories), now: now)
+        }
+        let intervals = try intervals(of: query, app: app)
         return .series(
             SeriesBody(
                 metric: metric.rawValue, interval: query.interval.rawValue, currency: configuration.reportingCurrency,

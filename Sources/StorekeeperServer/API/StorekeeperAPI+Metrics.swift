@@ -35,6 +35,10 @@ extension StorekeeperAPI {
         let parameters = request.uri.queryParameters
         do {
             let query = try MetricsReport.Query(metric: metric) { parameters.get($0) }
+            if query.readsIndexOnly {
+                let index = try await analyticsCache.index(of: app.configuration, environment: query.environment, store: store)
+                return try MetricsReport.answer(query, app: app.configuration, index: index, now: clock())
+            }
             let entries = try await store.ledger(appId: app.id)
             return try MetricsReport.answer(query, app: app.configuration, entries: entries, now: clock())
         } catch let invalid as MetricsReport.Invalid {

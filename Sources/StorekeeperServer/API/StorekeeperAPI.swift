@@ -22,6 +22,8 @@ struct StorekeeperAPI: Sendable {
     var bodyTimeout: Duration = .seconds(15)
     /// The App Store Server API clients (support and offer routes).
     var appleClients = AppleClients()
+    /// Each app's snapshot index, kept up to date from the ledger (the metrics routes).
+    var analyticsCache = AnalyticsCache()
 
     func addRoutes(to router: Router<APIRequestContext>) {
         router.get("/health") { _, _ in try await health() }

@@ -182,6 +182,15 @@ public actor InMemoryStore: StorekeeperStorage {
         }.sorted(by: Self.ledgerOrder)
     }
 
+    public func ledger(appId: String, after: Int64, through: Int64) async throws -> [LedgerEntry] {
+        ledgerRows.filter { $0.appId == appId && ($0.id ?? 0) > after && ($0.id ?? 0) <= through }
+    }
+
+    public func ledgerVersion(appId: String) async throws -> LedgerVersion {
+        let rows = ledgerRows.filter { $0.appId == appId }
+        return LedgerVersion(count: rows.count, lastId: rows.last?.id ?? 0)
+    }
+
     public func ledger(appId: String) async throws -> [LedgerEntry] {
         ledgerRows.filter { $0.appId == appId }
     }

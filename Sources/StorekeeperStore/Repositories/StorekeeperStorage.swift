@@ -48,6 +48,23 @@ public protocol LedgerRepository: Sendable {
     func ledger(appId: String, transactionId: String) async throws -> [LedgerEntry]
     /// Every entry of the app (analytics), in recording order.
     func ledger(appId: String) async throws -> [LedgerEntry]
+    /// The app's entries with row ids in `(after, through]`, in recording order: what a reader
+    /// that saw the ledger up to `after` has not seen.
+    func ledger(appId: String, after: Int64, through: Int64) async throws -> [LedgerEntry]
+    /// How many entries the app's ledger holds and the last row id: cheap, to tell whether
+    /// anything was recorded since a reader last looked.
+    func ledgerVersion(appId: String) async throws -> LedgerVersion
+}
+
+/// The size of an app's ledger: its row count and last row id.
+public struct LedgerVersion: Sendable, Hashable {
+    public var count: Int
+    public var lastId: Int64
+
+    public init(count: Int, lastId: Int64) {
+        self.count = count
+        self.lastId = lastId
+    }
 }
 
 /// Received server notifications, stored raw before the server answers, then processed.

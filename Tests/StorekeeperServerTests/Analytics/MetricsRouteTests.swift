@@ -252,6 +252,16 @@ struct MetricsRouteTests {
                 #expect(answer.status == 400, "\(refused): \(answer.text)")
             }
             #expect(try await client.call(.get, "/v1/apps/alpha/cohorts?from=2026-01-01T00:00:00Z&to=2026-02-01T00:00:00Z").status == 401)
+
+            // A late fact about a past day: D's yearly plan refunded on January 15, learned now.
+            let lateRefund = try note("REFUND", at: 70, try tx("8131", "8131", 2, 367, product: "pro.yearly", price: 79_990, signed: 70, revoked: 14))
+            #expect(try await client.call(.post, "/v1/apps/alpha/notifications", body: lateRefund).status == 200)
+            try await harness.processor.drain()
+            let revised = try await snapshot("2026-01-20T00:00:00Z")
+            #expect(revised["activeSubscriptions"] as? Int == 5)
+            #expect(revised["mrr"] as? Double == 55.95)  // 62.6148… − 6.6658…
+            #expect(try await months("activeSubscriptions") == [5, 2])
+            #expect(try await months("refundAmount") == [79.99, 9.99])
         }
     }
 }

@@ -1,0 +1,62 @@
+import Foundation
+import StorekeeperStore
+import SubscriptionAnalytics
+import SubscriptionEngine
+
+/// Per app and environment, the ``SnapshotIndex`` of the app's ledger, kept in memory and
+/// brought up to date from the rows recorded since it was built: each chain those rows name is
+/// re-read and re-indexed (a late fact about a past day changes that day), and anything the
+/// rows cannot account for (rows committed out of id order, rows without a chain, a changed
+/// configuration, a large backlog) rebuilds the index from the whole ledger. Every answer is
+/// therefore the one a replay of the ledger would give.
+actor AnalyticsCache {
+    struct Entry {
+        var index: SnapshotIndex
+        var version: LedgerVersion
+        var analytics: AnalyticsConfiguration
+        var catalog: Catalog
+    }
+
+    /// Above this many chains touched since the last look, rebuilding is cheaper.
+    let incrementalLimit: Int
+    private var entries: [String: Entry] = [:]
+    /// Rebuilds and incremental updates so far (for tests and logs).
+    private(set) var rebuilds = 0
+    private(set) var updates = 0
+
+    init(incrementalLimit: Int = 2_000) {
+        self.incrementalLimit = incrementalLimit
+    }
+
+    /// The index of `app`'s facts in `environment` as the ledger holds them now.
+    func index(of app: AppConfiguration, environment: String, store: any LedgerRepository) async throws -> SnapshotIndex {
+        let key = app.id + "\u{0}" + environment
+        let version = try await store.ledgerVersion(appId: app.id)
+        if var entry = entries[key], entry.analytics == app.analytics, entry.catalog == app.catalog {
+            if entry.version == version { return entry.index }
+            if version.lastId >= entry.version.lastId {
+                let fresh = try await store.ledger(appId: app.id, after: entry.version.lastId, through: version.lastId)
+                let chains = Set(fresh.compactMap(\.fact.originalTransactionId))
+                if entry.version.count + fresh.count == version.count, fresh.allSatisfy({ $0.fact.originalTransactionId != nil }),
+                    chains.count <= incrementalLimit
+                {
+                    for chain in chains.sorted() {
+                        let facts = try await store.ledger(appId: app.id, originalTransactionId: chain)
+                        entry.index.replace(chain: chain, with: PurchaseHistory(ledger: facts))
+                    }
+                    entry.version = version
+                    entries[key] = entry
+                    updates += 1
+                    return entry.index
+                }
+            }
+        }
+        let ledger = try await store.ledger(appId: app.id)
+        let analytics = SubscriptionAnalytics(catalog: app.catalog, configuration: app.analytics, environment: environment)
+        let index = SnapshotIndex(analytics: analytics, histories: MetricsReport.histories(of: ledger))
+        let built = LedgerVersion(count: ledger.count, lastId: ledger.last?.id ?? 0)
+        entries[key] = Entry(index: index, version: built, analytics: app.analytics, catalog: app.catalog)
+        rebuilds += 1
+        return index
+    }
+}
