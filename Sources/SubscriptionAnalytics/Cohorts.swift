@@ -8,7 +8,7 @@ import SubscriptionEngine
 /// | cohort | the customers whose first paid period of an auto-renewable subscription (theirs, not family-shared; of `product` when asked) began in the week or month |
 /// | `active`, `retention` | of them, how many have an active paid subscription (`activeSubscriptions`' definition) at the end of each later week or month (now, for the one under way); ÷ the cohort's size |
 /// | `revenuePerCustomer` | their realized revenue so far (every sale of every product type, less refunds, by the end of that week or month) ÷ the cohort's size: lifetime value so far, in the reporting currency |
-public struct Cohort: Sendable, Hashable {
+public struct Cohort: Sendable, Hashable, Encodable {
     public var start: Date
     public var end: Date
     public var customers: Int
@@ -16,7 +16,7 @@ public struct Cohort: Sendable, Hashable {
     public var periods: [CohortPeriod]
 }
 
-public struct CohortPeriod: Sendable, Hashable {
+public struct CohortPeriod: Sendable, Hashable, Encodable {
     public var index: Int
     public var start: Date
     public var end: Date

@@ -28,6 +28,9 @@ public final class PopulationSimulator {
     var currentInstant: Date
     /// Builds the V1 body of each notification too, when the app also listens to V1.
     public var v1Builder: NotificationV1Builder?
+    /// Whether notifications and the devices' purchases carry signed data (off: records with an
+    /// empty payload, for runs that only need the truth, such as seeding a benchmark's database).
+    public var signsData = true
     /// Events applied so far.
     public private(set) var eventsApplied = 0
 
@@ -181,10 +184,15 @@ public final class PopulationSimulator {
         at date: Date, reason: ConsumptionRequestReason? = nil
     ) throws {
         let uuid = newUUID()
-        let signed = try signer.signNotification(
-            type: type, subtype: subtype, uuid: uuid, transaction: transaction, subscription: subscription, store: store,
-            signedDate: date, consumptionRequestReason: reason)
-        let v1Body = try v1Builder?.body(type: type, subtype: subtype, transaction: transaction, subscription: subscription, store: store, at: date)
+        let signed =
+            !signsData
+            ? ""
+            : try signer.signNotification(
+                type: type, subtype: subtype, uuid: uuid, transaction: transaction, subscription: subscription, store: store,
+                signedDate: date, consumptionRequestReason: reason)
+        let v1Body =
+            !signsData
+            ? nil : try v1Builder?.body(type: type, subtype: subtype, transaction: transaction, subscription: subscription, store: store, at: date)
         let record = NotificationRecord(
             notificationUUID: uuid, notificationType: type, subtype: subtype,
             originalTransactionId: transaction?.originalTransactionId ?? subscription?.originalTransactionId,
@@ -199,7 +207,8 @@ public final class PopulationSimulator {
         output.purchases.append(
             DevicePurchase(
                 customerId: customerId(customer), appAccountToken: transaction.appAccountToken, transactionId: id,
-                originalTransactionId: chain, productId: product, signedTransaction: try signer.signTransaction(transaction, signedDate: date),
+                originalTransactionId: chain, productId: product,
+                signedTransaction: signsData ? try signer.signTransaction(transaction, signedDate: date) : "",
                 date: date))
     }
 

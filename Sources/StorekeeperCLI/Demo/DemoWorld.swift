@@ -81,12 +81,7 @@ struct DemoWorld: Sendable {
     /// The server's configuration: one app trusting the simulator's roots, calling the
     /// simulator's App Store Server API, with the demo catalog.
     func serverConfiguration(applePort: Int) -> ServerConfiguration {
-        let products = population.products.map { product in
-            CatalogProduct(
-                productId: product.productId, type: Self.kind(product.type), subscriptionGroupIdentifier: product.subscriptionGroupIdentifier,
-                duration: product.type == .nonRenewingSubscription ? product.period.flatMap(ISO8601Duration.init) : nil,
-                price: Double(product.price) / 1000, currency: product.currency)
-        }
+        let products = population.products.map(\.catalogProduct)
         var app = AppConfiguration(
             id: Self.appId, bundleId: Self.bundleId, appAppleId: Self.appAppleId, environments: [.production],
             trustedRoots: [rootPath.path, receiptRootPath.path], sharedSecret: sharedSecret,
@@ -106,14 +101,5 @@ struct DemoWorld: Sendable {
     /// rates for the other storefronts' currencies.
     var analytics: AnalyticsConfiguration {
         AnalyticsConfiguration(reportingCurrency: "USD", exchangeRates: SimulatedStorefront.demoExchangeRates)
-    }
-
-    static func kind(_ type: ProductType) -> ProductKind {
-        switch type {
-        case .autoRenewableSubscription: .autoRenewable
-        case .nonRenewingSubscription: .nonRenewing
-        case .consumable: .consumable
-        default: .nonConsumable
-        }
     }
 }

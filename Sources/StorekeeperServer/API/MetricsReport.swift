@@ -154,7 +154,7 @@ public enum MetricsReport {
             let cohorts = try analytics.cohorts(of: customers, from: from, to: to, period: period, product: product, now: now)
             return CohortsBody(
                 period: period.rawValue, currency: app.analytics.reportingCurrency, timeZone: app.analytics.timeZone, environment: environment,
-                product: product, cohorts: cohorts.map(CohortBody.init))
+                product: product, cohorts: cohorts)
         } catch {
             throw Invalid(description: error.description)
         }
@@ -166,35 +166,7 @@ public enum MetricsReport {
         public var timeZone: String
         public var environment: String
         public var product: String?
-        public var cohorts: [CohortBody]
-    }
-
-    public struct CohortBody: Sendable, Encodable {
-        public var start: Date
-        public var end: Date
-        public var customers: Int
-        public var periods: [CohortPeriodBody]
-
-        init(_ cohort: Cohort) {
-            start = cohort.start
-            end = cohort.end
-            customers = cohort.customers
-            periods = cohort.periods.map {
-                CohortPeriodBody(
-                    index: $0.index, start: $0.start, end: $0.end, active: $0.active, retention: $0.retention,
-                    revenuePerCustomer: $0.revenuePerCustomer, unconverted: $0.unconverted)
-            }
-        }
-    }
-
-    public struct CohortPeriodBody: Sendable, Encodable {
-        public var index: Int
-        public var start: Date
-        public var end: Date
-        public var active: Int
-        public var retention: Decimal
-        public var revenuePerCustomer: Decimal
-        public var unconverted: [String: Decimal]
+        public var cohorts: [Cohort]
     }
 
     /// The JSON encoder of answers (instants as ISO 8601 with milliseconds, sorted keys).

@@ -1,0 +1,49 @@
+import ArgumentParser
+import Foundation
+
+/// `storekeeper bench analytics [--subscriptions N] [--days D] [--database-url URL] [--seed S]`
+struct BenchAnalyticsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "analytics",
+        abstract: "Seed a database with simulated subscriptions, then time the analytics over it.",
+        discussion: """
+            Runs the App Store simulator for N customers who all subscribe (prices in four \
+            storefronts' currencies) over D days ending 2026-11-23, writes its truth as ledger rows \
+            (every transaction and the renewal facts of each chain) into a temporary SQLite database \
+            or the PostgreSQL database of --database-url, then times: reading the app's ledger, \
+            building the snapshot index, a year of daily mrr and activeSubscriptions from it, \
+            re-indexing one chain after a late fact, and replaying one day from every fact (the \
+            analytics before the index; × 365 for a year). Five days are computed both ways and \
+            must agree. Prints one JSON object; exits 1 on a disagreement.
+            """
+    )
+
+    @Option(help: "How many subscribing customers (1 to 1000000).")
+    var subscriptions: Int = 100_000
+
+    @Option(help: "How many simulated days, ending 2026-11-23 (366 to 3650).")
+    var days: Double = 730
+
+    @Option(help: "postgres://user:password@host:port/database; a temporary SQLite database when absent.")
+    var databaseURL: String?
+
+    @Option(help: "The simulation's seed.")
+    var seed: UInt64 = 1
+
+    func run() async throws {
+        guard (1...1_000_000).contains(subscriptions) else { throw CLIFailure.usage("--subscriptions must be between 1 and 1000000") }
+        guard days >= 366, days <= 3_650 else { throw CLIFailure.usage("--days must be between 366 and 3650") }
+        if let databaseURL, !databaseURL.hasPrefix("postgres://"), !databaseURL.hasPrefix("postgresql://") {
+            throw CLIFailure.usage("--database-url must be a postgres:// URL")
+        }
+        let report: AnalyticsBenchmark.Report
+        do {
+            report = try await AnalyticsBenchmark(subscriptions: subscriptions, days: days, databaseURL: databaseURL, seed: seed).run()
+        } catch let failure as CLIFailure {
+            throw failure
+        } catch {
+            throw CLIFailure(exitCode: 1, message: "the benchmark failed: \(error)")
+        }
+        try JSONOutput.print(report)
+    }
+}
