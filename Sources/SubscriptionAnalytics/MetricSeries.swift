@@ -63,17 +63,44 @@ extension SubscriptionAnalytics {
                 return point
             }
         }
-        var all = PurchaseHistory()
-        for history in histories {
-            all.add(Array(history.purchases.values))
-            all.add(Array(history.renewals.values))
-            for timeline in history.renewalTimeline.values { all.add(timeline) }
-            for (transactionId, revocation) in history.manualRevocations {
-                all.revoke(transactionId: transactionId, at: revocation.date, kind: revocation.kind)
-            }
+        func point(_ interval: DateInterval, _ value: Decimal?, _ unconverted: [String: Decimal] = [:]) -> MetricPoint {
+            MetricPoint(start: interval.start, end: interval.end, value: value, unconverted: unconverted)
         }
-        return intervals.map { interval in
-            point(metric, histories: histories, all: all, interval: interval)
+        switch metric {
+        case .revenue, .proceeds, .refunds, .refundAmount, .netRevenue:
+            let sums = moneySeries(of: histories, over: intervals)
+            return zip(intervals, sums).map { interval, sums in
+                let figures = sums.figures(interval, configuration)
+                switch metric {
+                case .revenue: return point(interval, figures.revenue.value, figures.revenue.unconverted)
+                case .proceeds: return point(interval, figures.proceeds.value, figures.proceeds.unconverted)
+                case .refunds: return point(interval, Decimal(figures.refunds))
+                case .refundAmount: return point(interval, figures.refundAmount.value, figures.refundAmount.unconverted)
+                default: return point(interval, figures.netRevenue.value, figures.netRevenue.unconverted)
+                }
+            }
+        default:
+            var all = PurchaseHistory()
+            for history in histories {
+                all.add(Array(history.purchases.values))
+                all.add(Array(history.renewals.values))
+                for timeline in history.renewalTimeline.values { all.add(timeline) }
+                for (transactionId, revocation) in history.manualRevocations {
+                    all.revoke(transactionId: transactionId, at: revocation.date, kind: revocation.kind)
+                }
+            }
+            return zip(intervals, flowSeries(of: all, over: intervals)).map { interval, flows in
+                switch metric {
+                case .newTrials: point(interval, Decimal(flows.newTrials))
+                case .newSubscriptions: point(interval, Decimal(flows.newSubscriptions))
+                case .trialConversions: point(interval, Decimal(flows.trialConversions))
+                case .renewals: point(interval, Decimal(flows.renewals))
+                case .churnedSubscriptions: point(interval, Decimal(flows.churnedSubscriptions))
+                case .billingIssues: point(interval, Decimal(flows.billingIssues))
+                case .billingRecoveries: point(interval, Decimal(flows.billingRecoveries))
+                default: point(interval, flows.churnRate)
+                }
+            }
         }
     }
 
@@ -90,51 +117,5 @@ extension SubscriptionAnalytics {
             groups[key] = series(metric, of: restricted, over: intervals)
         }
         return groups
-    }
-
-    private func point(_ metric: MetricName, histories: [PurchaseHistory], all: PurchaseHistory, interval: DateInterval) -> MetricPoint {
-        var point = MetricPoint(start: interval.start, end: interval.end, value: nil, unconverted: [:])
-        func count(_ value: Int) { point.value = Decimal(value) }
-        func money(_ amount: Amount) {
-            point.value = amount.value
-            point.unconverted = amount.unconverted
-        }
-        switch metric {
-        case .activeSubscriptions, .activeTrials, .gracePeriod, .billingRetry, .familyShared, .mrr:
-            // The state at the interval's end: the last instant inside it.
-            let snapshot = snapshot(of: all, at: interval.end.addingTimeInterval(-0.001))
-            switch metric {
-            case .activeSubscriptions: count(snapshot.activeSubscriptions)
-            case .activeTrials: count(snapshot.activeTrials)
-            case .gracePeriod: count(snapshot.gracePeriod)
-            case .billingRetry: count(snapshot.billingRetry)
-            case .familyShared: count(snapshot.familyShared)
-            default:
-                point.value = snapshot.mrr
-                point.unconverted = snapshot.unconverted
-            }
-        case .revenue, .proceeds, .refunds, .refundAmount, .netRevenue:
-            let figures = revenue(of: histories, from: interval.start, to: interval.end)
-            switch metric {
-            case .revenue: money(figures.revenue)
-            case .proceeds: money(figures.proceeds)
-            case .refunds: count(figures.refunds)
-            case .refundAmount: money(figures.refundAmount)
-            default: money(figures.netRevenue)
-            }
-        case .newTrials, .newSubscriptions, .trialConversions, .renewals, .churnedSubscriptions, .churnRate, .billingIssues, .billingRecoveries:
-            let flows = flows(of: all, from: interval.start, to: interval.end)
-            switch metric {
-            case .newTrials: count(flows.newTrials)
-            case .newSubscriptions: count(flows.newSubscriptions)
-            case .trialConversions: count(flows.trialConversions)
-            case .renewals: count(flows.renewals)
-            case .churnedSubscriptions: count(flows.churnedSubscriptions)
-            case .billingIssues: count(flows.billingIssues)
-            case .billingRecoveries: count(flows.billingRecoveries)
-            default: point.value = flows.churnRate
-            }
-        }
-        return point
     }
 }

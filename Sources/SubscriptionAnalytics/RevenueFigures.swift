@@ -17,7 +17,7 @@ public struct Amount: Sendable, Hashable {
 /// | metric | what counts | dated by |
 /// |---|---|---|
 /// | `revenue` | the price of every transaction (every product type) the purchaser paid | purchase date |
-/// | `proceeds` | the same after Apple's commission on each (30 %; 15 % after a year of paid service in the group with no gap over 60 days, or in the Small Business Program), not reduced by refunds | purchase date |
+/// | `proceeds` | the same after Apple's commission on each (30 %; 15 % after a year of paid service in the group with no gap over 60 days, or in the Small Business Program; from every fact known now, so a refund learned later takes its period out of the year), not reduced by refunds | purchase date |
 /// | `refunds`, `refundAmount` | Apple's refunds (full, or the refunded share of a prorated one); an upgrade's prorated credit is not a refund | refund date |
 /// | `netRevenue` | `revenue` − `refundAmount` of the same interval | — |
 ///
@@ -40,48 +40,68 @@ extension SubscriptionAnalytics {
     /// The revenue figures of `[start, end)` over `histories` (one per customer: the commission's
     /// year of paid service is the subscriber's).
     public func revenue(of histories: [PurchaseHistory], from start: Date, to end: Date) -> RevenueFigures {
-        let sums = moneySums(of: histories, from: start, to: end)
-        var net = sums.revenue
-        net.subtract(sums.refunded)
-        return RevenueFigures(
-            start: start, end: end, currency: configuration.reportingCurrency, sales: sums.sales, revenue: Amount(sums.revenue, configuration),
-            proceeds: Amount(sums.proceeds, configuration), refunds: sums.refunds, refundAmount: Amount(sums.refunded, configuration),
-            netRevenue: Amount(net, configuration))
+        moneySums(of: histories, from: start, to: end).figures(DateInterval(start: start, end: max(start, end)), configuration)
     }
 
     /// The exact sums behind ``revenue(of:from:to:)``, unrounded.
-    func moneySums(
-        of histories: [PurchaseHistory], from start: Date, to end: Date
-    ) -> (
-        sales: Int, revenue: MoneySum, proceeds: MoneySum, refunds: Int, refunded: MoneySum
-    ) {
-        var sales = 0
-        var refunds = 0
-        var revenue = MoneySum()
-        var proceeds = MoneySum()
-        var refunded = MoneySum()
+    func moneySums(of histories: [PurchaseHistory], from start: Date, to end: Date) -> MoneySums {
+        moneySeries(of: histories, over: [DateInterval(start: start, end: max(start, end))])[0]
+    }
+
+    /// The exact sums of each of `intervals` (sorted, not overlapping), in one pass over the
+    /// facts: each sale in the interval of its purchase, each refund in the interval of its date.
+    /// Apple's commission on each sale comes from every fact known now (a refund learned later
+    /// takes its period out of the year of paid service).
+    func moneySeries(of histories: [PurchaseHistory], over intervals: [DateInterval]) -> [MoneySums] {
+        var sums = [MoneySums](repeating: MoneySums(), count: intervals.count)
+        func bucket(_ date: Date) -> Int? {
+            var low = 0
+            var high = intervals.count
+            while low < high {
+                let middle = (low + high) / 2
+                if intervals[middle].end <= date { low = middle + 1 } else { high = middle }
+            }
+            return low < intervals.count && intervals[low].start <= date && date < intervals[low].end ? low : nil
+        }
         let policy = CommissionPolicy(smallBusinessProgram: configuration.smallBusiness)
         for history in histories.map({ $0.restricted(to: environment) }) {
-            let ledger = RevenueLedger(history: history, catalog: catalog, at: end, policy: policy)
-            for sale in ledger.transactions where sale.purchaseDate >= start && sale.purchaseDate < end {
-                guard let price = sale.price else { continue }
-                sales += 1
-                revenue.add(price)
-                proceeds.add(price, times: (Int64(10_000 - sale.commissionRate), 10_000))
+            let ledger = RevenueLedger(history: history, catalog: catalog, at: .distantFuture, policy: policy)
+            for sale in ledger.transactions {
+                guard let price = sale.price, let index = bucket(sale.purchaseDate) else { continue }
+                sums[index].sales += 1
+                sums[index].revenue.add(price)
+                sums[index].proceeds.add(price, times: (Int64(10_000 - sale.commissionRate), 10_000))
             }
             for purchase in history.effectivePurchases where purchase.ownership == .purchased {
-                guard let revocation = purchase.revocation, revocation.date >= start, revocation.date < end,
-                    revocation.kind == .refund || revocation.kind == .proratedRefund,
-                    let price = purchase.price ?? catalog.product(purchase.productId)?.listPrice
+                guard let revocation = purchase.revocation, revocation.kind == .refund || revocation.kind == .proratedRefund,
+                    let index = bucket(revocation.date), let price = purchase.price ?? catalog.product(purchase.productId)?.listPrice
                 else { continue }
-                refunds += 1
+                sums[index].refunds += 1
                 if revocation.kind == .proratedRefund, let share = revocation.percentage {
-                    refunded.add(price, times: (Int64(min(max(share, 0), 100_000)), 100_000))
+                    sums[index].refunded.add(price, times: (Int64(min(max(share, 0), 100_000)), 100_000))
                 } else {
-                    refunded.add(price)
+                    sums[index].refunded.add(price)
                 }
             }
         }
-        return (sales, revenue, proceeds, refunds, refunded)
+        return sums
+    }
+}
+
+/// The exact money of an interval, before rounding.
+struct MoneySums {
+    var sales = 0
+    var revenue = MoneySum()
+    var proceeds = MoneySum()
+    var refunds = 0
+    var refunded = MoneySum()
+
+    func figures(_ interval: DateInterval, _ configuration: AnalyticsConfiguration) -> RevenueFigures {
+        var net = revenue
+        net.subtract(refunded)
+        return RevenueFigures(
+            start: interval.start, end: interval.end, currency: configuration.reportingCurrency, sales: sales,
+            revenue: Amount(revenue, configuration), proceeds: Amount(proceeds, configuration), refunds: refunds,
+            refundAmount: Amount(refunded, configuration), netRevenue: Amount(net, configuration))
     }
 }

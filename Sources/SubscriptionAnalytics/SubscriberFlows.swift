@@ -29,47 +29,77 @@ public struct SubscriberFlows: Sendable, Hashable {
 extension SubscriptionAnalytics {
     /// The subscriber flows of `[start, end)` over `history` (every fact of the app).
     public func flows(of history: PurchaseHistory, from start: Date, to end: Date) -> SubscriberFlows {
+        flowSeries(of: history, over: [DateInterval(start: start, end: max(start, end))])[0]
+    }
+
+    /// The subscriber flows of each of `intervals` (sorted, not overlapping) over `history`, in
+    /// one pass over its chains: every dated event falls in the interval of its date; a chain
+    /// churns in the interval its access ended in when its state at that interval's end says so.
+    public func flowSeries(of history: PurchaseHistory, over intervals: [DateInterval]) -> [SubscriberFlows] {
         let history = history.restricted(to: environment)
-        var flows = SubscriberFlows(
-            start: start, end: end, newTrials: 0, newSubscriptions: 0, trialConversions: 0, renewals: 0, churnedSubscriptions: 0,
-            churnRate: nil, billingIssues: 0, billingRecoveries: 0)
-        let interval = start..<end
+        var series = intervals.map {
+            SubscriberFlows(
+                start: $0.start, end: $0.end, newTrials: 0, newSubscriptions: 0, trialConversions: 0, renewals: 0, churnedSubscriptions: 0,
+                churnRate: nil, billingIssues: 0, billingRecoveries: 0)
+        }
+        func bucket(_ date: Date) -> Int? {
+            var low = 0
+            var high = intervals.count
+            while low < high {
+                let middle = (low + high) / 2
+                if intervals[middle].end <= date { low = middle + 1 } else { high = middle }
+            }
+            return low < intervals.count && intervals[low].start <= date && date < intervals[low].end ? low : nil
+        }
         let chains = Dictionary(grouping: history.effectivePurchases.filter { isOwnedSubscription($0) }, by: \.originalTransactionId)
         for periods in chains.values {
             let sorted = periods.sorted { ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId) }
             let startsWithTrial = sorted.first?.offer?.kind == .freeTrial
-            if startsWithTrial, let trial = sorted.first, interval.contains(trial.purchaseDate) { flows.newTrials += 1 }
-            if let firstPaid = sorted.firstIndex(where: { $0.offer?.kind != .freeTrial }), interval.contains(sorted[firstPaid].purchaseDate) {
-                flows.newSubscriptions += 1
-                if startsWithTrial { flows.trialConversions += 1 }
-            }
-            countBilling(sorted, timeline: history.renewalTimeline[sorted[0].originalTransactionId] ?? [], in: interval, into: &flows)
+            if startsWithTrial, let trial = sorted.first, let index = bucket(trial.purchaseDate) { series[index].newTrials += 1 }
+            let billing = billingDates(sorted, timeline: history.renewalTimeline[sorted[0].originalTransactionId] ?? [])
+            for date in billing.issues { if let index = bucket(date) { series[index].billingIssues += 1 } }
+            for date in billing.recoveries { if let index = bucket(date) { series[index].billingRecoveries += 1 } }
             guard let firstPaid = sorted.firstIndex(where: { $0.offer?.kind != .freeTrial }) else { continue }
-            for index in sorted.indices.dropFirst(firstPaid + 1) where interval.contains(sorted[index].purchaseDate) {
-                let previousEnd = sorted[index - 1].expiresDate ?? .distantPast
-                if sorted[index].purchaseDate >= previousEnd.addingTimeInterval(-60), sorted[index].offer?.kind != .freeTrial {
-                    flows.renewals += 1
-                }
+            if let index = bucket(sorted[firstPaid].purchaseDate) {
+                series[index].newSubscriptions += 1
+                if startsWithTrial { series[index].trialConversions += 1 }
+            }
+            for position in sorted.indices.dropFirst(firstPaid + 1) {
+                let previousEnd = sorted[position - 1].expiresDate ?? .distantPast
+                guard sorted[position].purchaseDate >= previousEnd.addingTimeInterval(-60), sorted[position].offer?.kind != .freeTrial,
+                    let index = bucket(sorted[position].purchaseDate)
+                else { continue }
+                series[index].renewals += 1
             }
         }
-        let state = CustomerState(history: history, catalog: catalog, at: end)
-        for subscription in state.subscriptions where subscription.ownership == .purchased && subscription.offer?.kind != .freeTrial {
-            guard [.expired, .revoked, .billingRetry].contains(subscription.status),
-                let ended = subscription.accessEndsDate ?? subscription.expiresDate, interval.contains(ended)
-            else { continue }
-            flows.churnedSubscriptions += 1
+        // Churn: a paid state with no access whose access ended in an interval and which holds at
+        // that interval's end (each state segment is looked at once).
+        for timeline in history.chainTimelines(catalog: catalog).values {
+            for (position, segment) in timeline.segments.enumerated() {
+                let state = segment.state
+                guard state.ownership == .purchased, state.offer?.kind != .freeTrial, [.expired, .revoked, .billingRetry].contains(state.status),
+                    let ended = state.accessEndsDate ?? state.expiresDate, let index = bucket(ended)
+                else { continue }
+                let until = position + 1 < timeline.segments.count ? timeline.segments[position + 1].from : .distantFuture
+                if segment.from <= intervals[index].end, intervals[index].end < until { series[index].churnedSubscriptions += 1 }
+            }
         }
-        let active = snapshot(of: history, at: start).activeSubscriptions
-        if active > 0 { flows.churnRate = Decimal(flows.churnedSubscriptions) / Decimal(active) }
-        return flows
+        let index = SnapshotIndex(analytics: self, histories: [history])
+        for (position, snapshot) in index.snapshots(at: intervals.map(\.start)).enumerated() where snapshot.activeSubscriptions > 0 {
+            series[position].churnRate = Decimal(series[position].churnedSubscriptions) / Decimal(snapshot.activeSubscriptions)
+        }
+        return series
     }
 
-    /// The failed renewals of one chain (oldest period first) and their recoveries: after each
-    /// period's expiry, the first renewal fact saying Apple is retrying (signed before the next
-    /// period's expiry) is a billing issue; it recovered when a next period began before any
-    /// later fact said Apple stopped retrying.
-    func countBilling(_ periods: [PurchaseFact], timeline: [RenewalFact], in interval: Range<Date>, into flows: inout SubscriberFlows) {
-        guard !timeline.isEmpty else { return }
+    /// The failed renewals of one chain (oldest period first) and their recoveries, as dates: after
+    /// each period's expiry, the first renewal fact saying Apple is retrying (signed before the
+    /// next period's expiry) is a billing issue, dated by the renewal date; it recovered when a
+    /// next period began before any later fact said Apple stopped retrying, dated by that
+    /// period's start.
+    func billingDates(_ periods: [PurchaseFact], timeline: [RenewalFact]) -> (issues: [Date], recoveries: [Date]) {
+        var issues: [Date] = []
+        var recoveries: [Date] = []
+        guard !timeline.isEmpty else { return (issues, recoveries) }
         for (index, period) in periods.enumerated() {
             guard let due = period.expiresDate, period.revocation == nil || period.revocation?.removesAccess == false, !period.isUpgraded else {
                 continue
@@ -81,13 +111,14 @@ extension SubscriptionAnalytics {
                     fact.isInBillingRetry == true && (fact.signedDate.map { $0 >= due && $0 < windowEnd } ?? false)
                 }), let failed = failure.signedDate
             else { continue }
-            if interval.contains(due) { flows.billingIssues += 1 }
+            issues.append(due)
             guard let next else { continue }
             let stopped = timeline.contains { fact in
                 fact.isInBillingRetry == false && (fact.signedDate.map { $0 > failed && $0 < next.purchaseDate } ?? false)
             }
-            if !stopped, interval.contains(next.purchaseDate) { flows.billingRecoveries += 1 }
+            if !stopped { recoveries.append(next.purchaseDate) }
         }
+        return (issues, recoveries)
     }
 
     /// A purchaser-owned period of an auto-renewable subscription.

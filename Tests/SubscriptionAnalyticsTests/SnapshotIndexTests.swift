@@ -107,4 +107,41 @@ struct SnapshotIndexTests {
             #expect(snapshot == analytics.snapshot(of: allUpdated, at: instant), "seed \(seed) after a late fact at \(instant)")
         }
     }
+
+    @Test(
+        "random histories: flow series in one pass equal each interval computed alone, churn equal the engine's state at each end",
+        arguments: [UInt64(5), 6])
+    func flowSeriesEqualIntervals(seed: UInt64) throws {
+        let histories = Self.histories(seed: seed, chains: 60)
+        var all = PurchaseHistory()
+        for history in histories { all = all.merging(history) }
+        let analytics = SubscriptionAnalytics(
+            catalog: SnapshotTests.catalog, configuration: AnalyticsConfiguration(exchangeRates: ["EUR": Decimal(string: "1.0825")!]))
+        let weeks = try ReportingInterval.week.intervals(from: Self.t0, to: Self.t0 + 400 * Self.day, timeZone: .gmt)
+        let flows = analytics.flowSeries(of: all, over: weeks)
+        var churned = 0
+        for (interval, flow) in zip(weeks, flows) {
+            let alone = analytics.flows(of: all, from: interval.start, to: interval.end)
+            #expect(flow == alone, "seed \(seed) week of \(interval.start)")
+            // Churn by its definition: the engine's state at the interval's end.
+            let state = CustomerState(history: all, catalog: SnapshotTests.catalog, at: interval.end)
+            let expected = state.subscriptions.filter { subscription in
+                guard subscription.ownership == .purchased, subscription.offer?.kind != .freeTrial,
+                    [.expired, .revoked, .billingRetry].contains(subscription.status),
+                    let ended = subscription.accessEndsDate ?? subscription.expiresDate
+                else { return false }
+                return interval.start <= ended && ended < interval.end
+            }.count
+            #expect(flow.churnedSubscriptions == expected, "seed \(seed) churn in the week of \(interval.start)")
+            churned += expected
+            let revenue = analytics.revenue(of: histories, from: interval.start, to: interval.end)
+            let points = analytics.series(.revenue, of: histories, over: [interval])
+            #expect(points.first?.value == revenue.revenue.value)
+        }
+        #expect(churned > 0 && flows.contains { $0.renewals > 0 } && flows.contains { $0.billingIssues > 0 })
+        let revenue = analytics.series(.proceeds, of: histories, over: weeks)
+        for (interval, point) in zip(weeks, revenue) {
+            #expect(point.value == analytics.revenue(of: histories, from: interval.start, to: interval.end).proceeds.value)
+        }
+    }
 }

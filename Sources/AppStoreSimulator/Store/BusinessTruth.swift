@@ -113,7 +113,7 @@ public struct BusinessTruth: Sendable {
         var revenue = Tally()
         var proceeds = Tally()
         var refunded = Tally()
-        let rates = commissionRates(asOf: end)
+        let rates = commissionRates(asOf: .distantFuture)
         for sale in sales {
             let transaction = sale.transaction
             guard let price = transaction.price, let currency = transaction.currency, let id = transaction.transactionId else { continue }
@@ -135,7 +135,8 @@ public struct BusinessTruth: Sendable {
             refundAmount: refunded.total(in: reportingCurrency, rates: exchangeRates))
     }
 
-    /// Apple's commission on each sale, in percent, with what was known at `instant`: 15 on a
+    /// Apple's commission on each sale, in percent, with what is known at `instant` (everything,
+    /// for the figures: a refund learned later takes its period out of the count): 15 on a
     /// subscription period bought after a year of paid service in its group by the same
     /// customer (paid periods not refunded, counted to their end or `instant`; a lapse of more
     /// than 60 days starts the count again), 30 otherwise.
