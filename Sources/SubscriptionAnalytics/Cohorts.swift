@@ -59,20 +59,30 @@ extension SubscriptionAnalytics {
             guard cells <= 20_000 else {
                 throw ReportingInterval.Problem(description: "more than 20000 cohort cells: ask for a shorter range or a longer period")
             }
-            for (offset, cell) in later.enumerated() where cell.start < now {
-                let instant = min(cell.end, now)
-                let active = group.filter { snapshot(of: $0, at: instant.addingTimeInterval(-0.001)).activeSubscriptions > 0 }.count
-                let sums = moneySums(of: group, from: .distantPast, to: instant)
-                var net = sums.revenue
-                net.subtract(sums.refunded)
+            let cells = later.filter { $0.start < now }
+            let ends = cells.map { min($0.end, now) }
+            // Each member's snapshots at every cell's end at once; the group's money in one pass,
+            // summed so far at each end.
+            var active = [Int](repeating: 0, count: cells.count)
+            for member in group {
+                let snapshots = SnapshotIndex(analytics: self, histories: [member]).snapshots(at: ends.map { $0.addingTimeInterval(-0.001) })
+                for (position, snapshot) in snapshots.enumerated() where snapshot.activeSubscriptions > 0 { active[position] += 1 }
+            }
+            var starts = [Date.distantPast]
+            starts += ends.dropLast()
+            let money = moneySeries(of: group, over: zip(starts, ends).map { DateInterval(start: $0, end: max($0, $1)) })
+            var net = MoneySum()
+            for (position, cell) in cells.enumerated() {
+                net.add(money[position].revenue)
+                net.subtract(money[position].refunded)
                 let (perCustomer, unconverted) = net.divided(by: Int64(group.count)).total(in: configuration)
-                var retention = Decimal(active) / Decimal(group.count)
+                var retention = Decimal(active[position]) / Decimal(group.count)
                 var rounded = Decimal()
                 NSDecimalRound(&rounded, &retention, 4, .plain)
                 cohort.periods.append(
                     CohortPeriod(
-                        index: offset, start: cell.start, end: cell.end, active: active, retention: rounded, revenuePerCustomer: perCustomer,
-                        unconverted: unconverted))
+                        index: position, start: cell.start, end: cell.end, active: active[position], retention: rounded,
+                        revenuePerCustomer: perCustomer, unconverted: unconverted))
             }
             return cohort
         }
