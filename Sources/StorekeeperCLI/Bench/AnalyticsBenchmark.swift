@@ -39,6 +39,10 @@ struct AnalyticsBenchmark {
         var yearOfDailyMRRSeconds: Double
         var yearOfDailyActiveSubscriptionsSeconds: Double
         var reindexOneChainSeconds: Double
+        var yearOfDailyRevenueSeconds: Double
+        var yearOfDailyChurnSeconds: Double
+        var monthlyCohortsSeconds: Double
+        var revenueOfTheYear: Decimal
         var replayOneDaySeconds: Double
         var replayYearEstimateSeconds: Double
         var activeSubscriptionsAtEnd: Int
@@ -124,6 +128,18 @@ struct AnalyticsBenchmark {
             let active = analytics.series(.activeSubscriptions, of: [], over: year, index: index)
             let activeSeconds = Self.seconds(clock.now - activeTimer)
 
+            // Flow metrics: one pass over the facts for the whole year.
+            let revenueTimer = clock.now
+            let revenue = analytics.series(.revenue, of: histories, over: year)
+            let revenueSeconds = Self.seconds(clock.now - revenueTimer)
+            let churnTimer = clock.now
+            _ = analytics.series(.churnedSubscriptions, of: histories, over: year)
+            let churnSeconds = Self.seconds(clock.now - churnTimer)
+            let cohortTimer = clock.now
+            let customers = Dictionary(grouping: ledger) { $0.customerId ?? "-" }.values.map(PurchaseHistory.init(ledger:))
+            _ = try analytics.cohorts(of: customers, from: Self.end.addingTimeInterval(-days * 86_400), to: Self.end, period: .month, now: Self.end)
+            let cohortSeconds = Self.seconds(clock.now - cohortTimer)
+
             // The baseline: one day's snapshot replayed from every fact, as before the index.
             let all = PurchaseHistory(ledger: ledger)
             let checkDays = [0, 91, 182, 273, 364]
@@ -150,7 +166,9 @@ struct AnalyticsBenchmark {
                 database: database, subscriptions: subscriptions, chains: index.chainCount, ledgerRows: rows, simulateSeconds: simulateSeconds,
                 seedSeconds: seedSeconds, rowsWrittenPerSecond: Double(rows) / max(seedSeconds, 1e-9), readLedgerSeconds: readSeconds,
                 buildIndexSeconds: buildSeconds, yearOfDailyMRRSeconds: mrrSeconds, yearOfDailyActiveSubscriptionsSeconds: activeSeconds,
-                reindexOneChainSeconds: reindexSeconds, replayOneDaySeconds: replayOneDay, replayYearEstimateSeconds: replayOneDay * 365,
+                reindexOneChainSeconds: reindexSeconds, yearOfDailyRevenueSeconds: revenueSeconds, yearOfDailyChurnSeconds: churnSeconds,
+                monthlyCohortsSeconds: cohortSeconds, revenueOfTheYear: revenue.reduce(Decimal(0)) { $0 + ($1.value ?? 0) },
+                replayOneDaySeconds: replayOneDay, replayYearEstimateSeconds: replayOneDay * 365,
                 activeSubscriptionsAtEnd: NSDecimalNumber(decimal: active.last?.value ?? 0).intValue, mrrAtEnd: mrr.last?.value ?? 0,
                 checkedDays: checkDays.count)
         }

@@ -11,7 +11,8 @@ struct BenchAnalyticsCommand: AsyncParsableCommand {
             storefronts' currencies) over D days ending 2026-11-23, writes its truth as ledger rows \
             (every transaction and the renewal facts of each chain) into a temporary SQLite database \
             or the PostgreSQL database of --database-url, then times: reading the app's ledger, \
-            building the snapshot index, a year of daily mrr and activeSubscriptions from it, \
+            building the snapshot index, a year of daily mrr and activeSubscriptions from it, a \
+            year of daily revenue and churn, monthly cohorts over the whole run, \
             re-indexing one chain after a late fact, and replaying one day from every fact (the \
             analytics before the index; × 365 for a year). Five days are computed both ways and \
             must agree. Prints one JSON object; exits 1 on a disagreement.

@@ -5,7 +5,7 @@ import StorekeeperServer
 import StorekeeperStore
 
 /// `storekeeper metrics`: the app's metrics from its database, as `GET /v1/apps/{appId}/metrics`
-/// (a snapshot) and `…/metrics/{name}` (a series) answer them.
+/// (a snapshot), `…/metrics/{name}` (a series) and `…/cohorts` answer them.
 public struct MetricsCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "metrics",
@@ -13,7 +13,9 @@ public struct MetricsCommand: AsyncParsableCommand {
         discussion: """
             Without --metric: the snapshot at --at (now by default). With --metric NAME: that metric \
             from --from to --to by --interval, optionally --group-by product, storefront or offer. \
-            The JSON is the API's; --format table prints the same figures as a table.
+            With --cohorts: customers by the --period (week or month) they first paid, from --from to \
+            --to, optionally of one --product. The JSON is the API's; --format table prints the same \
+            figures as a table.
             """
     )
 
@@ -40,6 +42,15 @@ public struct MetricsCommand: AsyncParsableCommand {
     @Option(help: "product, storefront or offer.")
     var groupBy: String?
 
+    @Flag(help: "Print cohorts (retention and revenue per customer) instead of metrics.")
+    var cohorts = false
+
+    @Option(help: "With --cohorts: week or month (default).")
+    var period: String?
+
+    @Option(help: "With --cohorts: only this product's subscribers.")
+    var product: String?
+
     @Option(help: "Production (default) or Sandbox.")
     var environment: String?
 
@@ -55,8 +66,16 @@ public struct MetricsCommand: AsyncParsableCommand {
             throw CLIFailure.usage("no app \(self.app) in the configuration")
         }
         let parameters = [
-            "at": at, "from": from, "to": to, "interval": interval, "groupBy": groupBy, "environment": environment,
+            "at": at, "from": from, "to": to, "interval": interval, "groupBy": groupBy, "environment": environment, "period": period,
+            "product": product,
         ].compactMapValues { $0 }
+        if cohorts {
+            guard metric == nil, at == nil, groupBy == nil, interval == nil else {
+                throw CLIFailure.usage("--cohorts takes --from, --to, --period, --product and --environment only")
+            }
+        } else if period != nil || product != nil {
+            throw CLIFailure.usage("--period and --product go with --cohorts")
+        }
         let query: MetricsReport.Query
         let location: DatabaseLocation
         do {
@@ -69,6 +88,20 @@ public struct MetricsCommand: AsyncParsableCommand {
         logger.logLevel = .warning
         let appId = app.id
         let entries = try await SQLStore.withStore(location, logger: logger) { store in try await store.ledger(appId: appId) }
+        if cohorts {
+            let body: MetricsReport.CohortsBody
+            do {
+                body = try MetricsReport.cohorts(parameters: { parameters[$0] }, app: app, entries: entries, now: Date())
+            } catch {
+                throw CLIFailure.usage(error.description)
+            }
+            if format == "table" {
+                Console.out(Data(MetricsTable.text(body).utf8))
+            } else {
+                Console.out(try MetricsReport.encoder().encode(body) + Data("\n".utf8))
+            }
+            return
+        }
         let answer: MetricsReport.Answer
         do {
             answer = try MetricsReport.answer(query, app: app, entries: entries, now: Date())
@@ -107,6 +140,17 @@ enum MetricsTable {
             }
             return table(rows)
         }
+    }
+
+    /// One row per cohort: its start, its size, then each period's retention and revenue per customer.
+    static func text(_ body: MetricsReport.CohortsBody) -> String {
+        let width = body.cohorts.map(\.periods.count).max() ?? 0
+        var rows = [["cohort", "customers"] + (0..<width).map { "\(body.period) \($0)" }]
+        for cohort in body.cohorts {
+            let cells = cohort.periods.map { "\($0.retention) / \($0.revenuePerCustomer)" }
+            rows.append([Timestamp.string(from: cohort.start), "\(cohort.customers)"] + cells + Array(repeating: "", count: width - cells.count))
+        }
+        return "retention / revenue per customer (\(body.currency))\n" + table(rows)
     }
 
     static func table(_ rows: [(String, String)]) -> String { table(rows.map { [$0.0, $0.1] }) }

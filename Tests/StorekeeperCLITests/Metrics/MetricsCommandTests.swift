@@ -64,8 +64,22 @@ struct MetricsCommandTests {
         #expect(table.exitCode == 0)
         #expect(table.text.contains("2026-01-02T00:00:00.000Z  9.99"))
 
+        // Cohorts: both customers first paid in January; at January's end only the second (to February 1) is active.
+        let cohorts = try StorekeeperProcess.run(common + ["--cohorts", "--from", "2026-01-01T00:00:00Z", "--to", "2026-02-01T00:00:00Z"])
+        #expect(cohorts.exitCode == 0, "\(cohorts.standardError)")
+        let january = (try cohorts.json()["cohorts"] as? [[String: Any]])?.first
+        #expect(january?["customers"] as? Int == 2)
+        let periods = january?["periods"] as? [[String: Any]]
+        #expect(periods?.first?["active"] as? Int == 1 && periods?.first?["retention"] as? Double == 0.5)
+        #expect(periods?.first?["revenuePerCustomer"] as? Double == 9.99)  // (9.99 + 9.9875) ÷ 2 = 9.98875
+        let cohortTable = try StorekeeperProcess.run(
+            common + ["--cohorts", "--from", "2026-01-01T00:00:00Z", "--to", "2026-02-01T00:00:00Z", "--format", "table"])
+        #expect(cohortTable.exitCode == 0 && cohortTable.text.contains("2026-01-01T00:00:00.000Z  2"))
+
         for bad in [
             ["--metric", "nonsense", "--from", "2026-01-01T00:00:00Z", "--to", "2026-01-02T00:00:00Z"], ["--at", "soon"], ["--format", "xml"],
+            ["--cohorts", "--from", "2026-01-01T00:00:00Z", "--to", "2026-02-01T00:00:00Z", "--period", "day"],
+            ["--cohorts", "--metric", "mrr"], ["--period", "week"],
         ] {
             let refused = try StorekeeperProcess.run(common + bad)
             #expect(refused.exitCode == 2, "\(bad): \(refused.standardError)")
