@@ -89,7 +89,7 @@ extension SubscriptionAnalytics {
                     all.revoke(transactionId: transactionId, at: revocation.date, kind: revocation.kind)
                 }
             }
-            return zip(intervals, flowSeries(of: all, over: intervals)).map { interval, flows in
+            return zip(intervals, flowSeries(of: all, over: intervals, churnRate: metric == .churnRate)).map { interval, flows in
                 switch metric {
                 case .newTrials: point(interval, Decimal(flows.newTrials))
                 case .newSubscriptions: point(interval, Decimal(flows.newSubscriptions))

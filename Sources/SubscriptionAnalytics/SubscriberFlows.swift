@@ -35,7 +35,8 @@ extension SubscriptionAnalytics {
     /// The subscriber flows of each of `intervals` (sorted, not overlapping) over `history`, in
     /// one pass over its chains: every dated event falls in the interval of its date; a chain
     /// churns in the interval its access ended in when its state at that interval's end says so.
-    public func flowSeries(of history: PurchaseHistory, over intervals: [DateInterval]) -> [SubscriberFlows] {
+    /// `churnRate` is left out (nil) unless asked for: it needs the snapshots at every start.
+    public func flowSeries(of history: PurchaseHistory, over intervals: [DateInterval], churnRate: Bool = true) -> [SubscriberFlows] {
         let history = history.restricted(to: environment)
         var series = intervals.map {
             SubscriberFlows(
@@ -84,6 +85,7 @@ extension SubscriptionAnalytics {
                 if segment.from <= intervals[index].end, intervals[index].end < until { series[index].churnedSubscriptions += 1 }
             }
         }
+        guard churnRate else { return series }
         let index = SnapshotIndex(analytics: self, histories: [history])
         for (position, snapshot) in index.snapshots(at: intervals.map(\.start)).enumerated() where snapshot.activeSubscriptions > 0 {
             series[position].churnRate = Decimal(series[position].churnedSubscriptions) / Decimal(snapshot.activeSubscriptions)
