@@ -45,3 +45,17 @@ public enum ReportingInterval: String, Sendable, Hashable, CaseIterable, Codable
         return intervals
     }
 }
+
+extension [DateInterval] {
+    /// The position of the interval that contains `date`, for intervals sorted and not
+    /// overlapping (a binary search), or `nil` when none does.
+    func position(of date: Date) -> Int? {
+        var low = 0
+        var high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if self[middle].end <= date { low = middle + 1 } else { high = middle }
+        }
+        return low < count && self[low].start <= date && date < self[low].end ? low : nil
+    }
+}

@@ -54,15 +54,7 @@ extension SubscriptionAnalytics {
     /// takes its period out of the year of paid service).
     func moneySeries(of histories: [PurchaseHistory], over intervals: [DateInterval]) -> [MoneySums] {
         var sums = [MoneySums](repeating: MoneySums(), count: intervals.count)
-        func bucket(_ date: Date) -> Int? {
-            var low = 0
-            var high = intervals.count
-            while low < high {
-                let middle = (low + high) / 2
-                if intervals[middle].end <= date { low = middle + 1 } else { high = middle }
-            }
-            return low < intervals.count && intervals[low].start <= date && date < intervals[low].end ? low : nil
-        }
+        let bucket = intervals.position(of:)
         let policy = CommissionPolicy(smallBusinessProgram: configuration.smallBusiness)
         for history in histories.map({ $0.restricted(to: environment) }) {
             let ledger = RevenueLedger(history: history, catalog: catalog, at: .distantFuture, policy: policy)

@@ -43,15 +43,7 @@ extension SubscriptionAnalytics {
                 start: $0.start, end: $0.end, newTrials: 0, newSubscriptions: 0, trialConversions: 0, renewals: 0, churnedSubscriptions: 0,
                 churnRate: nil, billingIssues: 0, billingRecoveries: 0)
         }
-        func bucket(_ date: Date) -> Int? {
-            var low = 0
-            var high = intervals.count
-            while low < high {
-                let middle = (low + high) / 2
-                if intervals[middle].end <= date { low = middle + 1 } else { high = middle }
-            }
-            return low < intervals.count && intervals[low].start <= date && date < intervals[low].end ? low : nil
-        }
+        let bucket = intervals.position(of:)
         let chains = Dictionary(grouping: history.effectivePurchases.filter { isOwnedSubscription($0) }, by: \.originalTransactionId)
         for periods in chains.values {
             let sorted = periods.sorted { ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId) }
