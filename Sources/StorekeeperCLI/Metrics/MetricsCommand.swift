@@ -87,13 +87,14 @@ public struct MetricsCommand: AsyncParsableCommand {
         var logger = Logger(label: "storekeeper.metrics")
         logger.logLevel = .warning
         let appId = app.id
-        let entries = try await SQLStore.withStore(location, logger: logger) { store in try await store.ledger(appId: appId) }
         if cohorts {
             let body: MetricsReport.CohortsBody
             do {
-                body = try MetricsReport.cohorts(parameters: { parameters[$0] }, app: app, entries: entries, now: Date())
-            } catch {
-                throw CLIFailure.usage(error.description)
+                body = try await MetricsReport.cohorts(parameters: { parameters[$0] }, app: app, now: Date()) {
+                    try await SQLStore.withStore(location, logger: logger) { store in try await store.ledger(appId: appId) }
+                }
+            } catch let invalid as MetricsReport.Invalid {
+                throw CLIFailure.usage(invalid.description)
             }
             if format == "table" {
                 Console.out(Data(MetricsTable.text(body).utf8))
@@ -102,6 +103,7 @@ public struct MetricsCommand: AsyncParsableCommand {
             }
             return
         }
+        let entries = try await SQLStore.withStore(location, logger: logger) { store in try await store.ledger(appId: appId) }
         let answer: MetricsReport.Answer
         do {
             answer = try MetricsReport.answer(query, app: app, entries: entries, now: Date())

@@ -129,12 +129,11 @@ public enum MetricsReport {
     }
 
     /// Answers a cohort query (`from`, `to`, `period` week or month, optional `product` and
-    /// `environment`) for `app` over its ledger `entries`, following each cohort until `now`.
+    /// `environment`) for `app` over its ledger, following each cohort until `now`. The query is
+    /// checked (``Invalid``) before `entries` loads the ledger.
     public static func cohorts(
-        parameters: (String) -> String?, app: AppConfiguration, entries: [LedgerEntry], now: Date
-    ) throws(Invalid)
-        -> CohortsBody
-    {
+        parameters: (String) -> String?, app: AppConfiguration, now: Date, entries load: () async throws -> [LedgerEntry]
+    ) async throws -> CohortsBody {
         guard let from = parameters("from").flatMap(Timestamp.date(from:)), let to = parameters("to").flatMap(Timestamp.date(from:)) else {
             throw Invalid(description: "from and to must be ISO 8601 instants")
         }
@@ -146,6 +145,12 @@ public enum MetricsReport {
         if let product, app.catalog.product(product) == nil {
             throw Invalid(description: "product \(product.prefix(64)) is not in the app's catalog")
         }
+        do {
+            _ = try period.intervals(from: from, to: to, timeZone: TimeZone(identifier: app.analytics.timeZone) ?? .gmt)
+        } catch {
+            throw Invalid(description: error.description)
+        }
+        let entries = try await load()
         let analytics = SubscriptionAnalytics(catalog: app.catalog, configuration: app.analytics, environment: environment)
         // One history per customer (a chain no customer claimed stands for its own).
         let customers = Dictionary(grouping: entries) { $0.customerId.map { "customer:" + $0 } ?? "chain:" + ($0.fact.originalTransactionId ?? "-") }

@@ -23,8 +23,9 @@ extension StorekeeperAPI {
         let app = try context.caller().app
         let parameters = request.uri.queryParameters
         do {
-            let entries = try await store.ledger(appId: app.id)
-            return try MetricsReport.cohorts(parameters: { parameters.get($0) }, app: app.configuration, entries: entries, now: clock())
+            return try await MetricsReport.cohorts(parameters: { parameters.get($0) }, app: app.configuration, now: clock()) {
+                try await store.ledger(appId: app.id)
+            }
         } catch let invalid as MetricsReport.Invalid {
             throw APIError.badRequest(invalid.description)
         }
