@@ -17,6 +17,7 @@ public struct Storekeeper: AsyncParsableCommand {
             BenchCommand.self,
             ServeCommand.self,
             MigrateCommand.self,
+            UserCommand.self,
             MetricsCommand.self,
             OfferCommand.self,
             DemoCommand.self,

@@ -33,8 +33,9 @@ struct StorekeeperProcess {
         return directory.appendingPathComponent("storekeeper")
     }
 
-    /// Runs `storekeeper arguments…` in `directory`, killing it after `timeout` seconds.
-    static func run(_ arguments: [String], in directory: URL? = nil, timeout: TimeInterval = 120) throws -> Output {
+    /// Runs `storekeeper arguments…` in `directory` with `input` on standard input (none when
+    /// nil), killing it after `timeout` seconds.
+    static func run(_ arguments: [String], in directory: URL? = nil, input: String? = nil, timeout: TimeInterval = 120) throws -> Output {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -43,8 +44,13 @@ struct StorekeeperProcess {
         let errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
+        let inputPipe = Pipe()
+        process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
         try process.run()
+        if let input {
+            inputPipe.fileHandleForWriting.write(Data(input.utf8))
+            try inputPipe.fileHandleForWriting.close()
+        }
         let deadline = DispatchTime.now() + timeout
         let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
         DispatchQueue.global().asyncAfter(deadline: deadline, execute: watchdog)

@@ -19,9 +19,37 @@ struct StoreContractTests {
     @Test("migrations apply once and report the schema version", arguments: TestBackend.available)
     func migrationsAreIdempotent(backend: TestBackend) async throws {
         try await withTestStore(backend) { store in
-            #expect(try await store.schemaVersion() == 4)
+            #expect(try await store.schemaVersion() == 5)
             #expect(try await store.migrate() == [])
             try await store.ping()
+        }
+    }
+
+    @Test("dashboard users are created, then updated in place; emails match in any case", arguments: TestBackend.available)
+    func dashboardUsers(backend: TestBackend) async throws {
+        try await withTestStore(backend) { store in
+            let first = DashboardUser(
+                email: "Ops@Example.com", passwordHash: "scrypt$15$8$1$c2FsdA==$aGFzaA==", role: .viewer, apps: ["a"], createdAt: Self.t0,
+                updatedAt: Self.t0)
+            #expect(try await store.saveDashboardUser(first))
+            var changed = first
+            changed.role = .support
+            changed.apps = nil
+            changed.passwordHash = "scrypt$15$8$1$b3RoZXI=$aGFzaDI="
+            changed.createdAt = Self.t0.addingTimeInterval(500)
+            changed.updatedAt = Self.t0.addingTimeInterval(500)
+            #expect(try await store.saveDashboardUser(changed) == false)
+            let read = try #require(try await store.dashboardUser(email: "OPS@example.COM"))
+            #expect(read.email == "ops@example.com" && read.role == .support && read.apps == nil)
+            #expect(read.passwordHash == changed.passwordHash)
+            #expect(read.createdAt == Self.t0 && read.updatedAt == Self.t0.addingTimeInterval(500))
+            #expect(read.mayOpen(appId: "b"))
+            try await store.saveDashboardUser(
+                DashboardUser(email: "a@example.com", passwordHash: "x", role: .admin, apps: ["b", "c"], createdAt: Self.t0, updatedAt: Self.t0))
+            let all = try await store.dashboardUsers()
+            #expect(all.map(\.email) == ["a@example.com", "ops@example.com"])
+            #expect(all.first?.apps == ["b", "c"] && all.first?.mayOpen(appId: "a") == false)
+            #expect(try await store.dashboardUser(email: "nobody@example.com") == nil)
         }
     }
 

@@ -25,6 +25,7 @@ public actor InMemoryStore: StorekeeperStorage {
     private var customers: Set<AppKey> = []
     private var aliasOwners: [AppKey: String] = [:]
     private var ledgerRows: [LedgerEntry] = []
+    private var dashboardUserRecords: [String: DashboardUser] = [:]
     private var ledgerKeys: Set<AppKey> = []
     private var eventRows: [EventRecord] = []
     private var eventKeys: Set<AppKey> = []
@@ -65,6 +66,24 @@ public actor InMemoryStore: StorekeeperStorage {
         if let existing = appRecords[app.id] { record.createdAt = existing.createdAt }
         record.createdAt = record.createdAt.toMilliseconds
         appRecords[app.id] = record
+    }
+
+    @discardableResult
+    public func saveDashboardUser(_ user: DashboardUser) async throws -> Bool {
+        var record = user
+        record.createdAt = (dashboardUserRecords[user.email]?.createdAt ?? user.createdAt).toMilliseconds
+        record.updatedAt = user.updatedAt.toMilliseconds
+        let created = dashboardUserRecords[user.email] == nil
+        dashboardUserRecords[user.email] = record
+        return created
+    }
+
+    public func dashboardUser(email: String) async throws -> DashboardUser? {
+        dashboardUserRecords[email.lowercased()]
+    }
+
+    public func dashboardUsers() async throws -> [DashboardUser] {
+        dashboardUserRecords.values.sorted { $0.email < $1.email }
     }
 
     public func apps() async throws -> [AppRecord] {

@@ -2,7 +2,7 @@ import Foundation
 
 /// Everything the server stores, behind one value: what `buildApplication` takes.
 public protocol StorekeeperStorage: AppRepository, CustomerRepository, LedgerRepository, NotificationInbox, EventLog,
-    JobQueue, AuditLog, ReconciliationQueries
+    JobQueue, AuditLog, ReconciliationQueries, DashboardUserRepository
 {
     /// Which backend this is (`sqlite`, `postgresql`, `memory`), for logs and `/health`.
     var backendName: String { get }
@@ -21,6 +21,18 @@ public protocol AppRepository: Sendable {
     func saveApp(_ app: AppRecord) async throws
     /// Every app, by id.
     func apps() async throws -> [AppRecord]
+}
+
+/// The dashboard's users (across apps; each names the apps it may see).
+public protocol DashboardUserRepository: Sendable {
+    /// Creates the user or replaces its hash, role and apps (keeping its creation time); returns
+    /// whether it was created.
+    @discardableResult
+    func saveDashboardUser(_ user: DashboardUser) async throws -> Bool
+    /// The user with this email (any case), if any.
+    func dashboardUser(email: String) async throws -> DashboardUser?
+    /// Every user, by email.
+    func dashboardUsers() async throws -> [DashboardUser]
 }
 
 /// Customers and the aliases that link Apple's identifiers to them, per app.

@@ -81,11 +81,22 @@ enum SchemaMigrations {
             // Ledger keys are built from Apple's identities, no longer from a digest of the
             // engine's encoding: existing rows are re-keyed by code (``LedgerRekeying``).
             (4, []),
+            // The dashboard's users: a slow password hash, a role, the apps they may see (a JSON
+            // array, or null for every app).
+            (
+                5,
+                [
+                    """
+                    CREATE TABLE dashboard_users (email TEXT PRIMARY KEY, password_hash TEXT NOT NULL, role TEXT NOT NULL,
+                    apps TEXT, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL)
+                    """
+                ]
+            ),
         ]
     }
 
     /// The newest version this build knows.
-    static let latestVersion = 4
+    static let latestVersion = 5
 
     /// Applies the missing steps; returns their versions.
     static func migrate(_ db: any SQLDatabase, dialect: SQLStoreDialect, now: Int64) async throws -> [Int] {

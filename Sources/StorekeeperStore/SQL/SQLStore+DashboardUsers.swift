@@ -1,0 +1,46 @@
+import Foundation
+import SQLKit
+
+extension SQLStore {
+    @discardableResult
+    public func saveDashboardUser(_ user: DashboardUser) async throws -> Bool {
+        let apps = try user.apps.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+        return try await backend.transaction { db in
+            let existed =
+                try await db.raw("SELECT email FROM dashboard_users WHERE email = \(bind: user.email)").first() != nil
+            try await db.raw(
+                """
+                INSERT INTO dashboard_users (email, password_hash, role, apps, created_at, updated_at)
+                VALUES (\(bind: user.email), \(bind: user.passwordHash), \(bind: user.role.rawValue), \(bind: apps),
+                \(bind: user.createdAt.millisecondsSince1970), \(bind: user.updatedAt.millisecondsSince1970))
+                ON CONFLICT (email) DO UPDATE SET password_hash = excluded.password_hash, role = excluded.role, apps = excluded.apps,
+                updated_at = excluded.updated_at
+                """
+            ).run()
+            return !existed
+        }
+    }
+
+    public func dashboardUser(email: String) async throws -> DashboardUser? {
+        try await backend.read { db in
+            try await db.raw("SELECT * FROM dashboard_users WHERE email = \(bind: email.lowercased())").first().map(Self.dashboardUser)
+        }
+    }
+
+    public func dashboardUsers() async throws -> [DashboardUser] {
+        try await backend.read { db in
+            try await db.raw("SELECT * FROM dashboard_users ORDER BY email").all().map(Self.dashboardUser)
+        }
+    }
+
+    static func dashboardUser(_ row: any SQLRow) throws -> DashboardUser {
+        let roleText = try row.string("role")
+        guard let role = DashboardUser.Role(rawValue: roleText) else {
+            throw StoreError(code: .corruptRow, message: "dashboard user with unknown role \(roleText.prefix(32))")
+        }
+        let apps = try row.optionalString("apps").map { try JSONDecoder().decode([String].self, from: Data($0.utf8)) }
+        return DashboardUser(
+            email: try row.string("email"), passwordHash: try row.string("password_hash"), role: role, apps: apps,
+            createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"))
+    }
+}
