@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import Logging
 import StorekeeperServer
+import StorekeeperStore
 
 /// The options `serve` and `migrate` share: where the configuration and the data are.
 struct ServeOptions: ParsableArguments {
@@ -28,5 +30,22 @@ struct ServeOptions: ParsableArguments {
         } catch {
             throw .usage("\(error)")
         }
+    }
+}
+
+extension ServerConfiguration {
+    /// Opens the configured database (SQLite in the data directory, or the database URL),
+    /// migrated, runs `body` with it and closes it; a location that cannot be used is a usage
+    /// error. Logs only warnings.
+    func withStore<T: Sendable>(label: String, _ body: @Sendable (SQLStore) async throws -> T) async throws -> T {
+        let location: DatabaseLocation
+        do {
+            location = try DatabaseLocation.resolve(databaseURL: databaseURL, dataDirectory: dataDirectory)
+        } catch {
+            throw CLIFailure.usage("\(error)")
+        }
+        var logger = Logger(label: label)
+        logger.logLevel = .warning
+        return try await SQLStore.withStore(location, logger: logger, body)
     }
 }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Logging
 import StorekeeperServer
 import StorekeeperStore
 
@@ -62,18 +61,10 @@ struct UserAddCommand: AsyncParsableCommand {
             throw CLIFailure.usage(error.description)
         }
         let hash = try PasswordHash.make(password)
-        let location: DatabaseLocation
-        do {
-            location = try DatabaseLocation.resolve(databaseURL: configuration.databaseURL, dataDirectory: configuration.dataDirectory)
-        } catch {
-            throw CLIFailure.usage("\(error)")
-        }
-        var logger = Logger(label: "storekeeper.user")
-        logger.logLevel = .warning
         let now = Date()
         let user = DashboardUser(
             email: email, passwordHash: hash, role: role, apps: apps.isEmpty ? nil : apps.sorted(), createdAt: now, updatedAt: now)
-        let created = try await SQLStore.withStore(location, logger: logger) { store in try await store.saveDashboardUser(user) }
+        let created = try await configuration.withStore(label: "storekeeper.user") { store in try await store.saveDashboardUser(user) }
         try JSONOutput.printObject([
             "email": user.email, "role": role.rawValue, "apps": (user.apps ?? ["*"]) as [String], "created": created,
         ])
@@ -103,16 +94,7 @@ struct UserListCommand: AsyncParsableCommand {
     @OptionGroup var options: ServeOptions
 
     func run() async throws {
-        let configuration = try options.configuration()
-        let location: DatabaseLocation
-        do {
-            location = try DatabaseLocation.resolve(databaseURL: configuration.databaseURL, dataDirectory: configuration.dataDirectory)
-        } catch {
-            throw CLIFailure.usage("\(error)")
-        }
-        var logger = Logger(label: "storekeeper.user")
-        logger.logLevel = .warning
-        let users = try await SQLStore.withStore(location, logger: logger) { store in try await store.dashboardUsers() }
+        let users = try await options.configuration().withStore(label: "storekeeper.user") { store in try await store.dashboardUsers() }
         try JSONOutput.printObject(
             users.map { user -> [String: Any] in
                 ["email": user.email, "role": user.role.rawValue, "apps": user.apps ?? ["*"], "createdAt": Timestamp.string(from: user.createdAt)]
