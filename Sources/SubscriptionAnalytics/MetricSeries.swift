@@ -81,14 +81,7 @@ extension SubscriptionAnalytics {
             }
         default:
             var all = PurchaseHistory()
-            for history in histories {
-                all.add(Array(history.purchases.values))
-                all.add(Array(history.renewals.values))
-                for timeline in history.renewalTimeline.values { all.add(timeline) }
-                for (transactionId, revocation) in history.manualRevocations {
-                    all.revoke(transactionId: transactionId, at: revocation.date, kind: revocation.kind)
-                }
-            }
+            for history in histories { all.add(history) }
             return zip(intervals, flowSeries(of: all, over: intervals, churnRate: metric == .churnRate)).map { interval, flows in
                 switch metric {
                 case .newTrials: point(interval, Decimal(flows.newTrials))

@@ -30,7 +30,7 @@ public struct SimulatedStorefront: Sendable, Hashable, Codable {
 
     /// The demo's exchange-rate table for a USD report: units of USD per unit of each currency.
     public static let demoExchangeRates: [String: Decimal] = [
-        "EUR": Decimal(string: "1.08")!, "GBP": Decimal(string: "1.27")!, "JPY": Decimal(string: "0.0067")!,
+        "EUR": Decimal(108) / 100, "GBP": Decimal(127) / 100, "JPY": Decimal(67) / 10_000,
     ]
 
     /// The storefront of customer number `customer`, drawn with the customer's own random stream

@@ -72,7 +72,7 @@ struct AnalyticsBenchmark {
             instant = min(instant.addingTimeInterval(7 * 86_400), Self.end)
             _ = try population.advance(to: instant)
         }
-        let simulateSeconds = Self.seconds(clock.now - simulated)
+        let simulateSeconds = (clock.now - simulated).seconds
 
         let location: DatabaseLocation
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("storekeeper-analytics-bench-\(UUID().uuidString.prefix(8))")
@@ -91,8 +91,7 @@ struct AnalyticsBenchmark {
             default: "sqlite"
             }
         let changesets = Self.changesets(store: store, recordedAt: Self.end)
-        return try await SQLStore.withStore(location, logger: logger) { database_ in
-            let sql = database_
+        return try await SQLStore.withStore(location, logger: logger) { sql in
             let appId = Self.appId + "-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
             try await sql.saveApp(AppRecord(id: appId, bundleId: "com.example.bench", createdAt: Self.end))
             let seeding = clock.now
@@ -105,11 +104,11 @@ struct AnalyticsBenchmark {
                 }
                 rows += try await sql.apply(changeset).newEntries
             }
-            let seedSeconds = Self.seconds(clock.now - seeding)
+            let seedSeconds = (clock.now - seeding).seconds
 
             let reading = clock.now
             let ledger = try await sql.ledger(appId: appId)
-            let readSeconds = Self.seconds(clock.now - reading)
+            let readSeconds = (clock.now - reading).seconds
 
             let catalog = Catalog(products: SimulatedProduct.demoCatalog.map(\.catalogProduct))
             let analytics = SubscriptionAnalytics(
@@ -118,27 +117,27 @@ struct AnalyticsBenchmark {
             let byChain = Dictionary(grouping: ledger) { $0.fact.originalTransactionId ?? "-" }
             let histories = byChain.values.map(PurchaseHistory.init(ledger:))
             var index = SnapshotIndex(analytics: analytics, histories: histories)
-            let buildSeconds = Self.seconds(clock.now - building)
+            let buildSeconds = (clock.now - building).seconds
 
             let year = try ReportingInterval.day.intervals(from: Self.end.addingTimeInterval(-365 * 86_400), to: Self.end, timeZone: .gmt)
             let mrrTimer = clock.now
             let mrr = analytics.series(.mrr, of: [], over: year, index: index)
-            let mrrSeconds = Self.seconds(clock.now - mrrTimer)
+            let mrrSeconds = (clock.now - mrrTimer).seconds
             let activeTimer = clock.now
             let active = analytics.series(.activeSubscriptions, of: [], over: year, index: index)
-            let activeSeconds = Self.seconds(clock.now - activeTimer)
+            let activeSeconds = (clock.now - activeTimer).seconds
 
             // Flow metrics: one pass over the facts for the whole year.
             let revenueTimer = clock.now
             let revenue = analytics.series(.revenue, of: histories, over: year)
-            let revenueSeconds = Self.seconds(clock.now - revenueTimer)
+            let revenueSeconds = (clock.now - revenueTimer).seconds
             let churnTimer = clock.now
             _ = analytics.series(.churnedSubscriptions, of: histories, over: year)
-            let churnSeconds = Self.seconds(clock.now - churnTimer)
+            let churnSeconds = (clock.now - churnTimer).seconds
             let cohortTimer = clock.now
             let customers = Dictionary(grouping: ledger) { $0.customerId ?? "-" }.values.map(PurchaseHistory.init(ledger:))
             _ = try analytics.cohorts(of: customers, from: Self.end.addingTimeInterval(-days * 86_400), to: Self.end, period: .month, now: Self.end)
-            let cohortSeconds = Self.seconds(clock.now - cohortTimer)
+            let cohortSeconds = (clock.now - cohortTimer).seconds
 
             // The baseline: one day's snapshot replayed from every fact, as before the index.
             let all = PurchaseHistory(ledger: ledger)
@@ -148,7 +147,7 @@ struct AnalyticsBenchmark {
                 let at = year[day].end.addingTimeInterval(-0.001)
                 let replaying = clock.now
                 let replayed = analytics.snapshot(of: all, at: at)
-                replaySeconds += Self.seconds(clock.now - replaying)
+                replaySeconds += (clock.now - replaying).seconds
                 let indexed = index.snapshots(at: [at])[0]
                 guard replayed == indexed else {
                     throw CLIFailure(exitCode: 1, message: "the index and the replay differ at \(at): \(indexed) ≠ \(replayed)")
@@ -160,7 +159,7 @@ struct AnalyticsBenchmark {
             let chain = byChain.max { $0.value.count < $1.value.count }?.key ?? "-"
             let reindexing = clock.now
             index.replace(chain: chain, with: PurchaseHistory(ledger: try await sql.ledger(appId: appId, originalTransactionId: chain)))
-            let reindexSeconds = Self.seconds(clock.now - reindexing)
+            let reindexSeconds = (clock.now - reindexing).seconds
 
             return Report(
                 database: database, subscriptions: subscriptions, chains: index.chainCount, ledgerRows: rows, simulateSeconds: simulateSeconds,
@@ -218,9 +217,5 @@ struct AnalyticsBenchmark {
         }
         if !current.entries.isEmpty { result.append(current) }
         return result
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

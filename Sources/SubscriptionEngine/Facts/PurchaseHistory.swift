@@ -77,13 +77,18 @@ public struct PurchaseHistory: Sendable, Hashable {
     /// Everything in `self` and `other`.
     public func merging(_ other: PurchaseHistory) -> PurchaseHistory {
         var result = self
-        result.add(Array(other.purchases.values))
-        result.add(Array(other.renewals.values))
-        for timeline in other.renewalTimeline.values { result.add(timeline) }
-        for (id, revocation) in other.manualRevocations {
-            result.revoke(transactionId: id, at: revocation.date, kind: revocation.kind)
-        }
+        result.add(other)
         return result
+    }
+
+    /// Adds every fact of `other`.
+    public mutating func add(_ other: PurchaseHistory) {
+        add(Array(other.purchases.values))
+        add(Array(other.renewals.values))
+        for timeline in other.renewalTimeline.values { add(timeline) }
+        for (id, revocation) in other.manualRevocations {
+            revoke(transactionId: id, at: revocation.date, kind: revocation.kind)
+        }
     }
 
     /// The purchases with manual revocations applied (an earlier Apple revocation is kept).
