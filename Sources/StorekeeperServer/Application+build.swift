@@ -85,6 +85,7 @@ public func buildApplication(configuration: ServerConfiguration, dependencies: S
     router.add(middleware: MetricsMiddleware(metrics: metrics))
     router.add(middleware: JSONErrorMiddleware())
     api.addRoutes(to: router)
+    Dashboard(api: api, templates: try DashboardTemplates.load(), configuration: configuration.dashboard).addRoutes(to: router)
 
     var services = dependencies.storeServices
     let startup = StartupGate()
@@ -121,6 +122,7 @@ public func buildApplication(configuration: ServerConfiguration, dependencies: S
         logger: dependencies.logger
     )
     let apps = configuration.apps
+    let initialAdmin = configuration.dashboard.initialAdmin
     let clock = dependencies.clock
     let logger = dependencies.logger
     app.beforeServerStarts {
@@ -130,6 +132,11 @@ public func buildApplication(configuration: ServerConfiguration, dependencies: S
         if scrubbed > 0 { logger.notice("removed stored V1 passwords an earlier version kept", metadata: ["rows": "\(scrubbed)"]) }
         for app in apps {
             try await store.saveApp(AppRecord(id: app.id, bundleId: app.bundleId, createdAt: clock()))
+        }
+        if let admin = initialAdmin, try await store.dashboardUser(email: admin.email) == nil {
+            try await store.saveDashboardUser(
+                DashboardUser(email: admin.email, passwordHash: admin.passwordHash, role: .admin, apps: nil, createdAt: clock(), updatedAt: clock()))
+            logger.notice("created the dashboard's first admin from the configuration", metadata: ["user": "\(admin.email.lowercased())"])
         }
         logger.info("storekeeper ready", metadata: ["database": "\(store.backendName)", "apps": "\(apps.map(\.id))"])
         startup.open()

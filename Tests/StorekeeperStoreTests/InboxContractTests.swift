@@ -72,6 +72,15 @@ struct InboxContractTests {
             let rejected = try await store.notifications(appId: "a", filter: NotificationFilter(state: .rejected))
             #expect(rejected.first?.failureReason == "invalid_certificate: forged")
             #expect(try await store.notifications(appId: "a", filter: NotificationFilter()).count == 2)
+            var bySubtype = NotificationFilter()
+            bySubtype.subtype = "AUTO_RENEW_ENABLED"
+            #expect(try await store.notifications(appId: "a", filter: bySubtype).isEmpty)
+            var byDate = NotificationFilter()
+            byDate.receivedFrom = Self.t0.addingTimeInterval(-1)
+            byDate.receivedBefore = Self.t0.addingTimeInterval(1)
+            #expect(try await store.notifications(appId: "a", filter: byDate).count == 2)
+            byDate.receivedBefore = Self.t0.addingTimeInterval(-0.5)
+            #expect(try await store.notifications(appId: "a", filter: byDate).isEmpty)
             #expect(try await store.isProcessed(appId: "a", notificationUUID: "uuid-a", exceptId: b))
             #expect(try await !store.isProcessed(appId: "a", notificationUUID: "uuid-a", exceptId: a))
         }

@@ -19,7 +19,7 @@ struct StoreContractTests {
     @Test("migrations apply once and report the schema version", arguments: TestBackend.available)
     func migrationsAreIdempotent(backend: TestBackend) async throws {
         try await withTestStore(backend) { store in
-            #expect(try await store.schemaVersion() == 5)
+            #expect(try await store.schemaVersion() == 6)
             #expect(try await store.migrate() == [])
             try await store.ping()
         }
@@ -50,6 +50,50 @@ struct StoreContractTests {
             #expect(all.map(\.email) == ["a@example.com", "ops@example.com"])
             #expect(all.first?.apps == ["b", "c"] && all.first?.mayOpen(appId: "a") == false)
             #expect(try await store.dashboardUser(email: "nobody@example.com") == nil)
+        }
+    }
+
+    @Test(
+        "dashboard sessions are found by token hash until they end, end at sign-out, and ended ones are forgotten", arguments: TestBackend.available)
+    func dashboardSessions(backend: TestBackend) async throws {
+        try await withTestStore(backend) { store in
+            let hour: TimeInterval = 3600
+            try await store.createDashboardSession(
+                DashboardSession(tokenHash: "aa", email: "Ops@Example.com", createdAt: Self.t0, expiresAt: Self.t0 + hour))
+            try await store.createDashboardSession(
+                DashboardSession(tokenHash: "bb", email: "ops@example.com", createdAt: Self.t0, expiresAt: Self.t0 + 12 * hour))
+            let found = try #require(try await store.dashboardSession(tokenHash: "aa", now: Self.t0 + 60))
+            #expect(found.email == "ops@example.com" && found.expiresAt == Self.t0 + hour)
+            #expect(try await store.dashboardSession(tokenHash: "aa", now: Self.t0 + hour) == nil)
+            #expect(try await store.dashboardSession(tokenHash: "cc", now: Self.t0) == nil)
+            try await store.deleteDashboardSession(tokenHash: "bb")
+            try await store.deleteDashboardSession(tokenHash: "bb")
+            #expect(try await store.dashboardSession(tokenHash: "bb", now: Self.t0 + 60) == nil)
+            // A session begun after "aa" ended removes it for good.
+            try await store.createDashboardSession(
+                DashboardSession(tokenHash: "dd", email: "a@example.com", createdAt: Self.t0 + 2 * hour, expiresAt: Self.t0 + 3 * hour))
+            #expect(try await store.dashboardSession(tokenHash: "aa", now: Self.t0) == nil)
+            #expect(try await store.dashboardSession(tokenHash: "dd", now: Self.t0 + 2 * hour) != nil)
+        }
+    }
+
+    @Test("customers are listed newest first per app, and the audit log is read per customer", arguments: TestBackend.available)
+    func recentCustomersAndCustomerAudit(backend: TestBackend) async throws {
+        try await withTestStore(backend) { store in
+            for (index, customer) in ["ann", "bob", "cyd"].enumerated() {
+                try await store.apply(
+                    Changeset(
+                        appId: "a", at: Self.t0 + Double(index), links: [CustomerLink(customerId: customer)],
+                        audit: [AuditEntry(appId: "a", actor: "ops", action: "grant", customerId: customer, reason: "r\(index)", at: Self.t0)]))
+            }
+            try await store.apply(Changeset(appId: "b", at: Self.t0 + 10, links: [CustomerLink(customerId: "dan")]))
+            try await store.apply(Changeset(appId: "a", at: Self.t0 + 20, links: [CustomerLink(customerId: "ann")]))
+            #expect(try await store.recentCustomers(appId: "a", limit: 10) == ["cyd", "bob", "ann"])
+            #expect(try await store.recentCustomers(appId: "a", limit: 2) == ["cyd", "bob"])
+            #expect(try await store.recentCustomers(appId: "b", limit: 10) == ["dan"])
+            let audit = try await store.auditEntries(appId: "a", customerId: "bob", limit: 10)
+            #expect(audit.map(\.reason) == ["r1"])
+            #expect(try await store.auditEntries(appId: "b", customerId: "bob", limit: 10).isEmpty)
         }
     }
 

@@ -82,6 +82,7 @@ struct DemoLoop {
 
         // Live: the clock follows real time from here; the population keeps living.
         clock.followWallClock(rate: settings.liveSpeed)
+        try await supportExample()
         reporter.live(serverBase: serverBase)
         while !stop.isSet, !Task.isCancelled {
             do {
@@ -117,6 +118,20 @@ struct DemoLoop {
             }
         }
         return purchases.count
+    }
+
+    /// A support action as an operator would take one (a week's goodwill grant to the first
+    /// subscriber, through the admin API), so the dashboard's audit log and timelines show one.
+    func supportExample() async throws {
+        guard let subscriber = world.store.subscriptions().first, let product = world.population.products.first?.productId else { return }
+        let body = try JSONSerialization.data(withJSONObject: [
+            "productId": product, "grantId": "demo-goodwill", "endDate": Timestamp.string(from: world.clock.now.addingTimeInterval(7 * 86_400)),
+            "reason": "demo: a week of goodwill after a support ticket",
+        ])
+        let (status, text) = try await send(.POST, "/v1/apps/\(DemoWorld.appId)/customers/\(subscriber.customerId)/grants", body: body)
+        guard (200..<300).contains(status) else {
+            throw CLIFailure(exitCode: 1, message: "the server refused the demo's goodwill grant (\(status)): \(text.prefix(300))")
+        }
     }
 
     /// Runs a notification-history sweep over the whole run now, then drains the inbox.

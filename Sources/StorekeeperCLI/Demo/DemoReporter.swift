@@ -18,6 +18,7 @@ struct DemoReporter {
                 + "\(Self.percent(settings.dropRate)) of notifications lost, \(Self.percent(settings.duplicateRate)) duplicated, seed \(settings.seed)"
         )
         say("  server      \(serverBase) (SQLite in \(world.directory.appendingPathComponent("data").path))")
+        say("  dashboard   \(serverBase)/dashboard  (sign in as \(DemoWorld.dashboardEmail) with password \(world.dashboardPassword))")
         say("  simulated   \(Self.day(world.start)) → \(Self.day(world.end))")
         say("  Apple       the simulator's root certificates: \(world.rootPath.path) (JWS), \(world.receiptRootPath.path) (receipts)")
         #if DEBUG
@@ -75,6 +76,7 @@ struct DemoReporter {
         say("")
         let pace = settings.liveSpeed == 1 ? "in real time" : "at \(Self.number(settings.liveSpeed))× real time"
         say("The server keeps running \(pace) (Ctrl-C stops it); the simulated customers keep living.")
+        say("  dashboard    \(serverBase)/dashboard   (sign in as \(DemoWorld.dashboardEmail) with password \(world.dashboardPassword))")
         say("  API          \(serverBase)   (admin key: \(world.adminKey))")
         say("  health       curl \(serverBase)/health")
         say("  metrics      curl \(serverBase)/metrics")

@@ -114,6 +114,11 @@ struct DemoRunner {
             }
         }
         let serverPort = try await ports.take("server")
+        // The server migrated the database before listening: the dashboard's sign-in can go in.
+        try await store.saveDashboardUser(
+            DashboardUser(
+                email: DemoWorld.dashboardEmail, passwordHash: try PasswordHash.make(world.dashboardPassword), role: .admin, apps: nil,
+                createdAt: world.clock.now, updatedAt: world.clock.now))
         return try await HTTPClient.withDemoClient { client in
             try await DemoLoop(
                 world: world, settings: settings, work: work, counter: counter,

@@ -33,6 +33,9 @@ struct DemoWorld: Sendable {
     let apiKey: P256.Signing.PrivateKey
     /// The server's admin key for this run (printed for the user; never logged by the server).
     let adminKey: String
+    /// The dashboard's sign-in the demo creates (an admin), with a password made for this run.
+    static let dashboardEmail = "demo@storekeeper.local"
+    let dashboardPassword: String
     let sharedSecret: String
 
     init(settings: DemoSettings, now: Date = Date()) throws {
@@ -55,6 +58,7 @@ struct DemoWorld: Sendable {
         store = SimulatedAppStore(bundleId: Self.bundleId, appAppleId: Self.appAppleId, environment: .production)
         apiKey = P256.Signing.PrivateKey()
         adminKey = "sk_demo_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        dashboardPassword = "demo-" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
         sharedSecret = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         try ca.rootCertificateDER.write(to: rootPath)
         try receipts.rootCertificateDER.write(to: receiptRootPath)

@@ -14,7 +14,7 @@ public struct UserCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "user",
         abstract: "Manage the dashboard's users (stored in the database with a scrypt password hash).",
-        subcommands: [UserAddCommand.self, UserListCommand.self]
+        subcommands: [UserAddCommand.self, UserListCommand.self, UserHashCommand.self]
     )
 
     public init() {}
@@ -99,5 +99,22 @@ struct UserListCommand: AsyncParsableCommand {
             users.map { user -> [String: Any] in
                 ["email": user.email, "role": user.role.rawValue, "apps": user.apps ?? ["*"], "createdAt": Timestamp.string(from: user.createdAt)]
             })
+    }
+}
+
+/// `storekeeper user hash`: a password's hash for the configuration's `dashboard.initialAdmin`.
+struct UserHashCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hash",
+        abstract: "Print the scrypt hash of a password (standard input or a prompt) for dashboard.initialAdmin.passwordHash.")
+
+    func run() async throws {
+        let password = try UserAddCommand.readPassword()
+        do {
+            try PasswordHash.check(password)
+        } catch {
+            throw CLIFailure.usage(error.description)
+        }
+        Console.out(Data((try PasswordHash.make(password) + "\n").utf8))
     }
 }

@@ -9,9 +9,14 @@ public struct APIRequestContext: RequestContext {
     /// The authenticated app and credential; set on every route under `/v1/apps/:appId` except
     /// the notification URL, which Apple calls without a key.
     var access: APIAccess?
+    /// The dashboard's signed-in visitor, as ``DashboardAuthenticator`` found it.
+    var visitor: DashboardVisitor?
+    /// The client's IP address (the socket's peer; sign-in attempts are counted by it).
+    let remoteAddress: String?
 
     public init(source: Source) {
         coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress?.ipAddress
     }
 
     public var responseEncoder: JSONEncoder { JSONBody.encoder() }

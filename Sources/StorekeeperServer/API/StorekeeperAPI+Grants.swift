@@ -23,6 +23,13 @@ extension StorekeeperAPI {
         let (app, principal) = (try context.caller().app, try context.caller().principal)
         let customer = try context.customerId()
         let input = try JSONBody.decode(GrantRequest.self, from: try await body(request))
+        try await recordGrant(input, customer: customer, app: app, actor: principal.actor)
+        return EditedResponse(status: .created, response: try await customerState(app: app, customerId: customer))
+    }
+
+    /// Records a manual grant or revocation for `customer` (checked as the API checks it), with
+    /// its audit entry under `actor`.
+    func recordGrant(_ input: GrantRequest, customer: String, app: AppRuntime, actor: String) async throws {
         let reason = input.reason.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...1000).contains(reason.count) else { throw APIError.badRequest("reason must be 1 to 1000 characters") }
         let now = clock()
@@ -58,10 +65,9 @@ extension StorekeeperAPI {
                 facts: [fact], source: .manual, binding: .operatorFor(customerId: customer),
                 audit: [
                     AuditEntry(
-                        appId: app.id, actor: principal.actor, action: action, customerId: customer, reason: reason,
+                        appId: app.id, actor: actor, action: action, customerId: customer, reason: reason,
                         details: details, at: now)
                 ]), app: app, now: now)
-        return EditedResponse(status: .created, response: try await customerState(app: app, customerId: customer))
     }
 
     /// The chain of the transaction a revocation names, after checking that it is this

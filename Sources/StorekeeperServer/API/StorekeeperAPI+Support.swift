@@ -46,7 +46,10 @@ extension StorekeeperAPI {
     }
 
     func chainParameter(_ context: APIRequestContext) throws -> String {
-        let chain = try context.pathParameter("originalTransactionId")
+        try Self.checkedChain(try context.pathParameter("originalTransactionId"))
+    }
+
+    static func checkedChain(_ chain: String) throws -> String {
         guard (1...128).contains(chain.utf8.count), chain.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
             throw APIError.badRequest("originalTransactionId must be 1 to 128 letters or digits")
         }
@@ -65,6 +68,12 @@ extension StorekeeperAPI {
         let (app, principal) = (try context.caller().app, try context.caller().principal)
         let chain = try chainParameter(context)
         let input = try JSONBody.decode(ExtendRequest.self, from: try await body(request))
+        return JSONBody.response(value: try await extendRenewal(input, chain: chain, app: app, actor: principal.actor))
+    }
+
+    /// Asks Apple to extend `chain`'s renewal date, audits it under `actor` and schedules an
+    /// immediate refresh of the chain.
+    func extendRenewal(_ input: ExtendRequest, chain: String, app: AppRuntime, actor: String) async throws -> ExtendResponse {
         let reason = try Self.checkedReason(input.reason)
         guard (1...90).contains(input.extendByDays) else { throw APIError.badRequest("extendByDays must be 1 to 90") }
         let code = input.extendReasonCode ?? 0
@@ -90,13 +99,12 @@ extension StorekeeperAPI {
                 appId: app.id, at: now,
                 audit: [
                     AuditEntry(
-                        appId: app.id, actor: principal.actor, action: "extend_renewal", customerId: customer, reason: reason, details: details,
+                        appId: app.id, actor: actor, action: "extend_renewal", customerId: customer, reason: reason, details: details,
                         at: now)
                 ]))
-        return JSONBody.response(
-            value: ExtendResponse(
-                originalTransactionId: answer.originalTransactionId ?? chain, success: answer.success ?? false,
-                effectiveDate: answer.effectiveDate, webOrderLineItemId: answer.webOrderLineItemId, requestIdentifier: identifier))
+        return ExtendResponse(
+            originalTransactionId: answer.originalTransactionId ?? chain, success: answer.success ?? false,
+            effectiveDate: answer.effectiveDate, webOrderLineItemId: answer.webOrderLineItemId, requestIdentifier: identifier)
     }
 
     struct ExtendResponse: Encodable {
@@ -112,6 +120,13 @@ extension StorekeeperAPI {
         let (app, principal) = (try context.caller().app, try context.caller().principal)
         let chain = try chainParameter(context)
         let input = try JSONBody.decode(TokenRequest.self, from: try await body(request))
+        let token = try await setAppAccountToken(input, chain: chain, app: app, actor: principal.actor)
+        return JSONBody.response(value: ["originalTransactionId": chain, "appAccountToken": token])
+    }
+
+    /// Sets `chain`'s app account token at Apple and audits it under `actor`; returns the token
+    /// as Apple was given it (lower case).
+    func setAppAccountToken(_ input: TokenRequest, chain: String, app: AppRuntime, actor: String) async throws -> String {
         let reason = try Self.checkedReason(input.reason)
         guard let token = UUID(uuidString: input.appAccountToken) else { throw APIError.badRequest("appAccountToken must be a UUID") }
         let client = try appleClient(app)
@@ -126,10 +141,10 @@ extension StorekeeperAPI {
                 appId: app.id, at: now,
                 audit: [
                     AuditEntry(
-                        appId: app.id, actor: principal.actor, action: "set_app_account_token", customerId: customer, reason: reason,
+                        appId: app.id, actor: actor, action: "set_app_account_token", customerId: customer, reason: reason,
                         details: ["originalTransactionId": chain, "appAccountToken": token.uuidString.lowercased()], at: now)
                 ]))
-        return JSONBody.response(value: ["originalTransactionId": chain, "appAccountToken": token.uuidString.lowercased()])
+        return token.uuidString.lowercased()
     }
 
     /// `POST /v1/apps/{appId}/notifications/test` (admin): asks Apple to send a test notification.

@@ -28,12 +28,16 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
     public var maximumNotificationBodySize: Int
     /// Limits on client connections.
     public var connections: ConnectionLimits
+    /// The dashboard's sessions and its first admin.
+    public var dashboard: DashboardConfiguration
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "storekeeper-data", databaseURL: String? = nil,
         apps: [AppConfiguration] = [], maximumBodySize: Int = 1 << 20, inbox: InboxConfiguration = InboxConfiguration(),
-        logLevel: String? = nil, maximumNotificationBodySize: Int = 256 * 1024, connections: ConnectionLimits = ConnectionLimits()
+        logLevel: String? = nil, maximumNotificationBodySize: Int = 256 * 1024, connections: ConnectionLimits = ConnectionLimits(),
+        dashboard: DashboardConfiguration = DashboardConfiguration()
     ) {
+        self.dashboard = dashboard
         self.maximumNotificationBodySize = maximumNotificationBodySize
         self.connections = connections
         self.host = host
@@ -61,6 +65,7 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
             try container.decodeIfPresent(Int.self, forKey: .maximumNotificationBodySize)
             ?? defaults.maximumNotificationBodySize
         connections = try container.decodeIfPresent(ConnectionLimits.self, forKey: .connections) ?? defaults.connections
+        dashboard = try container.decodeIfPresent(DashboardConfiguration.self, forKey: .dashboard) ?? defaults.dashboard
     }
 
     public var description: String {

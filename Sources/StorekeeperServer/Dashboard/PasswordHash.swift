@@ -32,14 +32,25 @@ public enum PasswordHash {
             .joined(separator: "$")
     }
 
-    /// Whether `password` matches `hash` (compared in constant time); `false` for a hash this
-    /// code cannot read or parameters outside what it would make.
-    public static func verify(_ password: String, against hash: String) -> Bool {
+    /// Whether `hash` has this code's form (the parameters it accepts, a salt and a key), so a
+    /// password pasted where a hash belongs is caught.
+    public static func isWellFormed(_ hash: String) -> Bool {
+        parameters(of: hash) != nil
+    }
+
+    private static func parameters(of hash: String) -> (logN: Int, blockSize: Int, parallelism: Int, salt: Data, key: Data)? {
         let parts = hash.split(separator: "$", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 6, parts[0] == "scrypt", let logN = Int(parts[1]), (10...20).contains(logN),
             let blockSize = Int(parts[2]), (1...16).contains(blockSize), let parallelism = Int(parts[3]), (1...4).contains(parallelism),
-            let salt = Data(base64Encoded: parts[4]), !salt.isEmpty, let expected = Data(base64Encoded: parts[5]), expected.count == keyLength,
-            password.utf8.count <= 1_024,
+            let salt = Data(base64Encoded: parts[4]), !salt.isEmpty, let expected = Data(base64Encoded: parts[5]), expected.count == keyLength
+        else { return nil }
+        return (logN, blockSize, parallelism, salt, expected)
+    }
+
+    /// Whether `password` matches `hash` (compared in constant time); `false` for a hash this
+    /// code cannot read or parameters outside what it would make.
+    public static func verify(_ password: String, against hash: String) -> Bool {
+        guard let (logN, blockSize, parallelism, salt, expected) = parameters(of: hash), password.utf8.count <= 1_024,
             let key = try? derive(password, salt: salt, logN: logN, blockSize: blockSize, parallelism: parallelism)
         else { return false }
         var difference: UInt8 = 0

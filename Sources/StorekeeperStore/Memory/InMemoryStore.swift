@@ -23,6 +23,9 @@ public actor InMemoryStore: StorekeeperStorage {
     private var version = 0
     private var appRecords: [String: AppRecord] = [:]
     private var customers: Set<AppKey> = []
+    /// Customers in creation order (``recentCustomers(appId:limit:)``).
+    private var customerOrder: [AppKey] = []
+    private var sessions: [String: DashboardSession] = [:]
     private var aliasOwners: [AppKey: String] = [:]
     private var ledgerRows: [LedgerEntry] = []
     private var dashboardUserRecords: [String: DashboardUser] = [:]
@@ -86,6 +89,26 @@ public actor InMemoryStore: StorekeeperStorage {
         dashboardUserRecords.values.sorted { $0.email < $1.email }
     }
 
+    public func createDashboardSession(_ session: DashboardSession) async throws {
+        sessions = sessions.filter { $0.value.expiresAt > session.createdAt }
+        var record = session
+        record.createdAt = session.createdAt.toMilliseconds
+        record.expiresAt = session.expiresAt.toMilliseconds
+        sessions[session.tokenHash] = record
+    }
+
+    public func dashboardSession(tokenHash: String, now: Date) async throws -> DashboardSession? {
+        sessions[tokenHash].flatMap { $0.expiresAt > now ? $0 : nil }
+    }
+
+    public func deleteDashboardSession(tokenHash: String) async throws {
+        sessions[tokenHash] = nil
+    }
+
+    public func recentCustomers(appId: String, limit: Int) async throws -> [String] {
+        Array(customerOrder.lazy.reversed().filter { $0.appId == appId }.prefix(max(0, min(limit, 1000))).map(\.key))
+    }
+
     public func apps() async throws -> [AppRecord] {
         appRecords.values.sorted { $0.id < $1.id }
     }
@@ -131,7 +154,9 @@ public actor InMemoryStore: StorekeeperStorage {
                 newOwners[key] = owner
             }
         }
-        for link in changeset.links { customers.insert(AppKey(appId: appId, key: link.customerId)) }
+        for link in changeset.links where customers.insert(AppKey(appId: appId, key: link.customerId)).inserted {
+            customerOrder.append(AppKey(appId: appId, key: link.customerId))
+        }
         aliasOwners.merge(newOwners) { existing, _ in existing }
         var newEntries = 0
         for entry in changeset.entries where ledgerKeys.insert(AppKey(appId: appId, key: entry.key)).inserted {
@@ -230,6 +255,10 @@ public actor InMemoryStore: StorekeeperStorage {
         Array(auditRows.filter { $0.appId == appId }.reversed().prefix(max(0, min(limit, 10_000))))
     }
 
+    public func auditEntries(appId: String, customerId: String, limit: Int) async throws -> [AuditEntry] {
+        Array(auditRows.filter { $0.appId == appId && $0.customerId == customerId }.reversed().prefix(max(0, min(limit, 10_000))))
+    }
+
     // MARK: - Inbox
 
     public func receive(_ notification: InboxNotification) async throws -> InboxInsertion {
@@ -284,6 +313,9 @@ public actor InMemoryStore: StorekeeperStorage {
                 && (filter.originalTransactionId.map { $0 == row.metadata?.originalTransactionId } ?? true)
                 && (filter.notificationType.map { $0 == row.metadata?.notificationType } ?? true)
                 && (filter.state.map { $0 == row.state } ?? true)
+                && (filter.subtype.map { $0 == row.metadata?.subtype } ?? true)
+                && (filter.receivedFrom.map { row.receivedAt >= $0 } ?? true)
+                && (filter.receivedBefore.map { row.receivedAt < $0 } ?? true)
         }
         return rows.sorted { ($0.id ?? 0) > ($1.id ?? 0) }.prefix(max(0, min(filter.limit, 1000))).map { row in
             var listed = row

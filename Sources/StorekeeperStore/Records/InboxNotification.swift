@@ -97,6 +97,12 @@ public struct NotificationFilter: Sendable, Hashable {
     public var originalTransactionId: String?
     public var notificationType: String?
     public var state: InboxState?
+    /// Apple's subtype (`INITIAL_BUY`, `VOLUNTARY` …).
+    public var subtype: String?
+    /// Rows received at or after this instant.
+    public var receivedFrom: Date?
+    /// Rows received before this instant.
+    public var receivedBefore: Date?
     public var limit: Int
     /// Whether rows come with their raw bodies. Listings leave them out (a body can be large);
     /// without them ``InboxNotification/body`` is empty.

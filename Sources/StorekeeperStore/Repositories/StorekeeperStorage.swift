@@ -33,6 +33,12 @@ public protocol DashboardUserRepository: Sendable {
     func dashboardUser(email: String) async throws -> DashboardUser?
     /// Every user, by email.
     func dashboardUsers() async throws -> [DashboardUser]
+    /// Records a new sign-in session (and forgets sessions that ended before it began).
+    func createDashboardSession(_ session: DashboardSession) async throws
+    /// The session with this token hash, unless it has ended at `now`.
+    func dashboardSession(tokenHash: String, now: Date) async throws -> DashboardSession?
+    /// Ends a session (sign-out); nothing happens when it does not exist.
+    func deleteDashboardSession(tokenHash: String) async throws
 }
 
 /// Customers and the aliases that link Apple's identifiers to them, per app.
@@ -43,6 +49,8 @@ public protocol CustomerRepository: Sendable {
     func customer(appId: String, alias: CustomerAlias) async throws -> String?
     /// The customer's aliases.
     func aliases(appId: String, customerId: String) async throws -> [CustomerAlias]
+    /// The app's most recently created customers, newest first, at most `limit` (at most 1,000).
+    func recentCustomers(appId: String, limit: Int) async throws -> [String]
 }
 
 /// The ledger of facts, written through changesets.
@@ -134,6 +142,8 @@ public protocol JobQueue: Sendable {
 public protocol AuditLog: Sendable {
     /// The app's audit entries, newest first.
     func auditEntries(appId: String, limit: Int) async throws -> [AuditEntry]
+    /// The audit entries about one customer of the app, newest first.
+    func auditEntries(appId: String, customerId: String, limit: Int) async throws -> [AuditEntry]
 }
 
 /// What the reconciliation scheduler asks the store beyond the job queue: which chains the

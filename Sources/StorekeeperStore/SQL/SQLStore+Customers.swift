@@ -29,6 +29,17 @@ extension SQLStore {
         }
     }
 
+    public func recentCustomers(appId: String, limit: Int) async throws -> [String] {
+        try await backend.read { db in
+            try await db.raw(
+                """
+                SELECT customer_id FROM customers WHERE app_id = \(bind: appId)
+                ORDER BY created_at DESC, customer_id LIMIT \(bind: max(0, min(limit, 1000)))
+                """
+            ).all().map { try $0.string("customer_id") }
+        }
+    }
+
     public func customer(appId: String, alias: CustomerAlias) async throws -> String? {
         try await backend.read { db in
             try await Self.owner(of: alias, appId: appId, db)

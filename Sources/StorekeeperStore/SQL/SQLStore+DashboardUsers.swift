@@ -33,6 +33,39 @@ extension SQLStore {
         }
     }
 
+    public func createDashboardSession(_ session: DashboardSession) async throws {
+        try await backend.transaction { db in
+            try await db.raw("DELETE FROM dashboard_sessions WHERE expires_at <= \(bind: session.createdAt.millisecondsSince1970)").run()
+            try await db.raw(
+                """
+                INSERT INTO dashboard_sessions (token_hash, email, created_at, expires_at)
+                VALUES (\(bind: session.tokenHash), \(bind: session.email), \(bind: session.createdAt.millisecondsSince1970),
+                \(bind: session.expiresAt.millisecondsSince1970))
+                """
+            ).run()
+        }
+    }
+
+    public func dashboardSession(tokenHash: String, now: Date) async throws -> DashboardSession? {
+        try await backend.read { db in
+            try await db.raw(
+                """
+                SELECT * FROM dashboard_sessions WHERE token_hash = \(bind: tokenHash) AND expires_at > \(bind: now.millisecondsSince1970)
+                """
+            ).first().map { row in
+                DashboardSession(
+                    tokenHash: try row.string("token_hash"), email: try row.string("email"), createdAt: try row.date("created_at"),
+                    expiresAt: try row.date("expires_at"))
+            }
+        }
+    }
+
+    public func deleteDashboardSession(tokenHash: String) async throws {
+        try await backend.transaction { db in
+            try await db.raw("DELETE FROM dashboard_sessions WHERE token_hash = \(bind: tokenHash)").run()
+        }
+    }
+
     static func dashboardUser(_ row: any SQLRow) throws -> DashboardUser {
         let roleText = try row.string("role")
         guard let role = DashboardUser.Role(rawValue: roleText) else {

@@ -107,6 +107,9 @@ extension SQLStore {
         if let id = filter.originalTransactionId { query += " AND original_transaction_id = \(bind: id)" }
         if let type = filter.notificationType { query += " AND notification_type = \(bind: type)" }
         if let state = filter.state { query += " AND state = \(bind: state.rawValue)" }
+        if let subtype = filter.subtype { query += " AND subtype = \(bind: subtype)" }
+        if let from = filter.receivedFrom { query += " AND received_at >= \(bind: from.millisecondsSince1970)" }
+        if let before = filter.receivedBefore { query += " AND received_at < \(bind: before.millisecondsSince1970)" }
         query += " ORDER BY id DESC LIMIT \(bind: max(0, min(filter.limit, 1000)))"
         let finalQuery = query
         return try await backend.read { db in

@@ -157,13 +157,26 @@ extension SQLStore {
                 """
                 SELECT * FROM audit_log WHERE app_id = \(bind: appId) ORDER BY id DESC LIMIT \(bind: max(0, min(limit, 10_000)))
                 """
-            ).all().map { row in
-                AuditEntry(
-                    id: try row.int64("id"), appId: try row.string("app_id"), actor: try row.string("actor"),
-                    action: try row.string("action"), customerId: try row.optionalString("customer_id"),
-                    reason: try row.optionalString("reason"), details: AuditEntry.details(json: try row.string("details")), at: try row.date("at")
-                )
-            }
+            ).all().map(Self.auditEntry)
         }
+    }
+
+    public func auditEntries(appId: String, customerId: String, limit: Int) async throws -> [AuditEntry] {
+        try await backend.read { db in
+            try await db.raw(
+                """
+                SELECT * FROM audit_log WHERE app_id = \(bind: appId) AND customer_id = \(bind: customerId)
+                ORDER BY id DESC LIMIT \(bind: max(0, min(limit, 10_000)))
+                """
+            ).all().map(Self.auditEntry)
+        }
+    }
+
+    static func auditEntry(_ row: any SQLRow) throws -> AuditEntry {
+        AuditEntry(
+            id: try row.int64("id"), appId: try row.string("app_id"), actor: try row.string("actor"),
+            action: try row.string("action"), customerId: try row.optionalString("customer_id"),
+            reason: try row.optionalString("reason"), details: AuditEntry.details(json: try row.string("details")), at: try row.date("at")
+        )
     }
 }

@@ -92,11 +92,25 @@ enum SchemaMigrations {
                     """
                 ]
             ),
+            // The dashboard's sign-in sessions (by the SHA-256 of the cookie's token, never the
+            // token), and the audit log read per customer (the customer page's timeline).
+            (
+                6,
+                [
+                    """
+                    CREATE TABLE dashboard_sessions (token_hash TEXT PRIMARY KEY, email TEXT NOT NULL, created_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL)
+                    """,
+                    "CREATE INDEX dashboard_sessions_expiry ON dashboard_sessions (expires_at)",
+                    "CREATE INDEX audit_customer ON audit_log (app_id, customer_id, id)",
+                    "CREATE INDEX customers_recent ON customers (app_id, created_at)",
+                ]
+            ),
         ]
     }
 
     /// The newest version this build knows.
-    static let latestVersion = 5
+    static let latestVersion = 6
 
     /// Applies the missing steps; returns their versions.
     static func migrate(_ db: any SQLDatabase, dialect: SQLStoreDialect, now: Int64) async throws -> [Int] {

@@ -52,6 +52,9 @@ struct LedgerUpgradeTests {
             // Back to schema 3: what the steps since then made goes too.
             try await db.raw("DELETE FROM schema_migrations WHERE version >= 4").run()
             try await db.raw("DROP TABLE dashboard_users").run()
+            try await db.raw("DROP TABLE dashboard_sessions").run()
+            try await db.raw("DROP INDEX audit_customer").run()
+            try await db.raw("DROP INDEX customers_recent").run()
         }
     }
 
@@ -87,7 +90,7 @@ struct LedgerUpgradeTests {
             try await Self.downgrade(database, duplicateOf: "5001")
             #expect(try await harness.store.schemaVersion() == 3)
             #expect(try await harness.store.ledger(appId: "alpha", customerId: "carol").count == 6)
-            #expect(try await harness.store.migrate() == [4, 5])
+            #expect(try await harness.store.migrate() == [4, 5, 6])
 
             let upgraded = try await harness.store.ledger(appId: "alpha", customerId: "carol")
             #expect(upgraded.map(\.key) == ledger.map(\.key))

@@ -1,0 +1,284 @@
+import AppStoreModels
+import Foundation
+import Hummingbird
+import StorekeeperStore
+
+/// Notifications, the audit log, settings and users.
+extension Dashboard {
+    func addOperationsRoutes(to group: RouterGroup<APIRequestContext>) {
+        group.get("apps/:appId/notifications", use: notifications)
+            .get("apps/:appId/notifications/:notificationId", use: notification)
+            .get("apps/:appId/audit", use: audit)
+            .get("apps/:appId/settings", use: settings)
+            .post("apps/:appId/settings/test-notification", use: testNotification)
+            .get("apps/:appId/users", use: users)
+            .post("apps/:appId/users", use: saveUser)
+    }
+
+    // MARK: - Notifications
+
+    struct NotificationsModel {
+        struct Row {
+            var id: Int64
+            var href: String
+            var received: String
+            var type: String
+            var subtype: String
+            var state: String
+            var reason: String
+            var originalTransactionId: String
+            var environment: String
+        }
+        struct Option {
+            var value: String
+            var selected: Bool
+        }
+        var type: String
+        var subtype: String
+        var states: [Option]
+        var originalTransactionId: String
+        var from: String
+        var to: String
+        var rows: [Row]
+        var action: String
+    }
+
+    func notifications(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let (visitor, app) = try supportApp(context)
+        let parameters = request.uri.queryParameters
+        func text(_ name: String) throws -> String? {
+            guard let value = parameters.get(name)?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+            guard value.utf8.count <= 128, value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }) else {
+                throw DashboardError.badRequest("\(name) must be at most 128 letters, digits, - or _")
+            }
+            return value
+        }
+        var filter = NotificationFilter(limit: 200)
+        filter.notificationType = try text("type")?.uppercased()
+        filter.subtype = try text("subtype")?.uppercased()
+        filter.originalTransactionId = try text("originalTransactionId")
+        if let state = try text("state") {
+            guard let value = InboxState(rawValue: state) else { throw DashboardError.badRequest("unknown state \(state)") }
+            filter.state = value
+        }
+        let days = DayFormat(timeZone: app.configuration.analytics.timeZone)
+        if let from = try text("from") {
+            guard let day = days.date(from) else { throw DashboardError.badRequest("from must be a day, YYYY-MM-DD") }
+            filter.receivedFrom = day
+        }
+        if let to = try text("to") {
+            guard let day = days.date(to) else { throw DashboardError.badRequest("to must be a day, YYYY-MM-DD") }
+            filter.receivedBefore = days.calendar.date(byAdding: .day, value: 1, to: day)
+        }
+        let rows = try await store.notifications(appId: app.id, filter: filter)
+        let base = "/dashboard/apps/\(Self.pathComponent(app.id))/notifications"
+        let model = NotificationsModel(
+            type: filter.notificationType ?? "", subtype: filter.subtype ?? "",
+            states: [NotificationsModel.Option(value: "", selected: filter.state == nil)]
+                + InboxState.allCases.map { NotificationsModel.Option(value: $0.rawValue, selected: $0 == filter.state) },
+            originalTransactionId: filter.originalTransactionId ?? "", from: filter.receivedFrom.map(days.text) ?? "",
+            to: (try text("to")) ?? "",
+            rows: rows.map { row in
+                .init(
+                    id: row.id ?? 0, href: "\(base)/\(row.id ?? 0)", received: days.instant(row.receivedAt),
+                    type: row.metadata?.notificationType ?? (row.version == .v1 ? "V1" : "–"), subtype: row.metadata?.subtype ?? "",
+                    state: row.state.rawValue, reason: row.failureReason ?? "", originalTransactionId: row.metadata?.originalTransactionId ?? "",
+                    environment: row.metadata?.environment ?? "")
+            }, action: base)
+        return templates.page("notifications", title: "Notifications", frame: frame(visitor, app: app, section: "notifications"), page: model)
+    }
+
+    struct NotificationModel {
+        var id: Int64
+        var received: String
+        var version: Int
+        var state: String
+        var reason: String?
+        var type: String
+        var subtype: String
+        var uuid: String
+        var originalTransactionId: String
+        var customerHref: String?
+        var attempts: Int
+        var decoded: String
+    }
+
+    func notification(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let (visitor, app) = try supportApp(context)
+        guard let id = Int64(try context.pathParameter("notificationId")), let row = try await store.notification(id: id), row.appId == app.id else {
+            throw DashboardError.notFound
+        }
+        let days = DayFormat(timeZone: app.configuration.analytics.timeZone)
+        let body = NotificationResponse.redactingPassword(row.body)
+        let chain = row.metadata?.originalTransactionId
+        let owner = try await chain.asyncMap { try await store.customer(appId: app.id, alias: .originalTransactionId($0)) } ?? nil
+        let model = NotificationModel(
+            id: id, received: days.instant(row.receivedAt), version: row.version.rawValue, state: row.state.rawValue, reason: row.failureReason,
+            type: row.metadata?.notificationType ?? "", subtype: row.metadata?.subtype ?? "", uuid: row.metadata?.notificationUUID ?? "",
+            originalTransactionId: chain ?? "", customerHref: owner.map { customerHref(app, $0) }, attempts: row.attempts,
+            decoded: SignedPayloadText.decode(body) ?? body)
+        return templates.page("notification", title: "Notification \(id)", frame: frame(visitor, app: app, section: "notifications"), page: model)
+    }
+
+    // MARK: - Audit log
+
+    struct AuditModel {
+        struct Row {
+            var at: String
+            var actor: String
+            var action: String
+            var customer: String?
+            var customerHref: String?
+            var reason: String
+            var details: String
+        }
+        var rows: [Row]
+    }
+
+    func audit(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let (visitor, app) = try supportApp(context)
+        let days = DayFormat(timeZone: app.configuration.analytics.timeZone)
+        let rows = try await store.auditEntries(appId: app.id, limit: 500).map { entry in
+            AuditModel.Row(
+                at: days.instant(entry.at), actor: entry.actor, action: entry.action, customer: entry.customerId,
+                customerHref: entry.customerId.map { customerHref(app, $0) }, reason: entry.reason ?? "",
+                details: entry.details.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        }
+        return templates.page("audit", title: "Audit log", frame: frame(visitor, app: app, section: "audit"), page: AuditModel(rows: rows))
+    }
+
+    // MARK: - Settings
+
+    struct SettingsModel {
+        var configuration: String
+        var hasAppleAccess: Bool
+        var action: String
+        var result: String?
+        var schemaVersion: Int
+        var database: String
+    }
+
+    func settings(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let (visitor, app) = try adminApp(context)
+        let result: String? =
+            switch request.uri.queryParameters.get("test") {
+            case "requested": "Apple accepted the request for a test notification; it appears under Notifications (type TEST) when it arrives."
+            default: nil
+            }
+        let model = SettingsModel(
+            configuration: Self.maskedConfiguration(app.configuration), hasAppleAccess: api.appleClients.client(for: app.id) != nil,
+            action: "/dashboard/apps/\(Self.pathComponent(app.id))/settings/test-notification", result: result,
+            schemaVersion: try await store.schemaVersion(), database: store.backendName)
+        return templates.page("settings", title: "Settings", frame: frame(visitor, app: app, section: "settings"), page: model)
+    }
+
+    /// The app's configuration as the server understood it, as JSON with every secret replaced
+    /// by its fingerprint.
+    static func maskedConfiguration(_ configuration: AppConfiguration) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        guard let data = try? encoder.encode(configuration), let object = try? JSONSerialization.jsonObject(with: data) else { return "{}" }
+        let masked = mask(object)
+        guard let text = try? JSONSerialization.data(withJSONObject: masked, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]) else {
+            return "{}"
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    static let secretFields: Set<String> = ["sharedSecret", "key", "privateKey", "customerTokenSecret", "secret", "password"]
+
+    private static func mask(_ object: Any) -> Any {
+        if let dictionary = object as? [String: Any] {
+            var result: [String: Any] = [:]
+            for (name, value) in dictionary {
+                if secretFields.contains(name), let secret = value as? String {
+                    result[name] = "•••••• (set; fingerprint \(KeyFingerprint.of(secret)))"
+                } else {
+                    result[name] = mask(value)
+                }
+            }
+            return result
+        }
+        if let array = object as? [Any] { return array.map(mask) }
+        return object
+    }
+
+    func testNotification(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let (visitor, app) = try adminApp(context)
+        _ = try await Self.checkedForm(request, context, api: api)
+        let client = try api.appleClient(app)
+        let answer = try await api.callApple { try await client.requestTestNotification() }
+        let now = clock()
+        try await store.apply(
+            Changeset(
+                appId: app.id, at: now,
+                audit: [
+                    AuditEntry(
+                        appId: app.id, actor: visitor.actor, action: "request_test_notification", reason: "settings: test Apple credentials",
+                        details: ["testNotificationToken": answer.testNotificationToken ?? "none"], at: now)
+                ]))
+        return Self.redirect(to: "/dashboard/apps/\(Self.pathComponent(app.id))/settings?test=requested")
+    }
+
+    // MARK: - Users
+
+    struct UsersModel {
+        struct Row {
+            var email: String
+            var role: String
+            var apps: String
+        }
+        var rows: [Row]
+        var roles: [String]
+        var action: String
+        var notice: String?
+    }
+
+    func users(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let (visitor, app) = try adminApp(context)
+        let rows = try await store.dashboardUsers().map {
+            UsersModel.Row(email: $0.email, role: $0.role.rawValue, apps: $0.apps?.joined(separator: ", ") ?? "all apps")
+        }
+        let notice = request.uri.queryParameters.get("saved").map { "Saved \($0)." }
+        return templates.page(
+            "users", title: "Users", frame: frame(visitor, app: app, section: "users"),
+            page: UsersModel(
+                rows: rows, roles: DashboardUser.Role.allCases.map(\.rawValue),
+                action: "/dashboard/apps/\(Self.pathComponent(app.id))/users", notice: notice))
+    }
+
+    /// Adds a user or changes one's password, role and apps (admin); audited in this app.
+    func saveUser(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let (visitor, app) = try adminApp(context)
+        let form = try await Self.checkedForm(request, context, api: api)
+        guard let email = form.text("email")?.lowercased(), email.contains("@"), (3...254).contains(email.count) else {
+            throw DashboardError.badRequest("Enter the user's email.")
+        }
+        guard let role = form.text("role").flatMap(DashboardUser.Role.init(rawValue:)) else { throw DashboardError.badRequest("Choose a role.") }
+        let password = form["password"] ?? ""
+        do {
+            try PasswordHash.check(password)
+        } catch {
+            throw DashboardError.badRequest("The password is refused: \(error.description).")
+        }
+        let apps = form.text("apps").map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+        if let unknown = apps?.first(where: { api.apps.apps[$0] == nil }) { throw DashboardError.badRequest("There is no app \(unknown).") }
+        let now = clock()
+        let existing = try await store.dashboardUser(email: email)
+        try await store.saveDashboardUser(
+            DashboardUser(
+                email: email, passwordHash: try PasswordHash.make(password), role: role, apps: apps?.isEmpty == true ? nil : apps,
+                createdAt: existing?.createdAt ?? now, updatedAt: now))
+        try await store.apply(
+            Changeset(
+                appId: app.id, at: now,
+                audit: [
+                    AuditEntry(
+                        appId: app.id, actor: visitor.actor, action: existing == nil ? "add_dashboard_user" : "change_dashboard_user",
+                        reason: "users page", details: ["email": email, "role": role.rawValue, "apps": apps?.joined(separator: ",") ?? "all"], at: now
+                    )
+                ]))
+        return Self.redirect(to: "/dashboard/apps/\(Self.pathComponent(app.id))/users?saved=" + Self.queryComponent(email))
+    }
+}

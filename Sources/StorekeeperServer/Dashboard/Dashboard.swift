@@ -1,0 +1,316 @@
+import Foundation
+import Hummingbird
+import Logging
+import StorekeeperStore
+
+/// The dashboard and support console: server-rendered pages under `/dashboard` for the people
+/// who run the apps — charts for viewers, customers and notifications for support, settings and
+/// users for admins. Every page reads the same store, engine and analytics as the API.
+struct Dashboard: Sendable {
+    let api: StorekeeperAPI
+    let templates: DashboardTemplates
+    let configuration: DashboardConfiguration
+    let throttle = SignInThrottle()
+
+    var store: any StorekeeperStorage { api.store }
+    var clock: @Sendable () -> Date { api.clock }
+
+    func addRoutes(to router: Router<APIRequestContext>) {
+        let group = router.group("dashboard").add(middleware: DashboardErrorMiddleware(templates: templates))
+        group.get("assets/dashboard.css") { _, _ in templates.stylesheetResponse() }
+        group.get("sign-in", use: signInPage)
+        group.post("sign-in", use: signIn)
+        let signedIn = group.group().add(middleware: DashboardAuthenticator(store: store, clock: clock))
+        signedIn.get("", use: home)
+            .post("sign-out", use: signOut)
+        addChartRoutes(to: signedIn)
+        addCustomerRoutes(to: signedIn)
+        addOperationsRoutes(to: signedIn)
+    }
+
+    // MARK: - Sign-in
+
+    struct SignInModel {
+        var next: String
+        var email: String
+        var message: String?
+        var csrf: String
+    }
+
+    func signInPage(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let next = Self.safeNext(request.uri.queryParameters.get("next"))
+        return signInForm(request, next: next, email: "", message: nil, status: .ok)
+    }
+
+    /// The sign-in form with a fresh double-submit CSRF cookie (a visitor without a session has
+    /// no session token to derive one from).
+    private func signInForm(_ request: Request, next: String, email: String, message: String?, status: HTTPResponse.Status) -> Response {
+        let token = SessionTokens.make()
+        var response = templates.page(
+            "sign-in", title: "Sign in", frame: nil, status: status,
+            page: SignInModel(next: next, email: email, message: message, csrf: token))
+        response.headers[values: .setCookie].append(
+            SessionTokens.setCookie(SessionTokens.signInCookieName, token, maxAge: 3600, secure: SessionTokens.isSecure(request)))
+        return response
+    }
+
+    func signIn(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let form = try await Self.form(request, api: api)
+        let next = Self.safeNext(form["next"])
+        guard let posted = form["csrf"], let cookie = SessionTokens.cookie(SessionTokens.signInCookieName, in: request),
+            SessionTokens.same(posted, cookie)
+        else {
+            throw DashboardError.csrf
+        }
+        let email = (form.text("email") ?? "").lowercased()
+        let password = form["password"] ?? ""
+        guard (3...254).contains(email.count), email.contains("@"), (1...1024).contains(password.utf8.count) else {
+            return signInForm(request, next: next, email: String(email.prefix(254)), message: "Enter your email and password.", status: .badRequest)
+        }
+        let now = clock()
+        let wait = await throttle.wait(account: email, address: context.remoteAddress, now: now)
+        if wait > 0 {
+            var response = signInForm(
+                request, next: next, email: email,
+                message: "Too many failed sign-ins. Try again in \(Int(wait.rounded(.up))) seconds.", status: .tooManyRequests)
+            response.headers[.retryAfter] = "\(Int(wait.rounded(.up)))"
+            return response
+        }
+        let user = try await store.dashboardUser(email: email)
+        // A missing user costs the same hash as a wrong password: the timing tells nothing.
+        let valid = PasswordHash.verify(password, against: user?.passwordHash ?? Self.decoyHash)
+        guard let user, valid else {
+            await throttle.failed(account: email, address: context.remoteAddress, now: now)
+            return signInForm(request, next: next, email: email, message: "The email or password is not right.", status: .unauthorized)
+        }
+        await throttle.succeeded(account: email)
+        let token = SessionTokens.make()
+        try await store.createDashboardSession(
+            DashboardSession(
+                tokenHash: SessionTokens.hash(token), email: user.email, createdAt: now,
+                expiresAt: now.addingTimeInterval(configuration.sessionHours * 3600)))
+        context.logger.notice("dashboard sign-in", metadata: ["user": "\(user.email)"])
+        var response = Self.redirect(to: next)
+        let secure = SessionTokens.isSecure(request)
+        response.headers[values: .setCookie].append(
+            SessionTokens.setCookie(SessionTokens.cookieName, token, maxAge: Int(configuration.sessionHours * 3600), secure: secure))
+        response.headers[values: .setCookie].append(SessionTokens.setCookie(SessionTokens.signInCookieName, "", maxAge: 0, secure: secure))
+        return response
+    }
+
+    func signOut(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let visitor = try Self.visitor(context)
+        _ = try await Self.checkedForm(request, context, api: api)
+        try await store.deleteDashboardSession(tokenHash: visitor.tokenHash)
+        var response = Self.redirect(to: "/dashboard/sign-in")
+        response.headers[values: .setCookie].append(
+            SessionTokens.setCookie(SessionTokens.cookieName, "", maxAge: 0, secure: SessionTokens.isSecure(request)))
+        return response
+    }
+
+    /// A hash no password matches, verified when the account does not exist.
+    static let decoyHash = (try? PasswordHash.make(SessionTokens.make())) ?? ""
+
+    /// `/dashboard`: the first app the visitor may open.
+    func home(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let visitor = try Self.visitor(context)
+        guard let app = api.apps.apps.keys.sorted().first(where: visitor.user.mayOpen(appId:)) else {
+            return templates.page(
+                "message", title: "No apps", frame: frame(visitor, app: nil, section: ""), status: .ok,
+                page: ["message": "Your account has no apps yet. An admin can give you some with storekeeper user add."])
+        }
+        return Self.redirect(to: "/dashboard/apps/\(Self.pathComponent(app))/overview")
+    }
+
+    // MARK: - Shared
+
+    /// The redirect after a form (303, so the browser follows with GET).
+    static func redirect(to location: String) -> Response {
+        Response(status: .seeOther, headers: [.location: location, .cacheControl: "no-store"])
+    }
+
+    /// `next` only when it is a dashboard path of this server (no open redirect).
+    static func safeNext(_ next: String?) -> String {
+        guard let next, next.hasPrefix("/dashboard"), !next.hasPrefix("//"), !next.contains("\\"), next.utf8.count <= 512,
+            next.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
+        else { return "/dashboard" }
+        return next
+    }
+
+    static func pathComponent(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#;"))) ?? text
+    }
+
+    static func queryComponent(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? text
+    }
+
+    static func visitor(_ context: APIRequestContext) throws -> DashboardVisitor {
+        guard let visitor = context.visitor else { throw DashboardError.signInNeeded }
+        return visitor
+    }
+
+    /// The app in the path, when the visitor may open it (404 otherwise: another app's data does
+    /// not exist for them).
+    func app(_ context: APIRequestContext) throws -> (DashboardVisitor, AppRuntime) {
+        let visitor = try Self.visitor(context)
+        let id = try context.pathParameter("appId")
+        guard visitor.user.mayOpen(appId: id), let app = api.apps.apps[id] else { throw DashboardError.notFound }
+        return (visitor, app)
+    }
+
+    /// The app, for a support page or action (403 for a viewer).
+    func supportApp(_ context: APIRequestContext) throws -> (DashboardVisitor, AppRuntime) {
+        let (visitor, app) = try app(context)
+        guard visitor.mayWorkOnCustomers else { throw DashboardError.forbidden("Your role (viewer) may read charts only.") }
+        return (visitor, app)
+    }
+
+    /// The app, for an admin page or action (403 otherwise).
+    func adminApp(_ context: APIRequestContext) throws -> (DashboardVisitor, AppRuntime) {
+        let (visitor, app) = try app(context)
+        guard visitor.isAdmin else { throw DashboardError.forbidden("This page is for admins.") }
+        return (visitor, app)
+    }
+
+    /// A posted form (at most 64 KiB).
+    static func form(_ request: Request, api: StorekeeperAPI) async throws -> FormFields {
+        let contentType = request.headers[.contentType]?.lowercased() ?? ""
+        guard contentType.hasPrefix("application/x-www-form-urlencoded") else {
+            throw DashboardError.badRequest("The form must be posted as application/x-www-form-urlencoded.")
+        }
+        let buffer = try await api.collectBody(request, upTo: 64 * 1024)
+        guard let fields = FormFields(body: String(decoding: buffer.readableBytesView, as: UTF8.self)) else {
+            throw DashboardError.badRequest("The form could not be read.")
+        }
+        return fields
+    }
+
+    /// A posted form of a signed-in visitor, refused (403) unless it carries the session's CSRF token.
+    static func checkedForm(_ request: Request, _ context: APIRequestContext, api: StorekeeperAPI) async throws -> FormFields {
+        let visitor = try visitor(context)
+        let form = try await form(request, api: api)
+        guard let token = form["csrf"], SessionTokens.same(token, visitor.csrf) else { throw DashboardError.csrf }
+        return form
+    }
+
+    /// The layout's values: the visitor, the app switcher, the sections their role may open.
+    func frame(_ visitor: DashboardVisitor, app: AppRuntime?, section: String, notice: String? = nil) -> DashboardFrame {
+        let apps = api.apps.apps.keys.sorted().filter(visitor.user.mayOpen(appId:))
+        var sections: [(String, String)] = [("overview", "Overview"), ("charts", "Charts"), ("cohorts", "Cohorts")]
+        if visitor.mayWorkOnCustomers {
+            sections += [("customers", "Customers"), ("notifications", "Notifications"), ("audit", "Audit log")]
+        }
+        if visitor.isAdmin { sections += [("settings", "Settings"), ("users", "Users")] }
+        return DashboardFrame(
+            email: visitor.user.email, role: visitor.user.role.rawValue, csrf: visitor.csrf, appId: app?.id,
+            currency: app?.configuration.analytics.reportingCurrency, timeZone: app?.configuration.analytics.timeZone,
+            apps: apps.map {
+                .init(id: $0, href: "/dashboard/apps/\(Self.pathComponent($0))/\(section.isEmpty ? "overview" : section)", current: $0 == app?.id)
+            },
+            sections: app.map { app in
+                sections.map { .init(label: $0.1, href: "/dashboard/apps/\(Self.pathComponent(app.id))/\($0.0)", current: $0.0 == section) }
+            } ?? [],
+            notice: notice, hasManyApps: apps.count > 1)
+    }
+}
+
+/// What every signed-in page's layout shows.
+struct DashboardFrame: Sendable {
+    struct Link: Sendable {
+        var id: String? = nil
+        var label: String = ""
+        var href: String
+        var current: Bool
+        init(id: String, href: String, current: Bool) {
+            self.id = id
+            self.label = id
+            self.href = href
+            self.current = current
+        }
+        init(label: String, href: String, current: Bool) {
+            self.label = label
+            self.href = href
+            self.current = current
+        }
+    }
+    var email: String
+    var role: String
+    var csrf: String
+    var appId: String?
+    var currency: String?
+    var timeZone: String?
+    var apps: [Link]
+    var sections: [Link]
+    var notice: String?
+    /// Stored (templates read values by reflection, which sees no computed property).
+    var hasManyApps: Bool
+}
+
+/// Finds the visitor's session from its cookie. A page without one redirects to sign-in; a form
+/// post without one is refused.
+struct DashboardAuthenticator: RouterMiddleware {
+    typealias Context = APIRequestContext
+    let store: any StorekeeperStorage
+    let clock: @Sendable () -> Date
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        if let token = SessionTokens.cookie(SessionTokens.cookieName, in: request),
+            let session = try await store.dashboardSession(tokenHash: SessionTokens.hash(token), now: clock()),
+            let user = try await store.dashboardUser(email: session.email)
+        {
+            context.visitor = DashboardVisitor(user: user, tokenHash: session.tokenHash, csrf: SessionTokens.csrf(for: token))
+            return try await next(request, context)
+        }
+        guard request.method == .get || request.method == .head else { throw DashboardError.signInNeeded }
+        let next = Dashboard.safeNext(request.uri.path + (request.uri.query.map { "?" + $0 } ?? ""))
+        return Dashboard.redirect(to: "/dashboard/sign-in?next=" + Dashboard.queryComponent(next))
+    }
+}
+
+/// Why a dashboard request failed, shown as a page with its status.
+struct DashboardError: Error, Sendable {
+    var status: HTTPResponse.Status
+    var message: String
+
+    static let csrf = DashboardError(
+        status: .forbidden, message: "The form was refused: it did not carry this session's security token. Reload the page and try again.")
+    static let signInNeeded = DashboardError(status: .forbidden, message: "Sign in first.")
+    static let notFound = DashboardError(status: .notFound, message: "There is nothing here, or it is not yours to see.")
+    static func forbidden(_ message: String) -> DashboardError { DashboardError(status: .forbidden, message: message) }
+    static func badRequest(_ message: String) -> DashboardError { DashboardError(status: .badRequest, message: message) }
+}
+
+/// Turns failures under `/dashboard` into HTML pages (the API's JSON errors stay for the API),
+/// and adds the dashboard's security headers to every answer.
+struct DashboardErrorMiddleware: RouterMiddleware {
+    typealias Context = APIRequestContext
+    let templates: DashboardTemplates
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as DashboardError {
+            response = templates.errorPage(status: error.status, message: error.message)
+        } catch let error as APIError {
+            response = templates.errorPage(status: error.status, message: error.message)
+        } catch let error as StoreError where error.code == .unavailable {
+            response = templates.errorPage(status: .serviceUnavailable, message: "The database is unavailable; try again shortly.")
+            response.headers[.retryAfter] = "5"
+        } catch let error as HTTPResponseError {
+            response = templates.errorPage(status: error.status, message: error.status.reasonPhrase)
+        } catch {
+            context.logger.error("dashboard request failed", metadata: ["error": "\(String(describing: error).prefix(300))"])
+            response = templates.errorPage(status: .internalServerError, message: "The server could not complete the request.")
+        }
+        response.headers[.init("Content-Security-Policy")!] =
+            "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        response.headers[.init("X-Frame-Options")!] = "DENY"
+        response.headers[.init("X-Content-Type-Options")!] = "nosniff"
+        response.headers[.init("Referrer-Policy")!] = "same-origin"
+        if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
+        return response
+    }
+}
