@@ -48,7 +48,10 @@ struct FormFields: Sendable {
     }
 
     private static func decode(_ text: Substring) -> String? {
-        text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+        guard let value = text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding,
+            !value.unicodeScalars.contains(where: { ($0.value < 0x20 && !["\t", "\n", "\r"].contains($0)) || $0.value == 0x7F })
+        else { return nil }
+        return value
     }
 
     subscript(_ name: String) -> String? { values[name] }

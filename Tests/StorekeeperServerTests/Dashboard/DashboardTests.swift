@@ -111,6 +111,15 @@ struct DashboardTests {
             wrong["csrf"] = String(token.reversed())
             #expect(try await browser.post("/dashboard/apps/alpha/customers/carol/grant", wrong).status == 403)
             #expect(try await harness.store.auditEntries(appId: "alpha", limit: 10).isEmpty)
+            // A control character in any field makes the form unreadable (400), never a stored NUL.
+            var nul = grant
+            nul["csrf"] = token
+            nul["reason"] = "good\u{0}will"
+            #expect(try await browser.post("/dashboard/apps/alpha/customers/carol/grant", nul).status == 400)
+            #expect(
+                try await browser.post(
+                    "/dashboard/apps/alpha/users", ["csrf": token, "email": "a\u{0}@b.com", "role": "viewer", "password": "abcdefghijklmnop"]
+                ).status == 400)
             // Another session's token does not open this one's forms.
             let other = DashboardBrowser(client)
             try await other.signIn("ops@example.com", Self.password)
