@@ -7,15 +7,5 @@
 #   APPLE_LIBRARY_VERSION      the PyPI version to install (default 3.1.2)
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
-venv="${STOREKEEPER_INTEROP_VENV:-$here/.build/interop-venv}"
-version="${APPLE_LIBRARY_VERSION:-3.1.2}"
-mkdir -p "$(dirname "$venv")"
-exec 9>"$venv.lock"
-flock 9
-if ! "$venv/bin/python" -c "import appstoreserverlibrary" 2>/dev/null; then
-  echo "interop: creating $venv with app-store-server-library==$version" >&2
-  rm -rf "$venv"
-  python3 -m venv "$venv" >&2
-  "$venv/bin/pip" install --quiet --disable-pip-version-check "app-store-server-library==$version" >&2
-fi
-echo "$venv/bin/python"
+exec bash "$here/Scripts/python-venv.sh" "${STOREKEEPER_INTEROP_VENV:-$here/.build/interop-venv}" \
+  "app-store-server-library==${APPLE_LIBRARY_VERSION:-3.1.2}" appstoreserverlibrary

@@ -230,6 +230,22 @@ struct DashboardTests {
                 #"data-metric="mrr"><span class="tile-label">[^<]*</span> <strong class="tile-value">([^<]+)<"#, in: overview.text)
             #expect(mrr == String(format: "%.2f USD", (metrics.json["mrr"] as? NSNumber)?.doubleValue ?? -1))
             #expect(overview.text.contains("class=\"point\""))
+            // The revenue tile is the sum of the API's revenue series over the page's range.
+            let from = try #require(DashboardBrowser.Page.capture(#"id="from" name="from" type="date" value="([^"]+)""#, in: overview.text))
+            let to = try #require(DashboardBrowser.Page.capture(#"id="to" name="to" type="date" value="([^"]+)""#, in: overview.text))
+            let end = try #require(ISO8601DateFormatter().date(from: to + "T00:00:00Z")).addingTimeInterval(Fixture.day)
+            let series = try await client.call(
+                .get, "/v1/apps/alpha/metrics/revenue?environment=Sandbox&interval=day&from=\(from)T00:00:00Z&to=\(ISO8601DateFormatter().string(from: end))",
+                key: Fixture.alphaKey)
+            let sum = (series.json["points"] as? [[String: Any]] ?? []).compactMap { ($0["value"] as? NSNumber)?.doubleValue }.reduce(0, +)
+            let revenue = DashboardBrowser.Page.capture(#"data-metric="revenue"><span class="tile-label">[^<]*</span> <strong class="tile-value">([^<]+)<"#, in: overview.text)
+            #expect(sum > 0 && revenue == String(format: "%.2f USD", sum), "\(revenue ?? "none") vs \(sum)")
+            // Filtered by a product or a storefront: the same page from the API's breakdowns.
+            for filter in ["product=pro.monthly", "storefront=USA", "product=pro.lifetime", "interval=week"] {
+                let page = try await browser.get("/dashboard/apps/alpha/overview?environment=Sandbox&\(filter)")
+                #expect(page.status == 200 && page.text.contains("tile-value"), "\(filter)")
+            }
+            #expect(try await browser.get("/dashboard/apps/alpha/overview?product=pro.monthly&storefront=USA").status == 400)
             for path in [
                 "charts", "charts?metric=revenue&environment=Sandbox", "cohorts?environment=Sandbox", "customers", "customers/carol", "notifications",
                 "notifications?type=DID_RENEW", "audit", "settings", "users",
