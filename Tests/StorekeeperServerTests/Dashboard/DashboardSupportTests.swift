@@ -41,7 +41,8 @@ struct DashboardSupportTests {
             let sent = try await apple.sentBody(0)
             #expect(sent["extendByDays"] as? Int == 14 && sent["extendReasonCode"] as? Int == 3)
             let audit = try await harness.store.auditEntries(appId: "alpha", limit: 10)
-            #expect(audit.first?.action == "extend_renewal" && audit.first?.actor == "dashboard:helper@example.com" && audit.first?.customerId == "carol")
+            #expect(
+                audit.first?.action == "extend_renewal" && audit.first?.actor == "dashboard:helper@example.com" && audit.first?.customerId == "carol")
             let page = try await browser.get(done.location!)
             #expect(page.text.contains("Apple extended the renewal date") && page.text.contains("support: extend_renewal"))
             // Out of range or another customer's chain: refused before Apple hears of it.
@@ -76,10 +77,12 @@ struct DashboardSupportTests {
             let t0 = Fixture.t0
             let signed = try harness.ca.signTransaction(
                 try SignedData.transaction(id: "7001", original: "7001", purchase: t0, expires: t0 + 30 * Fixture.day, signed: t0))
-            await apple.transport.expect("GET", "/inApps/v1/lookup/MQ2X9K7", respond: .json(200, #"{"status":0,"signedTransactions":["\#(signed)"]}"#))
+            await apple.transport.expect(
+                "GET", "/inApps/v1/lookup/MQ2X9K7", respond: .json(200, #"{"status":0,"signedTransactions":["\#(signed)"]}"#))
             let order = try await browser.post("/dashboard/apps/alpha/order-lookup", ["csrf": token, "orderId": "MQ2X9K7"])
             #expect(order.status == 200, "\(order.text.prefix(400))")
-            #expect(order.text.contains("valid") && order.text.contains("/dashboard/apps/alpha/customers/carol") && order.text.contains("pro.monthly"))
+            #expect(
+                order.text.contains("valid") && order.text.contains("/dashboard/apps/alpha/customers/carol") && order.text.contains("pro.monthly"))
             #expect(try await browser.post("/dashboard/apps/alpha/order-lookup", ["csrf": token, "orderId": "../x"]).status == 400)
             let actions = try await harness.store.auditEntries(appId: "alpha", limit: 10).map(\.action)
             #expect(actions == ["lookup_order", "set_app_account_token"])

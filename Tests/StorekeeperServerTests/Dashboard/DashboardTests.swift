@@ -235,10 +235,12 @@ struct DashboardTests {
             let to = try #require(DashboardBrowser.Page.capture(#"id="to" name="to" type="date" value="([^"]+)""#, in: overview.text))
             let end = try #require(ISO8601DateFormatter().date(from: to + "T00:00:00Z")).addingTimeInterval(Fixture.day)
             let series = try await client.call(
-                .get, "/v1/apps/alpha/metrics/revenue?environment=Sandbox&interval=day&from=\(from)T00:00:00Z&to=\(ISO8601DateFormatter().string(from: end))",
+                .get,
+                "/v1/apps/alpha/metrics/revenue?environment=Sandbox&interval=day&from=\(from)T00:00:00Z&to=\(ISO8601DateFormatter().string(from: end))",
                 key: Fixture.alphaKey)
             let sum = (series.json["points"] as? [[String: Any]] ?? []).compactMap { ($0["value"] as? NSNumber)?.doubleValue }.reduce(0, +)
-            let revenue = DashboardBrowser.Page.capture(#"data-metric="revenue"><span class="tile-label">[^<]*</span> <strong class="tile-value">([^<]+)<"#, in: overview.text)
+            let revenue = DashboardBrowser.Page.capture(
+                #"data-metric="revenue"><span class="tile-label">[^<]*</span> <strong class="tile-value">([^<]+)<"#, in: overview.text)
             #expect(sum > 0 && revenue == String(format: "%.2f USD", sum), "\(revenue ?? "none") vs \(sum)")
             // Filtered by a product or a storefront: the same page from the API's breakdowns.
             for filter in ["product=pro.monthly", "storefront=USA", "product=pro.lifetime", "interval=week"] {
