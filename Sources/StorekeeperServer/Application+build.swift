@@ -19,6 +19,10 @@ public struct ServerDependencies: Sendable {
     public var appleClients: AppleClients
     /// Whether to run the reconciliation scheduler, and how.
     public var scheduler: SchedulerConfiguration?
+    /// Whether to run the event dispatcher (tests may send deliveries themselves).
+    public var runsDispatcher = true
+    /// How webhooks are sent; `nil` for real HTTP.
+    public var webhookTransport: (any WebhookTransport)?
     /// Called with the bound TCP port once the server listens (useful with port 0).
     public var onServerRunning: (@Sendable (Int) async -> Void)?
 
@@ -102,6 +106,9 @@ public func buildApplication(configuration: ServerConfiguration, dependencies: S
     }
     if dependencies.scheduler != nil {
         services.append(startup.holding(work.scheduler))
+    }
+    if dependencies.runsDispatcher {
+        services.append(startup.holding(work.dispatcher))
     }
     for app in configuration.apps where app.allowUnsignedTestData == true {
         dependencies.logger.warning(

@@ -197,7 +197,8 @@ struct ServerHarness: Sendable {
             for app in configuration.apps {
                 try await store.saveApp(AppRecord(id: app.id, bundleId: app.bundleId, createdAt: Fixture.t0))
             }
-            let dependencies = ServerDependencies(store: store, clock: { clock.now }, logger: logger, runsInboxWorker: false, appleClients: clients)
+            var dependencies = ServerDependencies(store: store, clock: { clock.now }, logger: logger, runsInboxWorker: false, appleClients: clients)
+            dependencies.runsDispatcher = false
             let app = try buildApplication(configuration: configuration, dependencies: dependencies)
             let processor = InboxProcessor(apps: try AppDirectory(configuration: configuration), store: store, clock: { clock.now }, logger: logger)
             let harness = ServerHarness(configuration: configuration, ca: ca, clock: clock, store: store, processor: processor)

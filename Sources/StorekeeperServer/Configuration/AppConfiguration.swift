@@ -38,6 +38,11 @@ public struct AppConfiguration: Sendable, Codable, CustomStringConvertible {
     /// How the app's figures are reported (`/metrics`): currency, exchange rates, time zone,
     /// Small Business Program.
     public var analytics: AnalyticsConfiguration
+    /// The app's webhooks: its customer events, signed, to its own backend.
+    public var webhooks: [WebhookConfiguration]
+    /// Lets webhooks reach loopback and private addresses (and plain http): for tests, the demo
+    /// and backends on the same private network.
+    public var allowPrivateNetworks: Bool?
 
     public init(
         id: String, bundleId: String, appAppleId: Int64? = nil, environments: [AppStoreEnvironment] = [.sandbox, .production],
@@ -55,6 +60,7 @@ public struct AppConfiguration: Sendable, Codable, CustomStringConvertible {
         self.apiKeys = apiKeys
         self.products = products
         analytics = AnalyticsConfiguration()
+        webhooks = []
     }
 
     public init(from decoder: any Decoder) throws {
@@ -73,6 +79,8 @@ public struct AppConfiguration: Sendable, Codable, CustomStringConvertible {
         customerTokenSecret = try container.decodeIfPresent(String.self, forKey: .customerTokenSecret)
         consumptionDataConsent = try container.decodeIfPresent(Bool.self, forKey: .consumptionDataConsent)
         analytics = try container.decodeIfPresent(AnalyticsConfiguration.self, forKey: .analytics) ?? AnalyticsConfiguration()
+        webhooks = try container.decodeIfPresent([WebhookConfiguration].self, forKey: .webhooks) ?? []
+        allowPrivateNetworks = try container.decodeIfPresent(Bool.self, forKey: .allowPrivateNetworks)
     }
 
     /// The engine's catalog.

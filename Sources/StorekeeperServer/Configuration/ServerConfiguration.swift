@@ -174,6 +174,14 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
                 throw ConfigurationError("app \(app.id): customerTokenSecret must be at least 32 characters")
             }
             if let problem = app.analytics.problem { throw ConfigurationError("app \(app.id): analytics: \(problem)") }
+            for webhook in app.webhooks {
+                if let problem = webhook.problem(allowsPrivateNetworks: app.allowPrivateNetworks == true) {
+                    throw ConfigurationError("app \(app.id): \(problem)")
+                }
+            }
+            guard Set(app.webhooks.map(\.id)).count == app.webhooks.count else {
+                throw ConfigurationError("app \(app.id): a webhook id appears twice")
+            }
             for key in app.apiKeys where key.key.hasPrefix(CustomerToken.prefix) {
                 throw ConfigurationError("app \(app.id): API keys may not start with \(CustomerToken.prefix) (customer tokens do)")
             }

@@ -186,7 +186,9 @@ extension Dashboard {
         return String(decoding: text, as: UTF8.self)
     }
 
-    static let secretFields: Set<String> = ["sharedSecret", "key", "privateKey", "customerTokenSecret", "secret", "password"]
+    static let secretFields: Set<String> = [
+        "sharedSecret", "key", "privateKey", "customerTokenSecret", "secret", "secrets", "password", "botToken", "apiKey", "serviceAccountSecret",
+    ]
 
     private static func mask(_ object: Any) -> Any {
         if let dictionary = object as? [String: Any] {
@@ -194,6 +196,8 @@ extension Dashboard {
             for (name, value) in dictionary {
                 if secretFields.contains(name), let secret = value as? String {
                     result[name] = "•••••• (set; fingerprint \(KeyFingerprint.of(secret)))"
+                } else if secretFields.contains(name), let secrets = value as? [String] {
+                    result[name] = secrets.map { "•••••• (set; fingerprint \(KeyFingerprint.of($0)))" }
                 } else {
                     result[name] = mask(value)
                 }

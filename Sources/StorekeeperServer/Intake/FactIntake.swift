@@ -14,7 +14,7 @@ import SubscriptionEngine
 /// A fact already in the ledger causes no event, so any source repeating it changes nothing.
 struct FactIntake: Sendable {
     /// The intake reads ledgers and owners and applies changesets: nothing else of the store.
-    let store: any LedgerRepository & CustomerRepository
+    let store: any LedgerRepository & CustomerRepository & EventLog
 
     /// A chain or token the submission would link to its customer is another customer's.
     struct AliasTaken: Error, Sendable, CustomStringConvertible {
@@ -46,12 +46,39 @@ struct FactIntake: Sendable {
         var events = submission.events + fresh.compactMap { factEvent($0, source: submission.source, now: now) }
         events += StatusChanges.events(
             appId: app.id, known: known, fresh: fresh, catalog: app.catalog, now: now)
+        var jobs: [JobRecord] = []
+        for chain in chains.sorted() where fresh.contains(where: { $0.fact.originalTransactionId == chain }) {
+            let ledger = (known[chain] ?? []) + fresh.filter { $0.fact.originalTransactionId == chain }
+            let recorded = try await store.eventKeys(appId: app.id, originalTransactionId: chain)
+            let owner = try await store.customer(appId: app.id, alias: .originalTransactionId(chain)) ?? customer
+            let found = CustomerEvents.events(
+                app: app.configuration, chain: chain, ledger: ledger, customer: owner, recorded: recorded, source: submission.source.rawValue,
+                now: now)
+            events += found.events
+            jobs += found.next.map { [$0] } ?? []
+        }
         for index in events.indices where events[index].customerId == nil {
             events[index].customerId = customer
         }
-        return Changeset(
+        var changeset = Changeset(
             appId: app.id, at: now, links: links, entries: entries, events: events, audit: submission.audit,
             inboxOutcome: submission.inboxOutcome)
+        changeset.jobs = jobs
+        return changeset
+    }
+
+    /// Records the customer events of `chain` that the clock has brought by `now` (a period
+    /// ended with no renewal, a grace period ran out), and plans the next look.
+    func recordTransitions(chain: String, app: AppRuntime, now: Date) async throws {
+        let ledger = try await store.ledger(appId: app.id, originalTransactionId: chain)
+        guard !ledger.isEmpty else { return }
+        let recorded = try await store.eventKeys(appId: app.id, originalTransactionId: chain)
+        let owner = try await store.customer(appId: app.id, alias: .originalTransactionId(chain)) ?? ledger.lazy.compactMap(\.customerId).first
+        let found = CustomerEvents.events(
+            app: app.configuration, chain: chain, ledger: ledger, customer: owner, recorded: recorded, source: "clock", now: now)
+        var changeset = Changeset(appId: app.id, at: now, events: found.events)
+        changeset.jobs = found.next.map { [$0] } ?? []
+        try await store.apply(changeset)
     }
 
     /// The customer the facts belong to and the links to make, decided once.

@@ -19,6 +19,9 @@ public struct JobKind: RawRepresentable, Sendable, Hashable, Codable, CustomStri
     public static let refundCheck = JobKind(rawValue: "refundCheck")
     /// Answer one `CONSUMPTION_REQUEST` under the app's refund policy. Payload: ``ConsumptionPayload``.
     public static let consumptionAnswer = JobKind(rawValue: "consumptionAnswer")
+    /// Records a chain's customer events that happen by the clock (a period ending with no
+    /// renewal, a grace period running out), at the instant the engine says the state changes.
+    public static let transitions = JobKind(rawValue: "transitions")
 
     public var description: String { rawValue }
 }

@@ -38,6 +38,13 @@ extension JobRecord {
         return String(parts[1])
     }
 
+    /// A ``JobKind/transitions`` look at `chain` at `runAt` (its next state change by the clock), once per instant.
+    static func transitions(appId: String, chain: String, runAt: Date) -> JobRecord {
+        JobRecord(
+            appId: appId, kind: JobKind.transitions.rawValue, payload: JSONEncoder.payload(RefreshPayload(originalTransactionId: chain)),
+            runAt: runAt, idempotencyKey: "transitions:\(chain):\(runAt.millisecondsSince1970)")
+    }
+
     /// A ``JobKind/refundCheck`` of `chain`, once per refund sweep.
     static func refundCheck(appId: String, chain: String, sweepKey: String, runAt: Date) -> JobRecord {
         JobRecord(

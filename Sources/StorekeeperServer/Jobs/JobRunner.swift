@@ -41,6 +41,12 @@ public struct JobRunner: Sendable {
     /// Runs `job`; throws to have it retried (or failed for good by a ``PermanentFailure``).
     func run(_ job: JobRecord) async throws {
         guard let app = apps.apps[job.appId] else { throw PermanentFailure(description: "no app \(job.appId) is configured") }
+        if JobKind(rawValue: job.kind) == .transitions {
+            // The clock's transitions need no Apple: every app has them.
+            let chain = try Self.decode(RefreshPayload.self, job).originalTransactionId
+            try await FactIntake(store: store).recordTransitions(chain: chain, app: app, now: clock())
+            return
+        }
         guard let client = clients.client(for: job.appId) else {
             throw PermanentFailure(description: "app \(job.appId) has no App Store Server API credentials")
         }

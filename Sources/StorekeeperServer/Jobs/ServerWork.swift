@@ -7,6 +7,8 @@ import StorekeeperStore
 public struct ServerWork: Sendable {
     let processor: InboxProcessor
     let scheduler: JobScheduler
+    /// Sends the outbox's deliveries (webhooks).
+    public let dispatcher: EventDispatcher
 
     /// The work for `configuration` over `dependencies`' store, clock and Apple clients.
     public init(
@@ -28,6 +30,9 @@ public struct ServerWork: Sendable {
             apps: apps, store: dependencies.store, clients: dependencies.appleClients, clock: dependencies.clock,
             logger: dependencies.logger, configuration: scheduling, inboxWritten: inboxWritten)
         scheduler = JobScheduler(runner: runner, owner: owner)
+        dispatcher = EventDispatcher(
+            apps: apps, store: dependencies.store, clock: dependencies.clock, logger: dependencies.logger,
+            transport: dependencies.webhookTransport, metrics: metrics, owner: owner)
     }
 
     /// Processes every pending notification; returns how many rows were handled.

@@ -14,7 +14,7 @@ import SubscriptionEngine
 public struct InboxProcessor: Sendable {
     /// What processing needs of the store: the inbox, the ledger and customers (through the
     /// intake), and the job queue (refreshes a V1 notification asks for).
-    public typealias Storage = NotificationInbox & LedgerRepository & CustomerRepository & JobQueue
+    public typealias Storage = NotificationInbox & LedgerRepository & CustomerRepository & JobQueue & EventLog
 
     let apps: AppDirectory
     let store: any InboxProcessor.Storage

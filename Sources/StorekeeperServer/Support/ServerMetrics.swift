@@ -37,6 +37,20 @@ public struct ServerMetrics: Sendable {
         Gauge(label: "storekeeper_inbox_pending", dimensions: [], factory: factory).record(count)
     }
 
+    /// One attempt to deliver an event to a destination: its outcome and how long it took.
+    func delivery(destination: String, outcome: DeliveryOutcome, seconds: Double) {
+        let name =
+            switch outcome {
+            case .delivered: "delivered"
+            case .retry: "retrying"
+            case .dead: "dead"
+            }
+        Counter(label: "storekeeper_event_deliveries_total", dimensions: [("destination", destination), ("outcome", name)], factory: factory)
+            .increment()
+        Timer(label: "storekeeper_event_delivery_seconds", dimensions: [("destination", destination)], factory: factory)
+            .recordNanoseconds(Int64(seconds * 1e9))
+    }
+
     /// The Prometheus text exposition.
     func exposition() -> String {
         var buffer: [UInt8] = []

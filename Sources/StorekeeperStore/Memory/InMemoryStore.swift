@@ -26,6 +26,14 @@ public actor InMemoryStore: StorekeeperStorage {
     /// Customers in creation order (``recentCustomers(appId:limit:)``).
     private var customerOrder: [AppKey] = []
     private var sessions: [String: DashboardSession] = [:]
+    private struct DeliveryRow {
+        var delivery: OutboxDelivery
+        var leaseOwner: String?
+        var leaseUntil: Date?
+    }
+    private var deliveryRows: [Int64: DeliveryRow] = [:]
+    private var deliveryAttempts: [Int64: [DeliveryAttempt]] = [:]
+    private var disabled: [AppKey: String] = [:]
     private var aliasOwners: [AppKey: String] = [:]
     private var ledgerRows: [LedgerEntry] = []
     private var dashboardUserRecords: [String: DashboardUser] = [:]
@@ -173,8 +181,21 @@ public actor InMemoryStore: StorekeeperStorage {
             row.id = nextId()
             row.appId = appId
             row.occurredAt = event.occurredAt.toMilliseconds
+            row.destinations = []
             eventRows.append(row)
             newEvents += 1
+            for destination in Set(event.destinations).sorted() {
+                let id = nextId()
+                deliveryRows[id] = DeliveryRow(
+                    delivery: OutboxDelivery(
+                        id: id, appId: appId, destination: destination, state: .pending, attempts: 0, nextAttemptAt: changeset.at.toMilliseconds,
+                        lastStatus: nil, lastError: nil, deliveredAt: nil, createdAt: changeset.at.toMilliseconds, event: row))
+            }
+        }
+        for job in changeset.jobs where jobKeys[AppKey(appId: appId, key: job.idempotencyKey)] == nil {
+            var row = job
+            row.appId = appId
+            _ = insertJob(row)
         }
         for entry in changeset.audit {
             var row = entry
@@ -249,6 +270,102 @@ public actor InMemoryStore: StorekeeperStorage {
             eventRows.filter { event in
                 event.appId == appId && (event.customerId == customerId || event.originalTransactionId.map(chains.contains) == true)
             }.sorted { ($0.occurredAt, $0.id ?? 0) < ($1.occurredAt, $1.id ?? 0) }.prefix(max(0, min(limit, 10_000))))
+    }
+
+    public func eventKeys(appId: String, originalTransactionId: String) async throws -> Set<String> {
+        Set(eventRows.filter { $0.appId == appId && $0.originalTransactionId == originalTransactionId }.map(\.idempotencyKey))
+    }
+
+    // MARK: - Outbox
+
+    public func leaseDeliveries(limit: Int, owner: String, now: Date, leaseUntil: Date) async throws -> [OutboxDelivery] {
+        let due = deliveryRows.values.filter { row in
+            row.delivery.state == .pending && row.delivery.nextAttemptAt <= now && (row.leaseUntil.map { $0 < now } ?? true)
+                && disabled[AppKey(appId: row.delivery.appId, key: row.delivery.destination)] == nil
+        }.sorted { ($0.delivery.nextAttemptAt, $0.delivery.id) < ($1.delivery.nextAttemptAt, $1.delivery.id) }.prefix(max(1, limit))
+        return due.map { row in
+            var leased = row
+            leased.leaseOwner = owner
+            leased.leaseUntil = leaseUntil.toMilliseconds
+            leased.delivery.attempts += 1
+            deliveryRows[row.delivery.id] = leased
+            return leased.delivery
+        }
+    }
+
+    public func finishDelivery(id: Int64, owner: String, attempt: DeliveryAttempt, outcome: DeliveryOutcome) async throws {
+        guard var row = deliveryRows[id], row.leaseOwner == owner else { return }
+        switch outcome {
+        case .delivered:
+            row.delivery.state = .delivered
+            row.delivery.deliveredAt = attempt.at.toMilliseconds
+        case .retry(let date):
+            row.delivery.state = .pending
+            row.delivery.nextAttemptAt = date.toMilliseconds
+        case .dead:
+            row.delivery.state = .dead
+        }
+        row.delivery.lastStatus = attempt.status
+        row.delivery.lastError = attempt.error
+        row.leaseOwner = nil
+        row.leaseUntil = nil
+        deliveryRows[id] = row
+        var stored = attempt
+        stored.at = attempt.at.toMilliseconds
+        deliveryAttempts[id, default: []].append(stored)
+    }
+
+    public func deliveries(appId: String, destination: String, state: DeliveryState?, limit: Int) async throws -> [OutboxDelivery] {
+        let matching = deliveryRows.values.map(\.delivery).filter { delivery in
+            delivery.appId == appId && delivery.destination == destination && (state == nil || delivery.state == state)
+        }
+        return Array(matching.sorted { $0.id > $1.id }.prefix(max(0, min(limit, 1000))))
+    }
+
+    public func delivery(appId: String, id: Int64) async throws -> OutboxDelivery? {
+        deliveryRows[id].flatMap { $0.delivery.appId == appId ? $0.delivery : nil }
+    }
+
+    public func attempts(deliveryId: Int64) async throws -> [DeliveryAttempt] {
+        deliveryAttempts[deliveryId] ?? []
+    }
+
+    public func replayDeliveries(appId: String, destination: String, id: Int64?, now: Date) async throws -> Int {
+        var count = 0
+        for (key, row) in deliveryRows
+        where row.delivery.appId == appId && row.delivery.destination == destination && row.delivery.state == .dead && (id.map { $0 == key } ?? true)
+        {
+            var replayed = row
+            replayed.delivery.state = .pending
+            replayed.delivery.attempts = 0
+            replayed.delivery.nextAttemptAt = now.toMilliseconds
+            replayed.leaseOwner = nil
+            replayed.leaseUntil = nil
+            deliveryRows[key] = replayed
+            count += 1
+        }
+        return count
+    }
+
+    public func disableDestination(appId: String, destination: String, reason: String, at: Date) async throws {
+        let key = AppKey(appId: appId, key: destination)
+        if disabled[key] == nil { disabled[key] = reason }
+    }
+
+    public func enableDestination(appId: String, destination: String) async throws {
+        disabled[AppKey(appId: appId, key: destination)] = nil
+    }
+
+    public func disabledDestinations(appId: String) async throws -> [String: String] {
+        Dictionary(uniqueKeysWithValues: disabled.filter { $0.key.appId == appId }.map { ($0.key.key, $0.value) })
+    }
+
+    public func deliveryCounts(appId: String) async throws -> [String: [DeliveryState: Int]] {
+        var result: [String: [DeliveryState: Int]] = [:]
+        for row in deliveryRows.values where row.delivery.appId == appId {
+            result[row.delivery.destination, default: [:]][row.delivery.state, default: 0] += 1
+        }
+        return result
     }
 
     public func auditEntries(appId: String, limit: Int) async throws -> [AuditEntry] {
@@ -371,6 +488,10 @@ public actor InMemoryStore: StorekeeperStorage {
 
     @discardableResult
     public func enqueue(_ job: JobRecord) async throws -> Int64 {
+        insertJob(job)
+    }
+
+    private func insertJob(_ job: JobRecord) -> Int64 {
         let key = AppKey(appId: job.appId, key: job.idempotencyKey)
         if let id = jobKeys[key] { return id }
         var row = job

@@ -18,6 +18,9 @@ public struct Changeset: Sendable, Hashable {
     public var events: [EventRecord]
     /// Operator actions.
     public var audit: [AuditEntry]
+    /// Jobs to add with the facts (a chain's next transition by the clock); an existing job
+    /// with the same key is kept.
+    public var jobs: [JobRecord] = []
     /// The inbox row this changeset completes, when it comes from a notification.
     public var inboxOutcome: InboxOutcome?
 

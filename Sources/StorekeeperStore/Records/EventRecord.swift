@@ -19,6 +19,9 @@ public struct EventRecord: Sendable, Hashable {
     public var occurredAt: Date
     /// Unique per app.
     public var idempotencyKey: String
+    /// The destinations (webhooks, integrations) the event goes out to: a delivery for each is
+    /// written with the event, in the same transaction (the outbox). Not stored on the event.
+    public var destinations: [String] = []
 
     public init(
         id: Int64? = nil, appId: String, customerId: String? = nil, originalTransactionId: String? = nil,

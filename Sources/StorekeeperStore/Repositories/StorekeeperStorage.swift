@@ -2,7 +2,7 @@ import Foundation
 
 /// Everything the server stores, behind one value: what `buildApplication` takes.
 public protocol StorekeeperStorage: AppRepository, CustomerRepository, LedgerRepository, NotificationInbox, EventLog,
-    JobQueue, AuditLog, ReconciliationQueries, DashboardUserRepository
+    JobQueue, AuditLog, ReconciliationQueries, DashboardUserRepository, EventOutbox
 {
     /// Which backend this is (`sqlite`, `postgresql`, `memory`), for logs and `/health`.
     var backendName: String { get }
@@ -120,6 +120,34 @@ public protocol NotificationInbox: Sendable {
 public protocol EventLog: Sendable {
     /// The customer's events (recorded for it, or about a chain it owns), oldest first.
     func events(appId: String, customerId: String, limit: Int) async throws -> [EventRecord]
+    /// The idempotency keys of the events recorded about one chain.
+    func eventKeys(appId: String, originalTransactionId: String) async throws -> Set<String>
+}
+
+/// Events on their way out: deliveries written with their events, leased by dispatchers
+/// (PostgreSQL `FOR UPDATE SKIP LOCKED`, so replicas never send one delivery at once), and the
+/// log of every attempt.
+public protocol EventOutbox: Sendable {
+    /// Leases up to `limit` pending deliveries due at `now` whose destination is not disabled.
+    func leaseDeliveries(limit: Int, owner: String, now: Date, leaseUntil: Date) async throws -> [OutboxDelivery]
+    /// Records an attempt of a delivery leased by `owner` and what it leaves it in.
+    func finishDelivery(id: Int64, owner: String, attempt: DeliveryAttempt, outcome: DeliveryOutcome) async throws
+    /// The app's deliveries to `destination`, newest first, optionally in one state.
+    func deliveries(appId: String, destination: String, state: DeliveryState?, limit: Int) async throws -> [OutboxDelivery]
+    /// One delivery of the app.
+    func delivery(appId: String, id: Int64) async throws -> OutboxDelivery?
+    /// A delivery's attempts, oldest first.
+    func attempts(deliveryId: Int64) async throws -> [DeliveryAttempt]
+    /// Puts dead deliveries of `destination` (one, or every one when `id` is nil) back to
+    /// pending, due at `now`; returns how many.
+    func replayDeliveries(appId: String, destination: String, id: Int64?, now: Date) async throws -> Int
+    /// Stops deliveries to a destination (its endpoint answered 410) until it is enabled again.
+    func disableDestination(appId: String, destination: String, reason: String, at: Date) async throws
+    func enableDestination(appId: String, destination: String) async throws
+    /// The app's disabled destinations and why.
+    func disabledDestinations(appId: String) async throws -> [String: String]
+    /// How many deliveries are in each state, per destination of the app.
+    func deliveryCounts(appId: String) async throws -> [String: [DeliveryState: Int]]
 }
 
 /// Background jobs, leased so that no two workers run the same job at once (PostgreSQL:

@@ -35,7 +35,28 @@ extension SQLStore {
                     ON CONFLICT (app_id, idempotency_key) DO NOTHING RETURNING id
                     """
                 ).first()
-                if inserted != nil { newEvents += 1 }
+                guard let inserted else { continue }
+                newEvents += 1
+                let eventId = try inserted.int64("id")
+                for destination in event.destinations {
+                    try await db.raw(
+                        """
+                        INSERT INTO event_deliveries (app_id, event_id, destination, state, attempts, next_attempt_at, created_at)
+                        VALUES (\(bind: appId), \(bind: eventId), \(bind: destination), \(bind: DeliveryState.pending.rawValue), 0,
+                        \(bind: now), \(bind: now)) ON CONFLICT (event_id, destination) DO NOTHING
+                        """
+                    ).run()
+                }
+            }
+            for job in changeset.jobs {
+                try await db.raw(
+                    """
+                    INSERT INTO jobs (app_id, kind, payload, run_at, idempotency_key, state, attempts)
+                    VALUES (\(bind: appId), \(bind: job.kind), \(bind: job.payload), \(bind: job.runAt.millisecondsSince1970),
+                    \(bind: job.idempotencyKey), \(bind: JobState.pending.rawValue), 0)
+                    ON CONFLICT (app_id, idempotency_key) DO NOTHING
+                    """
+                ).run()
             }
             for entry in changeset.audit {
                 try await db.raw(
@@ -131,6 +152,15 @@ extension SQLStore {
             raw: try row.optionalString("raw"), recordedAt: try row.date("recorded_at"))
     }
 
+    public func eventKeys(appId: String, originalTransactionId: String) async throws -> Set<String> {
+        try await backend.read { db in
+            Set(
+                try await db.raw(
+                    "SELECT idempotency_key FROM events WHERE app_id = \(bind: appId) AND original_transaction_id = \(bind: originalTransactionId)"
+                ).all().map { try $0.string("idempotency_key") })
+        }
+    }
+
     public func events(appId: String, customerId: String, limit: Int) async throws -> [EventRecord] {
         try await backend.read { db in
             try await db.raw(
@@ -140,14 +170,7 @@ extension SQLStore {
                 AND kind = \(bind: CustomerAlias.Kind.originalTransactionId.rawValue) AND customer_id = \(bind: customerId)))
                 ORDER BY occurred_at, id LIMIT \(bind: max(0, min(limit, 10_000)))
                 """
-            ).all().map { row in
-                EventRecord(
-                    id: try row.int64("id"), appId: try row.string("app_id"), customerId: try row.optionalString("customer_id"),
-                    originalTransactionId: try row.optionalString("original_transaction_id"), type: EventType(rawValue: try row.string("type")),
-                    details: EventDetails(json: try row.string("payload")), occurredAt: try row.date("occurred_at"),
-                    idempotencyKey: try row.string("idempotency_key")
-                )
-            }
+            ).all().map(Self.event)
         }
     }
 

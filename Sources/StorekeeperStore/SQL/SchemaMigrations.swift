@@ -106,11 +106,35 @@ enum SchemaMigrations {
                     "CREATE INDEX customers_recent ON customers (app_id, created_at)",
                 ]
             ),
+            // Events out: one delivery per event and destination, written with the event (the
+            // outbox); every attempt kept; destinations an endpoint disabled (410).
+            (
+                7,
+                [
+                    """
+                    CREATE TABLE event_deliveries (\(id), app_id TEXT NOT NULL, event_id BIGINT NOT NULL, destination TEXT NOT NULL,
+                    state TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at BIGINT NOT NULL, lease_owner TEXT,
+                    lease_until BIGINT, last_status INTEGER, last_error TEXT, delivered_at BIGINT, created_at BIGINT NOT NULL,
+                    UNIQUE (event_id, destination))
+                    """,
+                    "CREATE INDEX deliveries_due ON event_deliveries (state, next_attempt_at)",
+                    "CREATE INDEX deliveries_destination ON event_deliveries (app_id, destination, id)",
+                    """
+                    CREATE TABLE delivery_attempts (\(id), delivery_id BIGINT NOT NULL, at BIGINT NOT NULL, status INTEGER,
+                    error TEXT, duration_ms INTEGER NOT NULL)
+                    """,
+                    "CREATE INDEX attempts_delivery ON delivery_attempts (delivery_id, id)",
+                    """
+                    CREATE TABLE disabled_destinations (app_id TEXT NOT NULL, destination TEXT NOT NULL, reason TEXT NOT NULL,
+                    at BIGINT NOT NULL, PRIMARY KEY (app_id, destination))
+                    """,
+                ]
+            ),
         ]
     }
 
     /// The newest version this build knows.
-    static let latestVersion = 6
+    static let latestVersion = 7
 
     /// Applies the missing steps; returns their versions.
     static func migrate(_ db: any SQLDatabase, dialect: SQLStoreDialect, now: Int64) async throws -> [Int] {

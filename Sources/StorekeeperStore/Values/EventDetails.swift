@@ -27,6 +27,24 @@ public struct EventDetails: Sendable, Hashable, Codable {
     public var deadline: Date?
     public var refundPreference: String?
     public var reason: String?
+    /// Customer events (`subscription.renewed` …): the event's stable id (`evt_…`), the
+    /// environment and storefront of the period, the product's entitlements, the period's kind
+    /// (`normal`, `trial`, `introductory`, `promotional`, `offerCode`, `winBack`), its price in its
+    /// currency and in the app's reporting currency, the proceeds after Apple's commission, and
+    /// the expiration reason or price-increase consent where the type has one.
+    public var eventId: String?
+    public var environment: String?
+    public var storefront: String?
+    public var entitlements: [String]?
+    public var periodType: String?
+    public var price: Decimal?
+    public var currency: String?
+    public var priceInReportingCurrency: Decimal?
+    public var reportingCurrency: String?
+    public var proceeds: Decimal?
+    public var expirationReason: String?
+    public var priceIncreaseConsent: String?
+    public var previousProductId: String?
 
     public init(
         from: String? = nil, to: String? = nil, productId: String? = nil, expiresDate: Date? = nil, transactionId: String? = nil,

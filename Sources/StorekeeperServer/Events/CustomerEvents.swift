@@ -1,0 +1,98 @@
+import Crypto
+import Foundation
+import StorekeeperStore
+import SubscriptionEngine
+
+/// Customer events: the engine's transitions of a chain (``Transition``) as event records with
+/// everything a receiver needs, each with a stable id, and a delivery to every destination that
+/// wants it — written in the same transaction as the facts that revealed them (the outbox).
+///
+/// A transition is recorded once whatever reveals it (any source, any order, any repeat, or the
+/// clock passing its instant): its record's key is its id, and the log's keys are read first.
+enum CustomerEvents {
+    /// The event types that go out (every transition the engine derives).
+    static let types: Set<String> = Set(Transition.Kind.all.map(\.rawValue))
+
+    /// The stable public id of a transition of `appId`: `evt_` and 32 hex digits of a SHA-256.
+    static func eventId(appId: String, transition: Transition) -> String {
+        let digest = SHA256.hash(data: Data((appId + "\u{1F}" + transition.id).utf8))
+        return "evt_" + digest.prefix(16).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The events of `ledger` (one chain's entries, or a one-time purchase's) that happened by
+    /// `now` and are not among the `recorded` keys (`source` says what revealed them: a
+    /// ``FactSource`` or `clock`), and the job that looks again at the chain's
+    /// next transition by the clock.
+    static func events(
+        app: AppConfiguration, chain: String, ledger: [LedgerEntry], customer: String?, recorded: Set<String>, source: String, now: Date
+    ) -> (events: [EventRecord], next: JobRecord?) {
+        let history = PurchaseHistory(ledger: ledger)
+        let catalog = app.catalog
+        let transitions = history.transitions(catalog: catalog, until: now)
+        let purchases = history.purchases
+        var revenue: RevenueLedger?
+        var events: [EventRecord] = []
+        for transition in transitions {
+            let id = eventId(appId: app.id, transition: transition)
+            let key = "event:" + id
+            guard !recorded.contains(key) else { continue }
+            if revenue == nil {
+                revenue = RevenueLedger(
+                    history: history, catalog: catalog, at: .distantFuture,
+                    policy: CommissionPolicy(smallBusinessProgram: app.analytics.smallBusiness))
+            }
+            let purchase = purchases[transition.transactionId]
+            var details = EventDetails(
+                productId: transition.productId, expiresDate: transition.state?.expiresDate, transactionId: transition.transactionId)
+            details.eventId = id
+            details.source = source
+            details.environment = purchase?.environment
+            details.storefront = purchase?.storefront
+            details.entitlements = catalog.entitlements(of: transition.productId)
+            details.periodType = periodType(purchase?.offer?.kind)
+            if let price = purchase?.price, !transition.type.rawValue.hasPrefix("entitlement.") {
+                let amount = Decimal(price.milliunits) / 1000
+                details.price = amount
+                details.currency = price.currency
+                details.reportingCurrency = app.analytics.reportingCurrency
+                let rate = price.currency == app.analytics.reportingCurrency ? 1 : app.analytics.exchangeRates[price.currency]
+                details.priceInReportingCurrency = rate.map { rounded(amount * $0) }
+                if let proceeds = revenue?.transactions.first(where: { $0.transactionId == transition.transactionId })?.proceeds {
+                    details.proceeds = Decimal(proceeds.milliunits) / 1000
+                }
+            }
+            details.expirationReason =
+                [.expired, .trialExpired].contains(transition.type) ? transition.state?.expirationReason?.rawValue : nil
+            details.priceIncreaseConsent = transition.type == .priceIncrease ? transition.state?.priceIncreaseConsent?.rawValue : nil
+            if transition.type == .productChanged { details.previousProductId = transition.previous?.productId }
+            let environment = purchase?.environment
+            var event = EventRecord(
+                appId: app.id, customerId: customer, originalTransactionId: transition.originalTransactionId,
+                type: EventType(rawValue: transition.type.rawValue), details: details, occurredAt: transition.occurredAt, idempotencyKey: key)
+            event.destinations = app.webhooks.filter { $0.wants(type: transition.type.rawValue, environment: environment) }.map(\.id)
+            events.append(event)
+        }
+        let next = history.chainTimelines(catalog: catalog).values.flatMap(\.segments).map(\.from).filter { $0 > now }.min()
+        let job = next.map { JobRecord.transitions(appId: app.id, chain: chain, runAt: $0) }
+        return (events, job)
+    }
+
+    static func periodType(_ kind: OfferKind?) -> String {
+        switch kind {
+        case nil: "normal"
+        case .freeTrial?: "trial"
+        case .introductory?: "introductory"
+        case .promotional?: "promotional"
+        case .offerCode?: "offerCode"
+        case .winBack?: "winBack"
+        case .unknown?: "offer"
+        }
+    }
+
+    static func rounded(_ value: Decimal) -> Decimal {
+        var input = value
+        var output = Decimal()
+        NSDecimalRound(&output, &input, 2, .bankers)
+        return output
+    }
+}

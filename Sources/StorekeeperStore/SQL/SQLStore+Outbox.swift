@@ -1,0 +1,159 @@
+import Foundation
+import SQLKit
+
+extension SQLStore {
+    static func event(_ row: any SQLRow) throws -> EventRecord {
+        EventRecord(
+            id: try row.int64("id"), appId: try row.string("app_id"), customerId: try row.optionalString("customer_id"),
+            originalTransactionId: try row.optionalString("original_transaction_id"), type: EventType(rawValue: try row.string("type")),
+            details: EventDetails(json: try row.string("payload")), occurredAt: try row.date("occurred_at"),
+            idempotencyKey: try row.string("idempotency_key"))
+    }
+
+    public func leaseDeliveries(limit: Int, owner: String, now: Date, leaseUntil: Date) async throws -> [OutboxDelivery] {
+        let lock: SQLQueryString = backend.dialect == .postgresql ? " FOR UPDATE SKIP LOCKED" : ""
+        let millis = now.millisecondsSince1970
+        return try await backend.transaction { db in
+            let rows = try await db.raw(
+                """
+                UPDATE event_deliveries SET lease_owner = \(bind: owner), lease_until = \(bind: leaseUntil.millisecondsSince1970),
+                attempts = attempts + 1
+                WHERE id IN (SELECT d.id FROM event_deliveries d WHERE d.state = \(bind: DeliveryState.pending.rawValue)
+                AND d.next_attempt_at <= \(bind: millis) AND (d.lease_until IS NULL OR d.lease_until < \(bind: millis))
+                AND NOT EXISTS (SELECT 1 FROM disabled_destinations x WHERE x.app_id = d.app_id AND x.destination = d.destination)
+                ORDER BY d.next_attempt_at, d.id LIMIT \(bind: max(1, limit))
+                """ + lock + ") RETURNING *"
+            ).all()
+            return try await Self.deliveries(rows, db)
+        }.sorted { ($0.nextAttemptAt, $0.id) < ($1.nextAttemptAt, $1.id) }
+    }
+
+    /// Deliveries from their rows, each with its event.
+    static func deliveries(_ rows: [any SQLRow], _ db: any SQLDatabase) async throws -> [OutboxDelivery] {
+        guard !rows.isEmpty else { return [] }
+        let eventIds = try rows.map { try $0.int64("event_id") }
+        var list: SQLQueryString = "\(bind: eventIds[0])"
+        for id in eventIds.dropFirst() { list += ", \(bind: id)" }
+        let events = try await db.raw("SELECT * FROM events WHERE id IN (" + list + ")").all().map(Self.event)
+        let byId = Dictionary(events.map { ($0.id ?? 0, $0) }, uniquingKeysWith: { first, _ in first })
+        return try rows.compactMap { row in
+            guard let event = byId[try row.int64("event_id")] else { return nil }
+            let stateText = try row.string("state")
+            guard let state = DeliveryState(rawValue: stateText) else {
+                throw StoreError(code: .corruptRow, message: "delivery with unknown state \(stateText.prefix(32))")
+            }
+            return OutboxDelivery(
+                id: try row.int64("id"), appId: try row.string("app_id"), destination: try row.string("destination"), state: state,
+                attempts: Int(try row.int64("attempts")), nextAttemptAt: try row.date("next_attempt_at"),
+                lastStatus: try row.decode(column: "last_status", as: Int?.self), lastError: try row.optionalString("last_error"),
+                deliveredAt: try row.decode(column: "delivered_at", as: Int64?.self).map { Date(millisecondsSince1970: $0) },
+                createdAt: try row.date("created_at"), event: event)
+        }
+    }
+
+    public func finishDelivery(id: Int64, owner: String, attempt: DeliveryAttempt, outcome: DeliveryOutcome) async throws {
+        let at = attempt.at.millisecondsSince1970
+        let (state, next, delivered): (DeliveryState, Int64?, Int64?) =
+            switch outcome {
+            case .delivered: (.delivered, nil, at)
+            case .retry(let date): (.pending, date.millisecondsSince1970, nil)
+            case .dead: (.dead, nil, nil)
+            }
+        try await backend.transaction { db in
+            let updated = try await db.raw(
+                """
+                UPDATE event_deliveries SET state = \(bind: state.rawValue), next_attempt_at = COALESCE(\(bind: next), next_attempt_at),
+                delivered_at = \(bind: delivered), last_status = \(bind: attempt.status), last_error = \(bind: attempt.error),
+                lease_owner = NULL, lease_until = NULL
+                WHERE id = \(bind: id) AND lease_owner = \(bind: owner) RETURNING id
+                """
+            ).first()
+            guard updated != nil else { return }
+            try await db.raw(
+                """
+                INSERT INTO delivery_attempts (delivery_id, at, status, error, duration_ms)
+                VALUES (\(bind: id), \(bind: at), \(bind: attempt.status), \(bind: attempt.error), \(bind: attempt.durationMilliseconds))
+                """
+            ).run()
+        }
+    }
+
+    public func deliveries(appId: String, destination: String, state: DeliveryState?, limit: Int) async throws -> [OutboxDelivery] {
+        try await backend.read { db in
+            var query: SQLQueryString = "SELECT * FROM event_deliveries WHERE app_id = \(bind: appId) AND destination = \(bind: destination)"
+            if let state { query += " AND state = \(bind: state.rawValue)" }
+            query += " ORDER BY id DESC LIMIT \(bind: max(0, min(limit, 1000)))"
+            return try await Self.deliveries(try await db.raw(query).all(), db)
+        }
+    }
+
+    public func delivery(appId: String, id: Int64) async throws -> OutboxDelivery? {
+        try await backend.read { db in
+            let rows = try await db.raw("SELECT * FROM event_deliveries WHERE app_id = \(bind: appId) AND id = \(bind: id)").all()
+            return try await Self.deliveries(rows, db).first
+        }
+    }
+
+    public func attempts(deliveryId: Int64) async throws -> [DeliveryAttempt] {
+        try await backend.read { db in
+            try await db.raw("SELECT * FROM delivery_attempts WHERE delivery_id = \(bind: deliveryId) ORDER BY id").all().map { row in
+                DeliveryAttempt(
+                    deliveryId: try row.int64("delivery_id"), at: try row.date("at"), status: try row.decode(column: "status", as: Int?.self),
+                    error: try row.optionalString("error"), durationMilliseconds: Int(try row.int64("duration_ms")))
+            }
+        }
+    }
+
+    public func replayDeliveries(appId: String, destination: String, id: Int64?, now: Date) async throws -> Int {
+        try await backend.transaction { db in
+            var query: SQLQueryString = """
+                UPDATE event_deliveries SET state = \(bind: DeliveryState.pending.rawValue), attempts = 0,
+                next_attempt_at = \(bind: now.millisecondsSince1970), lease_owner = NULL, lease_until = NULL
+                WHERE app_id = \(bind: appId) AND destination = \(bind: destination) AND state = \(bind: DeliveryState.dead.rawValue)
+                """
+            if let id { query += " AND id = \(bind: id)" }
+            return try await db.raw(query + " RETURNING id").all().count
+        }
+    }
+
+    public func disableDestination(appId: String, destination: String, reason: String, at: Date) async throws {
+        try await backend.transaction { db in
+            try await db.raw(
+                """
+                INSERT INTO disabled_destinations (app_id, destination, reason, at)
+                VALUES (\(bind: appId), \(bind: destination), \(bind: reason), \(bind: at.millisecondsSince1970))
+                ON CONFLICT (app_id, destination) DO NOTHING
+                """
+            ).run()
+        }
+    }
+
+    public func enableDestination(appId: String, destination: String) async throws {
+        try await backend.transaction { db in
+            try await db.raw("DELETE FROM disabled_destinations WHERE app_id = \(bind: appId) AND destination = \(bind: destination)").run()
+        }
+    }
+
+    public func disabledDestinations(appId: String) async throws -> [String: String] {
+        try await backend.read { db in
+            var result: [String: String] = [:]
+            for row in try await db.raw("SELECT destination, reason FROM disabled_destinations WHERE app_id = \(bind: appId)").all() {
+                result[try row.string("destination")] = try row.string("reason")
+            }
+            return result
+        }
+    }
+
+    public func deliveryCounts(appId: String) async throws -> [String: [DeliveryState: Int]] {
+        try await backend.read { db in
+            var result: [String: [DeliveryState: Int]] = [:]
+            for row in try await db.raw(
+                "SELECT destination, state, COUNT(*) AS n FROM event_deliveries WHERE app_id = \(bind: appId) GROUP BY destination, state"
+            ).all() {
+                guard let state = DeliveryState(rawValue: try row.string("state")) else { continue }
+                result[try row.string("destination"), default: [:]][state] = Int(try row.int64("n"))
+            }
+            return result
+        }
+    }
+}

@@ -1,0 +1,204 @@
+import Foundation
+
+/// A change in a customer's purchases that an app wants to hear about, read off the engine's
+/// state over time (``ChainTimeline``) rather than off the kind of message that carried the
+/// facts: the same facts give the same transitions whether they came in notifications,
+/// reconciliation or both, in any order, any number of times.
+///
+/// Each transition has an identity (``id``) built from Apple's identities of what changed — the
+/// period's transaction id, the lapsed period, the toggle's ordinal within its period — never
+/// from when or how it was learned, so a transition seen twice is one transition.
+public struct Transition: Sendable, Hashable {
+    /// A dotted name: `subscription.renewed`, `trial.started` …
+    public var type: Kind
+    /// The chain, or the purchase's own transaction id for one-time purchases.
+    public var originalTransactionId: String
+    /// What distinguishes this transition from others of its type on the chain.
+    public var anchor: String
+    /// When it happened (the segment's start: a period's purchase, an expiry, a fact's signing).
+    public var occurredAt: Date
+    /// The transaction whose period the transition is about.
+    public var transactionId: String
+    public var productId: String
+    /// The chain's state after the transition (`nil` for one-time purchases and grants).
+    public var state: SubscriptionState?
+    /// The chain's state before, when there was one.
+    public var previous: SubscriptionState?
+
+    /// Stable across sources and repeats: type, chain and anchor.
+    public var id: String { "\(type.rawValue):\(originalTransactionId):\(anchor)" }
+
+    public struct Kind: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        public static let subscriptionStarted = Kind(rawValue: "subscription.started")
+        public static let trialStarted = Kind(rawValue: "trial.started")
+        public static let trialConverted = Kind(rawValue: "trial.converted")
+        public static let trialExpired = Kind(rawValue: "trial.expired")
+        public static let renewed = Kind(rawValue: "subscription.renewed")
+        public static let productChanged = Kind(rawValue: "subscription.product_changed")
+        public static let autoRenewDisabled = Kind(rawValue: "subscription.auto_renew_disabled")
+        public static let autoRenewEnabled = Kind(rawValue: "subscription.auto_renew_enabled")
+        public static let billingIssue = Kind(rawValue: "subscription.billing_issue")
+        public static let gracePeriodStarted = Kind(rawValue: "subscription.grace_period_started")
+        public static let billingRecovered = Kind(rawValue: "subscription.billing_recovered")
+        public static let expired = Kind(rawValue: "subscription.expired")
+        public static let refunded = Kind(rawValue: "subscription.refunded")
+        public static let revoked = Kind(rawValue: "subscription.revoked")
+        public static let extended = Kind(rawValue: "subscription.extended")
+        public static let priceIncrease = Kind(rawValue: "subscription.price_increase")
+        public static let oneTimePurchase = Kind(rawValue: "purchase.one_time")
+        public static let entitlementGranted = Kind(rawValue: "entitlement.granted")
+        public static let entitlementRevoked = Kind(rawValue: "entitlement.revoked")
+
+        /// Every kind the engine derives.
+        public static let all: [Kind] = [
+            .subscriptionStarted, .trialStarted, .trialConverted, .trialExpired, .renewed, .productChanged, .autoRenewDisabled,
+            .autoRenewEnabled, .billingIssue, .gracePeriodStarted, .billingRecovered, .expired, .refunded, .revoked, .extended,
+            .priceIncrease, .oneTimePurchase, .entitlementGranted, .entitlementRevoked,
+        ]
+    }
+}
+
+extension ChainTimeline {
+    /// The chain's transitions that happened at or before `until`, oldest first.
+    public func transitions(until: Date) -> [Transition] {
+        var result: [Transition] = []
+        var previous: SubscriptionState?
+        var paidBefore = false
+        for segment in segments where segment.from <= until {
+            let state = segment.state
+            func add(_ kind: Transition.Kind, _ anchor: String) {
+                result.append(
+                    Transition(
+                        type: kind, originalTransactionId: originalTransactionId, anchor: anchor, occurredAt: segment.from,
+                        transactionId: state.transactionId, productId: state.productId, state: state, previous: previous))
+            }
+            let isTrial = state.offer?.kind == .freeTrial
+            let newPeriod = previous?.transactionId != state.transactionId
+            if newPeriod, state.status != .revoked {
+                if isTrial {
+                    add(.trialStarted, state.transactionId)
+                } else {
+                    if !paidBefore {
+                        add(.subscriptionStarted, state.transactionId)
+                        if previous?.offer?.kind == .freeTrial { add(.trialConverted, state.transactionId) }
+                    } else if let previous, previous.productId != state.productId {
+                        add(.productChanged, state.transactionId)
+                    } else if let previous,
+                        [.billingRetry, .gracePeriod].contains(previous.status)
+                            || previous.status == .expired
+                                && previous.expirationReason == .billingError
+                    {
+                        add(.billingRecovered, state.transactionId)
+                        add(.renewed, state.transactionId)
+                    } else {
+                        add(.renewed, state.transactionId)
+                    }
+                    paidBefore = true
+                }
+            } else if let previous, !newPeriod {
+                if previous.status != state.status {
+                    switch state.status {
+                    case .gracePeriod:
+                        add(.billingIssue, state.transactionId)
+                        add(.gracePeriodStarted, state.transactionId)
+                    case .billingRetry where previous.status != .gracePeriod:
+                        add(.billingIssue, state.transactionId)
+                    case .expired:
+                        add(isTrial ? .trialExpired : .expired, state.transactionId)
+                    case .revoked:
+                        add(state.revocation?.kind == .manual ? .revoked : .refunded, state.transactionId)
+                    case .active where [.billingRetry, .gracePeriod].contains(previous.status):
+                        add(.billingRecovered, state.transactionId + ":same")
+                    default:
+                        break
+                    }
+                }
+                if let before = previous.expiresDate, let after = state.expiresDate, after > before,
+                    state.status == previous.status
+                        || state.status == .active
+                {
+                    add(.extended, "\(state.transactionId):\(Int64((after.timeIntervalSince1970 * 1000).rounded()))")
+                }
+            }
+            if newPeriod, state.status == .revoked, previous != nil {
+                add(state.revocation?.kind == .manual ? .revoked : .refunded, state.transactionId)
+            }
+            previous = state
+        }
+        return result
+    }
+}
+
+extension PurchaseHistory {
+    /// The transitions of every purchase that is not part of an auto-renewable chain — one-time
+    /// purchases, and the operator's grants and their revocations — at or before `until`.
+    public func oneTimeTransitions(catalog: Catalog = .empty, until: Date) -> [Transition] {
+        var result: [Transition] = []
+        for purchase in effectivePurchases where RevenueLedger.type(of: purchase, catalog) != .autoRenewable {
+            let isGrant = purchase.transactionId.hasPrefix("grant:")
+            if purchase.purchaseDate <= until {
+                result.append(
+                    Transition(
+                        type: isGrant ? .entitlementGranted : .oneTimePurchase, originalTransactionId: purchase.originalTransactionId,
+                        anchor: purchase.transactionId, occurredAt: isGrant ? (purchase.signedDate ?? purchase.purchaseDate) : purchase.purchaseDate,
+                        transactionId: purchase.transactionId, productId: purchase.productId))
+            }
+            if let revocation = purchase.revocation, revocation.date <= until {
+                result.append(
+                    Transition(
+                        type: isGrant || revocation.kind == .manual ? .entitlementRevoked : .refunded,
+                        originalTransactionId: purchase.originalTransactionId, anchor: purchase.transactionId, occurredAt: revocation.date,
+                        transactionId: purchase.transactionId, productId: purchase.productId))
+            }
+        }
+        return result.sorted { ($0.occurredAt, $0.id) < ($1.occurredAt, $1.id) }
+    }
+
+    /// Auto-renew switched off or on, and price-increase consent given or pending, as Apple's
+    /// renewal facts said in turn (facts that repeat a value add nothing); each anchored to the
+    /// period then current, the new value and its ordinal within the period.
+    func renewalTransitions(of timeline: ChainTimeline, until: Date) -> [Transition] {
+        let chain = timeline.originalTransactionId
+        let facts = ((renewalTimeline[chain] ?? []) + (renewals[chain].map { [$0] } ?? []))
+            .filter { ($0.signedDate ?? .distantFuture) <= until }
+            .sorted { ($0.signedDate ?? .distantPast) < ($1.signedDate ?? .distantPast) }
+        var result: [Transition] = []
+        var willRenew: Bool?
+        var consent: PriceIncreaseConsent?
+        var ordinals: [String: Int] = [:]
+        for fact in facts {
+            guard let signed = fact.signedDate, let state = timeline.state(at: signed) else { continue }
+            func add(_ kind: Transition.Kind, _ value: String) {
+                let key = "\(state.transactionId):\(value)"
+                ordinals[key, default: 0] += 1
+                result.append(
+                    Transition(
+                        type: kind, originalTransactionId: chain, anchor: "\(key):\(ordinals[key]!)", occurredAt: signed,
+                        transactionId: state.transactionId, productId: state.productId, state: state, previous: nil))
+            }
+            if let value = fact.willAutoRenew {
+                if let before = willRenew, before != value, state.status != .expired, state.status != .revoked {
+                    add(value ? .autoRenewEnabled : .autoRenewDisabled, "\(value)")
+                }
+                willRenew = value
+            }
+            if let value = fact.priceIncreaseConsent, value != consent {
+                add(.priceIncrease, value.rawValue)
+                consent = value
+            }
+        }
+        return result
+    }
+
+    /// Every transition of the history at or before `until`: each chain's, then the one-time ones, by time.
+    public func transitions(catalog: Catalog = .empty, configuration: EngineConfiguration = EngineConfiguration(), until: Date) -> [Transition] {
+        let chains = chainTimelines(catalog: catalog, configuration: configuration).values.flatMap {
+            $0.transitions(until: until) + renewalTransitions(of: $0, until: until)
+        }
+        return (chains + oneTimeTransitions(catalog: catalog, until: until)).sorted { ($0.occurredAt, $0.id) < ($1.occurredAt, $1.id) }
+    }
+}

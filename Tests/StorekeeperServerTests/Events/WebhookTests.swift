@@ -1,0 +1,186 @@
+import Crypto
+import Foundation
+import HummingbirdTesting
+import Logging
+import NIOCore
+import StorekeeperServer
+import StorekeeperStore
+import Testing
+
+/// A webhook receiver in memory: records every post and answers from a script (200 when empty).
+actor RecordingTransport: WebhookTransport {
+    struct Post: Sendable {
+        var url: String
+        var headers: [String: String]
+        var body: Data
+        var json: [String: Any] { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
+        var type: String { json["type"] as? String ?? "" }
+        var data: [String: Any] { json["data"] as? [String: Any] ?? [:] }
+    }
+    private(set) var posts: [Post] = []
+    private var script: [WebhookAnswer] = []
+
+    func answer(_ answers: WebhookAnswer...) { script += answers }
+
+    nonisolated func post(url: String, headers: [(String, String)], body: Data, timeout: TimeAmount) async throws -> WebhookAnswer {
+        await record(Post(url: url, headers: Dictionary(headers, uniquingKeysWith: { a, _ in a }), body: body))
+    }
+
+    private func record(_ post: Post) -> WebhookAnswer {
+        posts.append(post)
+        return script.isEmpty ? WebhookAnswer(status: 200) : script.removeFirst()
+    }
+}
+
+@Suite("Events out: customer events and signed webhooks")
+struct WebhookTests {
+    static let secretKey = Data((0..<32).map { UInt8($0) })
+    static let secret = "whsec_" + secretKey.base64EncodedString()
+
+    static func configure(_ configuration: inout ServerConfiguration) {
+        let index = configuration.apps.firstIndex { $0.id == "alpha" }!
+        configuration.apps[index].allowPrivateNetworks = true
+        configuration.apps[index].webhooks = [WebhookConfiguration(id: "backend", url: "http://127.0.0.1:9/hook", secret: secret)]
+    }
+
+    /// The server's background work with `transport` for webhooks.
+    static func work(_ harness: ServerHarness, _ transport: RecordingTransport) throws -> ServerWork {
+        var logger = Logger(label: "test.webhooks")
+        logger.logLevel = .critical
+        var dependencies = ServerDependencies(store: harness.store, clock: { harness.clock.now }, logger: logger, runsInboxWorker: false)
+        dependencies.webhookTransport = transport
+        return try ServerWork(configuration: harness.configuration, dependencies: dependencies)
+    }
+
+    /// Checks a Standard Webhooks signature as a receiver would.
+    static func verifies(_ post: RecordingTransport.Post) -> Bool {
+        guard let id = post.headers["webhook-id"], let timestamp = post.headers["webhook-timestamp"],
+            let signature = post.headers["webhook-signature"]
+        else { return false }
+        let expected = HMAC<SHA256>.authenticationCode(for: Data("\(id).\(timestamp).".utf8) + post.body, using: SymmetricKey(data: secretKey))
+        return signature.split(separator: " ").contains { $0 == "v1," + Data(expected).base64EncodedString() }
+    }
+
+    @Test("a subscription's life reaches the webhook once per transition, signed, with the clock's expiry; repeats add nothing")
+    func lifecycle() async throws {
+        try await ServerHarness.run(.sqlite, configure: Self.configure) { harness, client in
+            let transport = RecordingTransport()
+            let work = try Self.work(harness, transport)
+            let t0 = Fixture.t0
+            let day = Fixture.day
+            let first = try SignedData.transaction(id: "8001", original: "8001", purchase: t0, expires: t0 + 30 * day, signed: t0)
+            harness.clock.set(t0 + 60)
+            let purchase = "{\"signedTransaction\": \"\(try harness.ca.signTransaction(first))\"}"
+            #expect(try await client.call(.post, "/v1/apps/alpha/customers/dana/purchases", key: Fixture.alphaKey, body: purchase).status == 200)
+            // The same purchase again changes nothing.
+            #expect(try await client.call(.post, "/v1/apps/alpha/customers/dana/purchases", key: Fixture.alphaKey, body: purchase).status == 200)
+            let renewed = try SignedData.transaction(
+                id: "8002", original: "8001", purchase: t0 + 30 * day, expires: t0 + 60 * day, signed: t0 + 30 * day)
+            let on = try SignedData.renewal(original: "8001", autoRenew: true, signed: t0 + 30 * day)
+            harness.clock.set(t0 + 30 * day + 60)
+            let renew = try SignedData.notification(harness.ca, type: "DID_RENEW", signed: t0 + 30 * day, transaction: renewed, renewal: on)
+            #expect(try await client.call(.post, "/v1/apps/alpha/notifications", body: renew).status == 200)
+            #expect(try await client.call(.post, "/v1/apps/alpha/notifications", body: renew).status == 200)
+            try await harness.processor.drain()
+            let off = try SignedData.renewal(original: "8001", autoRenew: false, signed: t0 + 40 * day)
+            harness.clock.set(t0 + 40 * day + 60)
+            let cancel = try SignedData.notification(
+                harness.ca, type: "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_DISABLED", signed: t0 + 40 * day, transaction: renewed,
+                renewal: off)
+            #expect(try await client.call(.post, "/v1/apps/alpha/notifications", body: cancel).status == 200)
+            try await harness.processor.drain()
+            #expect(try await work.dispatcher.drain() == 3)
+            // The period ends with no renewal: the clock's job records the expiry at its instant.
+            harness.clock.set(t0 + 60 * day + 1)
+            try await work.runDueJobs()
+            try await work.dispatcher.drain()
+            let posts = await transport.posts
+            #expect(
+                posts.map(\.type) == ["subscription.started", "subscription.renewed", "subscription.auto_renew_disabled", "subscription.expired"],
+                "\(posts.map(\.type))")
+            #expect(posts.allSatisfy(Self.verifies))
+            #expect(Set(posts.compactMap { $0.headers["webhook-id"] }).count == 4)
+            let started = try #require(posts.first)
+            #expect(started.data["customerId"] as? String == "dana" && started.data["productId"] as? String == "pro.monthly")
+            #expect(started.data["originalTransactionId"] as? String == "8001" && started.data["entitlements"] as? [String] == ["pro"])
+            #expect(started.data["price"] as? Double == 9.99 && started.data["currency"] as? String == "USD")
+            #expect(started.data["id"] as? String == started.headers["webhook-id"])
+            #expect(posts.last?.data["expirationReason"] as? String == "voluntary")
+            #expect(posts.last?.json["timestamp"] as? String == "2026-03-02T00:00:00.000Z")
+            // Reconciliation seeing the same facts again adds no event and sends nothing.
+            try await work.runDueJobs()
+            #expect(try await work.dispatcher.drain() == 0)
+        }
+    }
+
+    @Test("a failing receiver gets the same event again with growing delays; a 410 disables the webhook; replay re-sends a dead letter")
+    func retriesDisableReplay() async throws {
+        try await ServerHarness.run(.memory, configure: Self.configure) { harness, client in
+            let transport = RecordingTransport()
+            let work = try Self.work(harness, transport)
+            await transport.answer(WebhookAnswer(status: 500), WebhookAnswer(status: 503, retryAfter: "600"), WebhookAnswer(status: 302))
+            let t0 = Fixture.t0
+            harness.clock.set(t0 + 60)
+            let first = try SignedData.transaction(id: "8101", original: "8101", purchase: t0, expires: t0 + 30 * Fixture.day, signed: t0)
+            let purchase = "{\"signedTransaction\": \"\(try harness.ca.signTransaction(first))\"}"
+            #expect(try await client.call(.post, "/v1/apps/alpha/customers/erin/purchases", key: Fixture.alphaKey, body: purchase).status == 200)
+            #expect(try await work.dispatcher.drain() == 1)  // 500: again in about 5 s
+            #expect(try await work.dispatcher.drain() == 0)
+            harness.clock.set(t0 + 60 + 6)
+            #expect(try await work.dispatcher.drain() == 1)  // 503 asking 600 s: longer than the 5 min step
+            harness.clock.set(t0 + 60 + 6 + 400)
+            #expect(try await work.dispatcher.drain() == 0)
+            harness.clock.set(t0 + 60 + 6 + 661)
+            #expect(try await work.dispatcher.drain() == 1)  // 302: a failure, never followed
+            harness.clock.set(t0 + 60 + 6 + 661 + 1_981)
+            #expect(try await work.dispatcher.drain() == 1)  // 200
+            let posts = await transport.posts
+            #expect(posts.count == 4 && Set(posts.compactMap { $0.headers["webhook-id"] }).count == 1)
+            #expect(Set(posts.compactMap { $0.headers["webhook-timestamp"] }).count == 4)
+            #expect(posts.allSatisfy(Self.verifies))
+            let delivered = try await harness.store.deliveries(appId: "alpha", destination: "backend", state: .delivered, limit: 10)
+            #expect(delivered.count == 1)
+            let attempts = try await harness.store.attempts(deliveryId: try #require(delivered.first?.id))
+            #expect(attempts.map(\.status) == [500, 503, 302, 200])
+
+            // A 410 disables the webhook: the next event waits, undelivered.
+            await transport.answer(WebhookAnswer(status: 410))
+            let grant = #"{"productId": "pro.lifetime", "grantId": "g-1", "reason": "goodwill"}"#
+            #expect(try await client.call(.post, "/v1/apps/alpha/customers/erin/grants", key: Fixture.alphaAdmin, body: grant).status == 201)
+            #expect(try await work.dispatcher.drain() == 1)
+            #expect(try await harness.store.disabledDestinations(appId: "alpha")["backend"] != nil)
+            let revoke = #"{"action": "revoke", "transactionId": "grant:g-1", "reason": "mistake"}"#
+            #expect(try await client.call(.post, "/v1/apps/alpha/customers/erin/grants", key: Fixture.alphaAdmin, body: revoke).status == 201)
+            #expect(try await work.dispatcher.drain() == 0)
+            // Enabled again and the dead letter replayed: both go out.
+            try await harness.store.enableDestination(appId: "alpha", destination: "backend")
+            #expect(try await harness.store.replayDeliveries(appId: "alpha", destination: "backend", id: nil, now: harness.clock.now) == 1)
+            #expect(try await work.dispatcher.drain() == 2)
+            let types = await transport.posts.suffix(2).map(\.type)
+            #expect(Set(types) == ["entitlement.granted", "entitlement.revoked"])
+        }
+    }
+
+    @Test("Standard Webhooks signatures: one per secret during a rotation; retry delays follow the schedule; bad webhooks are refused")
+    func signaturesScheduleConfiguration() throws {
+        let body = Data(#"{"type":"x"}"#.utf8)
+        let other = Data((0..<24).map { UInt8(100 + $0) })
+        let header = WebhookMessage.signature(id: "evt_1", timestamp: 1_700_000_000, body: body, keys: [Self.secretKey, other])
+        #expect(header.split(separator: " ").count == 2 && header.hasPrefix("v1,"))
+        let expected = HMAC<SHA256>.authenticationCode(for: Data("evt_1.1700000000.".utf8) + body, using: SymmetricKey(data: Self.secretKey))
+        #expect(header.split(separator: " ").first.map(String.init) == "v1," + Data(expected).base64EncodedString())
+        for (json, message) in [
+            (#"{"id": "h", "url": "https://10.0.0.5/x", "secret": "\#(Self.secret)"}"#, "private address"),
+            (#"{"id": "h", "url": "http://example.com/x", "secret": "\#(Self.secret)"}"#, "https"),
+            (#"{"id": "h", "url": "https://localhost/x", "secret": "\#(Self.secret)"}"#, "private address"),
+            (#"{"id": "h", "url": "https://example.com/x", "secret": "hunter2"}"#, "whsec_"),
+            (#"{"id": "h", "url": "https://[::1]/x", "secret": "\#(Self.secret)"}"#, "private address"),
+            (#"{"id": "h", "url": "https://169.254.169.254/x", "secret": "\#(Self.secret)"}"#, "private address"),
+        ] {
+            let config = #"{"apps": [{"id": "a", "bundleId": "b", "environments": ["Sandbox"], "webhooks": [\#(json)]}]}"#
+            #expect(throws: (any Error).self, "\(message)") {
+                try ServerConfiguration.load(file: nil, environment: ["STOREKEEPER_CONFIG_JSON": config])
+            }
+        }
+    }
+}
