@@ -40,6 +40,8 @@ public struct AppConfiguration: Sendable, Codable, CustomStringConvertible {
     public var analytics: AnalyticsConfiguration
     /// The app's webhooks: its customer events, signed, to its own backend.
     public var webhooks: [WebhookConfiguration]
+    /// The app's integrations: Slack, Telegram, Amplitude, Mixpanel.
+    public var integrations: [IntegrationConfiguration]
     /// Lets webhooks reach loopback and private addresses (and plain http): for tests, the demo
     /// and backends on the same private network.
     public var allowPrivateNetworks: Bool?
@@ -61,6 +63,7 @@ public struct AppConfiguration: Sendable, Codable, CustomStringConvertible {
         self.products = products
         analytics = AnalyticsConfiguration()
         webhooks = []
+        integrations = []
     }
 
     public init(from decoder: any Decoder) throws {
@@ -80,7 +83,14 @@ public struct AppConfiguration: Sendable, Codable, CustomStringConvertible {
         consumptionDataConsent = try container.decodeIfPresent(Bool.self, forKey: .consumptionDataConsent)
         analytics = try container.decodeIfPresent(AnalyticsConfiguration.self, forKey: .analytics) ?? AnalyticsConfiguration()
         webhooks = try container.decodeIfPresent([WebhookConfiguration].self, forKey: .webhooks) ?? []
+        integrations = try container.decodeIfPresent([IntegrationConfiguration].self, forKey: .integrations) ?? []
         allowPrivateNetworks = try container.decodeIfPresent(Bool.self, forKey: .allowPrivateNetworks)
+    }
+
+    /// Where an event of `type` in `environment` goes: the ids of the webhooks and integrations that want it.
+    func destinations(type: String, environment: String?) -> [String] {
+        webhooks.filter { $0.wants(type: type, environment: environment) }.map(\.id)
+            + integrations.filter { $0.wants(type: type, environment: environment) }.map(\.id)
     }
 
     /// The engine's catalog.

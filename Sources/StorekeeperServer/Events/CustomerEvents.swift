@@ -69,7 +69,7 @@ enum CustomerEvents {
             var event = EventRecord(
                 appId: app.id, customerId: customer, originalTransactionId: transition.originalTransactionId,
                 type: EventType(rawValue: transition.type.rawValue), details: details, occurredAt: transition.occurredAt, idempotencyKey: key)
-            event.destinations = app.webhooks.filter { $0.wants(type: transition.type.rawValue, environment: environment) }.map(\.id)
+            event.destinations = app.destinations(type: transition.type.rawValue, environment: environment)
             events.append(event)
         }
         let next = history.chainTimelines(catalog: catalog).values.flatMap(\.segments).map(\.from).filter { $0 > now }.min()

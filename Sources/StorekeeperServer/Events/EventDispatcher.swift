@@ -16,10 +16,13 @@ public protocol WebhookTransport: Sendable {
 public struct WebhookAnswer: Sendable {
     public var status: Int
     public var retryAfter: String?
+    /// The first 64 KiB of the answer's body (vendors explain refusals there).
+    public var body: Data
 
-    public init(status: Int, retryAfter: String? = nil) {
+    public init(status: Int, retryAfter: String? = nil, body: Data = Data()) {
         self.status = status
         self.retryAfter = retryAfter
+        self.body = body
     }
 }
 
@@ -35,9 +38,11 @@ public struct HTTPWebhookTransport: WebhookTransport {
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         request.body = .bytes(ByteBuffer(bytes: body))
         let response = try await client.execute(request, timeout: timeout)
-        // The body is not needed: read a little and drop the connection's rest.
-        _ = try? await response.body.collect(upTo: 64 * 1024)
-        return WebhookAnswer(status: Int(response.status.code), retryAfter: response.headers.first(name: "retry-after"))
+        var body = Data()
+        for try await chunk in response.body where body.count < 64 * 1024 {
+            body += Data(chunk.readableBytesView.prefix(64 * 1024 - body.count))
+        }
+        return WebhookAnswer(status: Int(response.status.code), retryAfter: response.headers.first(name: "retry-after"), body: body)
     }
 
     /// A client for webhooks: no redirects, bounded connection time.
@@ -65,6 +70,8 @@ public struct EventDispatcher: Service {
     var batchSize = 50
     var leaseSeconds: TimeInterval = 60
     var timeout: TimeAmount = .seconds(15)
+    /// Slack's one message a second per webhook, across this process's dispatch passes.
+    let pacing = Pacing()
     /// A number in -0.1…0.1 for each retry's jitter.
     var jitter: @Sendable () -> Double = { Double.random(in: -0.1...0.1) }
 
@@ -108,19 +115,21 @@ public struct EventDispatcher: Service {
         }
     }
 
-    /// Leases one batch of due deliveries and attempts each (eight at a time); returns how many.
+    /// Leases one batch of due deliveries and sends them, each destination's in order and up to
+    /// eight destinations at a time; returns how many deliveries were attempted.
     @discardableResult
     public func dispatchDue() async throws -> Int {
         let now = clock()
         let batch = try await store.leaseDeliveries(limit: batchSize, owner: owner, now: now, leaseUntil: now.addingTimeInterval(leaseSeconds))
+        let groups = Dictionary(grouping: batch) { "\($0.appId)\u{1F}\($0.destination)" }.values.map { $0.sorted { $0.id < $1.id } }
         try await withThrowingTaskGroup(of: Void.self) { group in
             var running = 0
-            for delivery in batch {
+            for deliveries in groups {
                 if running == 8 {
                     try await group.next()
                     running -= 1
                 }
-                group.addTask { try await attempt(delivery) }
+                group.addTask { try await send(deliveries) }
                 running += 1
             }
             try await group.waitForAll()
@@ -139,56 +148,192 @@ public struct EventDispatcher: Service {
         }
     }
 
-    func attempt(_ delivery: OutboxDelivery) async throws {
-        let started = ContinuousClock.now
+    /// Records an attempt's outcome for `delivery`.
+    func finish(_ delivery: OutboxDelivery, at now: Date, started: ContinuousClock.Instant, status: Int?, error: String?, outcome: DeliveryOutcome)
+        async throws
+    {
+        let elapsed = ContinuousClock.now - started
+        let milliseconds = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+        try await store.finishDelivery(
+            id: delivery.id, owner: owner,
+            attempt: DeliveryAttempt(deliveryId: delivery.id, at: now, status: status, error: error, durationMilliseconds: milliseconds),
+            outcome: outcome)
+        metrics?.delivery(destination: delivery.destination, outcome: outcome, seconds: Double(milliseconds) / 1000)
+    }
+
+    /// Sends one destination's deliveries: webhooks and chat messages one by one, analytics
+    /// vendors in batches.
+    func send(_ deliveries: [OutboxDelivery]) async throws {
+        guard let first = deliveries.first else { return }
         let now = clock()
-        func finish(status: Int?, error: String?, outcome: DeliveryOutcome) async throws {
-            let elapsed = ContinuousClock.now - started
-            let milliseconds = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
-            try await store.finishDelivery(
-                id: delivery.id, owner: owner,
-                attempt: DeliveryAttempt(deliveryId: delivery.id, at: now, status: status, error: error, durationMilliseconds: milliseconds),
-                outcome: outcome)
-            metrics?.delivery(destination: delivery.destination, outcome: outcome, seconds: Double(milliseconds) / 1000)
+        let started = ContinuousClock.now
+        guard let app = apps.apps[first.appId] else {
+            for delivery in deliveries {
+                try await finish(delivery, at: now, started: started, status: nil, error: "the app is no longer configured", outcome: .dead)
+            }
+            return
         }
-        guard let app = apps.apps[delivery.appId], let webhook = app.configuration.webhooks.first(where: { $0.id == delivery.destination }) else {
-            return try await finish(status: nil, error: "the destination is no longer configured", outcome: .dead)
+        if let webhook = app.configuration.webhooks.first(where: { $0.id == first.destination }) {
+            for delivery in deliveries { try await sendWebhook(delivery, webhook: webhook, app: app) }
+        } else if let integration = app.configuration.integrations.first(where: { $0.id == first.destination }) {
+            switch integration.type {
+            case .slack, .telegram:
+                for delivery in deliveries { try await sendMessage(delivery, integration: integration, app: app) }
+            case .amplitude, .mixpanel:
+                try await sendBatches(deliveries, integration: integration, app: app)
+            }
+        } else {
+            for delivery in deliveries {
+                try await finish(delivery, at: now, started: started, status: nil, error: "the destination is no longer configured", outcome: .dead)
+            }
         }
-        if app.configuration.allowPrivateNetworks != true, let host = URL(string: webhook.url)?.host,
-            PrivateNetworks.resolvesPrivate(host: host)
-        {
-            return try await finish(status: nil, error: "refused: \(host) resolves to a loopback or private address", outcome: .dead)
+    }
+
+    /// Whether `url` may be reached for `app` now (private addresses only when the app allows them).
+    func refusal(_ url: String, app: AppRuntime) -> String? {
+        guard app.configuration.allowPrivateNetworks != true else { return nil }
+        guard let host = URL(string: url)?.host else { return "refused: the URL is not valid" }
+        return PrivateNetworks.resolvesPrivate(host: host) ? "refused: \(host) resolves to a loopback or private address" : nil
+    }
+
+    func data(_ delivery: OutboxDelivery) async throws -> [String: Any] {
+        let aliases = try await delivery.event.customerId.asyncMap { try await store.aliases(appId: delivery.appId, customerId: $0) } ?? []
+        return WebhookMessage.data(delivery.event, aliases: aliases)
+    }
+
+    /// Posts `body` and records the outcome for `deliveries` (one request's worth).
+    func post(
+        _ deliveries: [OutboxDelivery], url: String, headers: [(String, String)], body: Data, app: AppRuntime,
+        classify: (WebhookAnswer) -> [Int64: (String?, DeliveryOutcome)]? = { _ in nil }
+    ) async throws {
+        let now = clock()
+        let started = ContinuousClock.now
+        guard let first = deliveries.first else { return }
+        if let refusal = refusal(url, app: app) {
+            for delivery in deliveries { try await finish(delivery, at: now, started: started, status: nil, error: refusal, outcome: .dead) }
+            return
         }
-        let aliases = try await delivery.event.customerId.asyncMap { try await store.aliases(appId: app.id, customerId: $0) } ?? []
-        let body = WebhookMessage.body(delivery.event, aliases: aliases)
+        guard let transport else { throw CancellationError() }
+        let answer: WebhookAnswer
+        do {
+            answer = try await transport.post(url: url, headers: headers, body: body, timeout: timeout)
+        } catch {
+            let message = String(String(describing: error).prefix(300))
+            for delivery in deliveries {
+                try await finish(
+                    delivery, at: now, started: started, status: nil, error: message, outcome: retry(after: delivery.attempts, at: now, retryAfter: nil))
+            }
+            return
+        }
+        if let perDelivery = classify(answer) {
+            for delivery in deliveries {
+                let (error, outcome) = perDelivery[delivery.id] ?? (nil, .delivered)
+                try await finish(delivery, at: now, started: started, status: answer.status, error: error, outcome: outcome)
+            }
+            return
+        }
+        switch answer.status {
+        case 200..<300:
+            for delivery in deliveries { try await finish(delivery, at: now, started: started, status: answer.status, error: nil, outcome: .delivered) }
+        case 410:
+            try await store.disableDestination(appId: app.id, destination: first.destination, reason: "the endpoint answered 410 Gone", at: now)
+            logger.warning("destination disabled: its endpoint answered 410", metadata: ["app": "\(app.id)", "destination": "\(first.destination)"])
+            for delivery in deliveries {
+                try await finish(delivery, at: now, started: started, status: 410, error: "410 Gone: the destination is disabled", outcome: .dead)
+            }
+        default:
+            let retryAfter = [429, 502, 503, 504].contains(answer.status) ? (answer.retryAfter ?? Self.telegramRetryAfter(answer.body)) : nil
+            let reason = "HTTP \(answer.status)" + (answer.body.isEmpty ? "" : ": " + String(decoding: answer.body.prefix(200), as: UTF8.self))
+            for delivery in deliveries {
+                try await finish(
+                    delivery, at: now, started: started, status: answer.status, error: reason,
+                    outcome: retry(after: delivery.attempts, at: now, retryAfter: retryAfter))
+            }
+        }
+    }
+
+    func sendWebhook(_ delivery: OutboxDelivery, webhook: WebhookConfiguration, app: AppRuntime) async throws {
+        let body = WebhookMessage.body(delivery.event, aliases: WebhookMessage.aliases(try await data(delivery)))
         let id = delivery.event.details.eventId ?? delivery.event.idempotencyKey
-        let timestamp = Int64(now.timeIntervalSince1970)
+        let timestamp = Int64(clock().timeIntervalSince1970)
         let headers = [
             ("content-type", "application/json"), ("user-agent", "Storekeeper-Webhooks/1"), ("webhook-id", id),
             ("webhook-timestamp", "\(timestamp)"),
             ("webhook-signature", WebhookMessage.signature(id: id, timestamp: timestamp, body: body, keys: webhook.signingKeys)),
         ]
-        guard let transport else { throw CancellationError() }
-        let answer: WebhookAnswer
-        do {
-            answer = try await transport.post(url: webhook.url, headers: headers, body: body, timeout: timeout)
-        } catch {
-            let message = String(String(describing: error).prefix(300))
-            return try await finish(status: nil, error: message, outcome: retry(after: delivery.attempts, at: now, retryAfter: nil))
+        try await post([delivery], url: webhook.url, headers: headers, body: body, app: app)
+    }
+
+    func sendMessage(_ delivery: OutboxDelivery, integration: IntegrationConfiguration, app: AppRuntime) async throws {
+        guard let url = integration.endpoint else { return }
+        let data = try await data(delivery)
+        let type = delivery.event.type.rawValue
+        let body =
+            integration.type == .slack
+            ? IntegrationMessages.slack(data: data, type: type, templates: integration.templates)
+            : IntegrationMessages.telegram(data: data, type: type, chatId: integration.chatId ?? "", templates: integration.templates)
+        if integration.type == .slack { await pacing.wait(for: "\(app.id)/\(integration.id)", interval: .seconds(1)) }
+        try await post([delivery], url: url, headers: [("content-type", "application/json")], body: body, app: app)
+    }
+
+    /// Amplitude and Mixpanel take batches: at most 2,000 events and 1 MB (Amplitude) or 2 MB
+    /// (Mixpanel) a request.
+    func sendBatches(_ deliveries: [OutboxDelivery], integration: IntegrationConfiguration, app: AppRuntime) async throws {
+        guard let url = integration.endpoint else { return }
+        let limit = integration.type == .amplitude ? 1_000_000 : 2_000_000
+        var events: [(OutboxDelivery, [String: Any], Int)] = []
+        for delivery in deliveries {
+            let data = try await data(delivery)
+            let event =
+                integration.type == .amplitude
+                ? IntegrationMessages.amplitudeEvent(data: data, type: delivery.event.type.rawValue, time: delivery.event.occurredAt)
+                : IntegrationMessages.mixpanelEvent(data: data, type: delivery.event.type.rawValue, time: delivery.event.occurredAt)
+            events.append((delivery, event, IntegrationMessages.json(event).count + 1))
         }
-        switch answer.status {
-        case 200..<300:
-            try await finish(status: answer.status, error: nil, outcome: .delivered)
-        case 410:
-            try await store.disableDestination(
-                appId: app.id, destination: webhook.id, reason: "the endpoint answered 410 Gone", at: now)
-            logger.warning("webhook disabled: its endpoint answered 410", metadata: ["app": "\(app.id)", "webhook": "\(webhook.id)"])
-            try await finish(status: 410, error: "410 Gone: the webhook is disabled", outcome: .dead)
-        default:
-            let honoured = [429, 502, 503, 504].contains(answer.status) ? answer.retryAfter : nil
-            try await finish(
-                status: answer.status, error: "HTTP \(answer.status)", outcome: retry(after: delivery.attempts, at: now, retryAfter: honoured))
+        var start = 0
+        while start < events.count {
+            var end = start
+            var size = 64
+            while end < events.count, end - start < 2_000, size + events[end].2 <= limit || end == start {
+                size += events[end].2
+                end += 1
+            }
+            let chunk = Array(events[start..<end])
+            start = end
+            if integration.type == .amplitude {
+                let body = IntegrationMessages.json(["api_key": integration.apiKey ?? "", "events": chunk.map(\.1)])
+                try await post(chunk.map(\.0), url: url, headers: [("content-type", "application/json")], body: body, app: app)
+            } else {
+                let credentials = Data("\(integration.serviceAccountUsername ?? ""):\(integration.serviceAccountSecret ?? "")".utf8).base64EncodedString()
+                let body = IntegrationMessages.json(chunk.map(\.1))
+                let ids = chunk.map(\.0.id)
+                try await post(
+                    chunk.map(\.0), url: url, headers: [("content-type", "application/json"), ("authorization", "Basic \(credentials)")], body: body,
+                    app: app,
+                    classify: { answer in
+                        // Strict mode: a 400 names the records it refused; the rest were imported.
+                        guard answer.status == 400,
+                            let object = try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any],
+                            let failed = object["failed_records"] as? [[String: Any]]
+                        else { return nil }
+                        var result: [Int64: (String?, DeliveryOutcome)] = [:]
+                        for record in failed {
+                            guard let index = record["index"] as? Int, ids.indices.contains(index) else { continue }
+                            let message = "refused by Mixpanel: \(record["field"] as? String ?? "") \(record["message"] as? String ?? "")"
+                            result[ids[index]] = (message, .dead)
+                        }
+                        return result.isEmpty ? nil : result
+                    })
+            }
         }
+    }
+
+    /// Telegram's `parameters.retry_after` in a 429 body.
+    static func telegramRetryAfter(_ body: Data) -> String? {
+        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
+            let parameters = object["parameters"] as? [String: Any], let seconds = parameters["retry_after"] as? Int
+        else { return nil }
+        return "\(seconds)"
     }
 
     /// The outcome of failed attempt `attempt`: a retry on the schedule (at least `Retry-After`,
@@ -207,5 +352,18 @@ public struct EventDispatcher: Service {
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
         return formatter.date(from: text).map { max(0, $0.timeIntervalSince(now)) }
+    }
+}
+
+/// Spaces sends to one destination at least `interval` apart (Slack's one message a second).
+actor Pacing {
+    private var last: [String: ContinuousClock.Instant] = [:]
+
+    func wait(for key: String, interval: Duration) async {
+        let now = ContinuousClock.now
+        if let previous = last[key], now < previous + interval {
+            try? await Task.sleep(until: previous + interval, clock: .continuous)
+        }
+        last[key] = ContinuousClock.now
     }
 }

@@ -9,6 +9,22 @@ import StorekeeperStore
 public enum WebhookMessage {
     /// The JSON body of `event` (aliases are the customer's at the time of sending).
     static func body(_ event: EventRecord, aliases: [CustomerAlias]) -> Data {
+        let message: [String: Any] = [
+            "type": event.type.rawValue, "timestamp": Timestamp.string(from: event.occurredAt), "data": data(event, aliases: aliases),
+        ]
+        return (try? JSONSerialization.data(withJSONObject: message, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+    }
+
+    /// The aliases inside a `data` object, back as values.
+    static func aliases(_ data: [String: Any]) -> [CustomerAlias] {
+        (data["aliases"] as? [[String: String]] ?? []).compactMap { item in
+            guard let kind = item["kind"], let value = item["value"] else { return nil }
+            return CustomerAlias(kind: CustomerAlias.Kind(rawValue: kind), value: value)
+        }
+    }
+
+    /// Everything an event says, as the `data` object every destination starts from.
+    static func data(_ event: EventRecord, aliases: [CustomerAlias]) -> [String: Any] {
         let details = event.details
         var data: [String: Any] = [
             "id": details.eventId ?? event.idempotencyKey, "appId": event.appId, "type": event.type.rawValue,
@@ -33,8 +49,7 @@ public enum WebhookMessage {
         data["priceIncreaseConsent"] = details.priceIncreaseConsent
         data["previousProductId"] = details.previousProductId
         data["source"] = details.source
-        let message: [String: Any] = ["type": event.type.rawValue, "timestamp": Timestamp.string(from: event.occurredAt), "data": data]
-        return (try? JSONSerialization.data(withJSONObject: message, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return data
     }
 
     /// The `webhook-signature` header value for `body` sent as message `id` at `timestamp`.

@@ -19,8 +19,12 @@ actor RecordingTransport: WebhookTransport {
     }
     private(set) var posts: [Post] = []
     private var script: [WebhookAnswer] = []
+    private var scripts: [String: [WebhookAnswer]] = [:]
 
     func answer(_ answers: WebhookAnswer...) { script += answers }
+
+    /// Answers for posts whose URL contains `part` (checked before the shared script).
+    func answer(urlContaining part: String, _ answers: WebhookAnswer...) { scripts[part, default: []] += answers }
 
     nonisolated func post(url: String, headers: [(String, String)], body: Data, timeout: TimeAmount) async throws -> WebhookAnswer {
         await record(Post(url: url, headers: Dictionary(headers, uniquingKeysWith: { a, _ in a }), body: body))
@@ -28,6 +32,9 @@ actor RecordingTransport: WebhookTransport {
 
     private func record(_ post: Post) -> WebhookAnswer {
         posts.append(post)
+        if let part = scripts.keys.sorted().first(where: { post.url.contains($0) && !(scripts[$0]?.isEmpty ?? true) }) {
+            return scripts[part]!.removeFirst()
+        }
         return script.isEmpty ? WebhookAnswer(status: 200) : script.removeFirst()
     }
 }

@@ -1,0 +1,121 @@
+import Foundation
+import StorekeeperStore
+
+/// Customer events in each vendor's own format.
+enum IntegrationMessages {
+    /// The default human line of an event type (Slack, Telegram); `{field}` is a field of the data.
+    static let defaultTemplates: [String: String] = [
+        "subscription.started": "New subscriber {customerId}: {productId} at {price} {currency}",
+        "trial.started": "Trial started: {customerId} on {productId}",
+        "trial.converted": "Trial converted: {customerId} now pays for {productId} ({price} {currency})",
+        "trial.expired": "Trial expired: {customerId} on {productId}",
+        "subscription.renewed": "Renewed: {customerId} {productId} at {price} {currency}",
+        "subscription.product_changed": "Product changed: {customerId} from {previousProductId} to {productId}",
+        "subscription.auto_renew_disabled": "Auto-renew turned off: {customerId} {productId}",
+        "subscription.auto_renew_enabled": "Auto-renew turned on again: {customerId} {productId}",
+        "subscription.billing_issue": "Billing issue: {customerId} {productId}",
+        "subscription.grace_period_started": "Grace period started: {customerId} {productId}",
+        "subscription.billing_recovered": "Billing recovered: {customerId} {productId}",
+        "subscription.expired": "Expired: {customerId} {productId} ({expirationReason})",
+        "subscription.refunded": "Refunded: {customerId} {productId} {price} {currency}",
+        "subscription.revoked": "Revoked: {customerId} {productId}",
+        "subscription.extended": "Renewal date extended: {customerId} {productId} until {expiresDate}",
+        "subscription.price_increase": "Price increase {priceIncreaseConsent}: {customerId} {productId}",
+        "purchase.one_time": "Purchase: {customerId} {productId} at {price} {currency}",
+        "entitlement.granted": "Granted: {productId} to {customerId}",
+        "entitlement.revoked": "Grant revoked: {productId} of {customerId}",
+    ]
+
+    /// The event's line: the destination's template for its type, else the default.
+    static func line(type: String, data: [String: Any], templates: [String: String]?) -> String {
+        let template = templates?[type] ?? defaultTemplates[type] ?? "{type}: {customerId} {productId}"
+        var result = ""
+        var rest = Substring(template)
+        while let open = rest.firstIndex(of: "{") {
+            result += rest[..<open]
+            guard let close = rest[open...].firstIndex(of: "}") else {
+                rest = rest[open...]
+                break
+            }
+            let name = String(rest[rest.index(after: open)..<close])
+            result += data[name].map(text) ?? "–"
+            rest = rest[rest.index(after: close)...]
+        }
+        return result + rest
+    }
+
+    static func text(_ value: Any) -> String {
+        switch value {
+        case let string as String: string
+        case let number as NSNumber: number.stringValue
+        case let list as [String]: list.joined(separator: ", ")
+        default: "\(value)"
+        }
+    }
+
+    /// Slack's escaping for mrkdwn and plain text: `&`, `<`, `>`.
+    static func slackEscaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+    }
+
+    /// Telegram's HTML escaping: `&`, `<`, `>`, `"`.
+    static func telegramEscaped(_ text: String) -> String {
+        slackEscaped(text).replacingOccurrences(of: "\"", with: "&quot;")
+    }
+
+    static func slack(data: [String: Any], type: String, templates: [String: String]?) -> Data {
+        let line = slackEscaped(line(type: type, data: data, templates: templates))
+        let context = slackEscaped("\(type) · \(text(data["appId"] ?? "")) · \(text(data["environment"] ?? "–"))")
+        let message: [String: Any] = [
+            "text": line,
+            "blocks": [
+                ["type": "section", "text": ["type": "mrkdwn", "text": line]],
+                ["type": "context", "elements": [["type": "mrkdwn", "text": context]]],
+            ],
+        ]
+        return json(message)
+    }
+
+    static func telegram(data: [String: Any], type: String, chatId: String, templates: [String: String]?) -> Data {
+        let text = "<b>\(telegramEscaped(type))</b>\n" + telegramEscaped(line(type: type, data: data, templates: templates))
+        return json(["chat_id": chatId, "text": text, "parse_mode": "HTML", "disable_web_page_preview": true])
+    }
+
+    /// Whether an event type carries revenue (Amplitude's revenue fields; refunds negative).
+    static func revenueSign(of type: String) -> Decimal? {
+        switch type {
+        case "subscription.started", "trial.converted", "subscription.renewed", "purchase.one_time", "subscription.product_changed": 1
+        case "subscription.refunded": -1
+        default: nil
+        }
+    }
+
+    static func amplitudeEvent(data: [String: Any], type: String, time: Date) -> [String: Any] {
+        var event: [String: Any] = [
+            "user_id": text(data["customerId"] ?? data["originalTransactionId"] ?? ""), "event_type": type,
+            "time": Int64((time.timeIntervalSince1970 * 1000).rounded()), "insert_id": text(data["id"] ?? ""),
+            "event_properties": data.filter { !["aliases"].contains($0.key) },
+        ]
+        if let sign = revenueSign(of: type), let price = (data["priceInReportingCurrency"] ?? data["price"]) as? NSNumber {
+            let amount = sign * price.decimalValue
+            event["price"] = NSDecimalNumber(decimal: amount)
+            event["quantity"] = 1
+            event["revenue"] = NSDecimalNumber(decimal: amount)
+            event["productId"] = data["productId"]
+            event["revenueType"] = type
+        }
+        return event
+    }
+
+    static func mixpanelEvent(data: [String: Any], type: String, time: Date) -> [String: Any] {
+        var properties = data.filter { !["aliases", "id"].contains($0.key) }
+        properties["time"] = Int64((time.timeIntervalSince1970 * 1000).rounded())
+        properties["distinct_id"] = text(data["customerId"] ?? data["originalTransactionId"] ?? "")
+        properties["$insert_id"] = String(text(data["id"] ?? "").prefix(36))
+        return ["event": type, "properties": properties]
+    }
+
+    static func json(_ object: Any) -> Data {
+        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+    }
+}
