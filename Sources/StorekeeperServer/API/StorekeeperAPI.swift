@@ -57,6 +57,7 @@ struct StorekeeperAPI: Sendable {
             .post("notifications/:notificationId/retry", use: retryNotification)
             .post("customers/:customerId/grants", use: postGrant)
         addSupportRoutes(to: admin)
+        addDestinationRoutes(to: admin)
         app.group().add(middleware: authenticator(.bodyCustomer))
             .post("offers/sign", use: signOffer)
     }

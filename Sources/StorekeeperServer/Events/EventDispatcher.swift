@@ -149,7 +149,9 @@ public struct EventDispatcher: Service {
     }
 
     /// Records an attempt's outcome for `delivery`.
-    func finish(_ delivery: OutboxDelivery, at now: Date, started: ContinuousClock.Instant, status: Int?, error: String?, outcome: DeliveryOutcome)
+    func finish(
+        _ delivery: OutboxDelivery, at now: Date, started: ContinuousClock.Instant, status: Int?, error: String?, outcome: DeliveryOutcome
+    )
         async throws
     {
         let elapsed = ContinuousClock.now - started
@@ -221,7 +223,8 @@ public struct EventDispatcher: Service {
             let message = String(String(describing: error).prefix(300))
             for delivery in deliveries {
                 try await finish(
-                    delivery, at: now, started: started, status: nil, error: message, outcome: retry(after: delivery.attempts, at: now, retryAfter: nil))
+                    delivery, at: now, started: started, status: nil, error: message,
+                    outcome: retry(after: delivery.attempts, at: now, retryAfter: nil))
             }
             return
         }
@@ -234,7 +237,9 @@ public struct EventDispatcher: Service {
         }
         switch answer.status {
         case 200..<300:
-            for delivery in deliveries { try await finish(delivery, at: now, started: started, status: answer.status, error: nil, outcome: .delivered) }
+            for delivery in deliveries {
+                try await finish(delivery, at: now, started: started, status: answer.status, error: nil, outcome: .delivered)
+            }
         case 410:
             try await store.disableDestination(appId: app.id, destination: first.destination, reason: "the endpoint answered 410 Gone", at: now)
             logger.warning("destination disabled: its endpoint answered 410", metadata: ["app": "\(app.id)", "destination": "\(first.destination)"])
@@ -304,7 +309,8 @@ public struct EventDispatcher: Service {
                 let body = IntegrationMessages.json(["api_key": integration.apiKey ?? "", "events": chunk.map(\.1)])
                 try await post(chunk.map(\.0), url: url, headers: [("content-type", "application/json")], body: body, app: app)
             } else {
-                let credentials = Data("\(integration.serviceAccountUsername ?? ""):\(integration.serviceAccountSecret ?? "")".utf8).base64EncodedString()
+                let credentials = Data("\(integration.serviceAccountUsername ?? ""):\(integration.serviceAccountSecret ?? "")".utf8)
+                    .base64EncodedString()
                 let body = IntegrationMessages.json(chunk.map(\.1))
                 let ids = chunk.map(\.0.id)
                 try await post(

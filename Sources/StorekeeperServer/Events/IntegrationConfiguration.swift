@@ -74,7 +74,9 @@ public struct IntegrationConfiguration: Sendable, Codable, Hashable {
             case .telegram: botToken == nil ? "botToken" : chatId == nil ? "chatId" : nil
             case .amplitude: apiKey == nil ? "apiKey" : nil
             case .mixpanel:
-                projectId == nil ? "projectId" : serviceAccountUsername == nil ? "serviceAccountUsername" : serviceAccountSecret == nil ? "serviceAccountSecret" : nil
+                projectId == nil
+                    ? "projectId"
+                    : serviceAccountUsername == nil ? "serviceAccountUsername" : serviceAccountSecret == nil ? "serviceAccountSecret" : nil
             }
         if let missing { return "integration \(id) (\(type.rawValue)) needs \(missing)" }
         guard let endpoint, let parsed = URL(string: endpoint), let scheme = parsed.scheme?.lowercased(), let host = parsed.host else {

@@ -40,7 +40,8 @@ struct IntegrationTests {
             let first = try SignedData.transaction(id: "9001", original: "9001", purchase: t0, expires: t0 + 30 * day, signed: t0)
             let body = "{\"signedTransaction\": \"\(try harness.ca.signTransaction(first))\"}"
             #expect(try await client.call(.post, "/v1/apps/alpha/customers/zoe%3C%26%3E/purchases", key: Fixture.alphaKey, body: body).status == 200)
-            let renewed = try SignedData.transaction(id: "9002", original: "9001", purchase: t0 + 30 * day, expires: t0 + 60 * day, signed: t0 + 30 * day)
+            let renewed = try SignedData.transaction(
+                id: "9002", original: "9001", purchase: t0 + 30 * day, expires: t0 + 60 * day, signed: t0 + 30 * day)
             let renewal = try SignedData.renewal(original: "9001", autoRenew: true, signed: t0 + 30 * day)
             harness.clock.set(t0 + 30 * day + 60)
             let note = try SignedData.notification(harness.ca, type: "DID_RENEW", signed: t0 + 30 * day, transaction: renewed, renewal: renewal)
@@ -92,11 +93,14 @@ struct IntegrationTests {
 
     @Test("Mixpanel's strict mode: the records it names are dead, the rest delivered")
     func mixpanelStrict() async throws {
-        try await ServerHarness.run(.memory, configure: { configuration in
-            Self.configure(&configuration)
-            let index = configuration.apps.firstIndex { $0.id == "alpha" }!
-            configuration.apps[index].integrations = configuration.apps[index].integrations.filter { $0.type == .mixpanel }
-        }) { harness, client in
+        try await ServerHarness.run(
+            .memory,
+            configure: { configuration in
+                Self.configure(&configuration)
+                let index = configuration.apps.firstIndex { $0.id == "alpha" }!
+                configuration.apps[index].integrations = configuration.apps[index].integrations.filter { $0.type == .mixpanel }
+            }
+        ) { harness, client in
             let transport = RecordingTransport()
             let work = try WebhookTests.work(harness, transport)
             let t0 = Fixture.t0
@@ -104,13 +108,15 @@ struct IntegrationTests {
             for (customer, id) in [("a1", "9101"), ("a2", "9102")] {
                 let purchase = try SignedData.transaction(id: id, original: id, purchase: t0, expires: t0 + 60 * Fixture.day, signed: t0)
                 let body = "{\"signedTransaction\": \"\(try harness.ca.signTransaction(purchase))\"}"
-                #expect(try await client.call(.post, "/v1/apps/alpha/customers/\(customer)/purchases", key: Fixture.alphaKey, body: body).status == 200)
+                #expect(
+                    try await client.call(.post, "/v1/apps/alpha/customers/\(customer)/purchases", key: Fixture.alphaKey, body: body).status == 200)
             }
             await transport.answer(
                 urlContaining: "/mixpanel",
                 WebhookAnswer(
                     status: 400,
-                    body: Data(#"{"code":400,"num_records_imported":1,"failed_records":[{"index":0,"field":"properties.time","message":"too old"}]}"#.utf8)))
+                    body: Data(
+                        #"{"code":400,"num_records_imported":1,"failed_records":[{"index":0,"field":"properties.time","message":"too old"}]}"#.utf8)))
             #expect(try await work.dispatcher.drain() == 2)
             let counts = try await harness.store.deliveryCounts(appId: "alpha")["mixpanel"] ?? [:]
             #expect(counts[.dead] == 1 && counts[.delivered] == 1)

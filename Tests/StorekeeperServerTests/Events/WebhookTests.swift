@@ -168,6 +168,45 @@ struct WebhookTests {
         }
     }
 
+    @Test("the admin API lists destinations without secrets, shows every attempt, replays dead letters, re-enables and sends a test event")
+    func adminAPI() async throws {
+        try await ServerHarness.run(.sqlite, configure: Self.configure) { harness, client in
+            let transport = RecordingTransport()
+            let work = try Self.work(harness, transport)
+            await transport.answer(WebhookAnswer(status: 410))
+            let t0 = Fixture.t0
+            harness.clock.set(t0 + 60)
+            let first = try SignedData.transaction(id: "8201", original: "8201", purchase: t0, expires: t0 + 30 * Fixture.day, signed: t0)
+            let purchase = "{\"signedTransaction\": \"\(try harness.ca.signTransaction(first))\"}"
+            #expect(try await client.call(.post, "/v1/apps/alpha/customers/finn/purchases", key: Fixture.alphaKey, body: purchase).status == 200)
+            try await work.dispatcher.drain()
+            #expect(try await client.call(.get, "/v1/apps/alpha/destinations", key: Fixture.alphaKey).status == 403)
+            let list = try await client.call(.get, "/v1/apps/alpha/destinations", key: Fixture.alphaAdmin)
+            #expect(list.status == 200 && !list.text.contains("whsec_"))
+            let backend = try #require((list.json["destinations"] as? [[String: Any]])?.first)
+            #expect(backend["id"] as? String == "backend" && (backend["disabled"] as? String)?.contains("410") == true)
+            #expect((backend["deliveries"] as? [String: Int])?["dead"] == 1)
+            let log = try await client.call(.get, "/v1/apps/alpha/destinations/backend/deliveries?state=dead", key: Fixture.alphaAdmin)
+            let dead = try #require((log.json["deliveries"] as? [[String: Any]])?.first)
+            #expect(dead["type"] as? String == "subscription.started" && (dead["log"] as? [[String: Any]])?.first?["status"] as? Int == 410)
+            #expect(try await client.call(.post, "/v1/apps/alpha/destinations/backend/enable", key: Fixture.alphaAdmin).status == 200)
+            let replay = try await client.call(
+                .post, "/v1/apps/alpha/destinations/backend/replay", key: Fixture.alphaAdmin, body: #"{"deliveryId": \#(dead["id"] as? Int ?? 0)}"#)
+            #expect(replay.status == 202 && replay.json["replayed"] as? Int == 1)
+            let test = try await client.call(.post, "/v1/apps/alpha/destinations/backend/test", key: Fixture.alphaAdmin)
+            #expect(test.status == 202)
+            #expect(try await work.dispatcher.drain() == 2)
+            let types = await transport.posts.map(\.type)
+            #expect(
+                types == ["subscription.started", "subscription.started", "test.event"]
+                    || types == ["subscription.started", "test.event", "subscription.started"])
+            #expect(try await client.call(.get, "/v1/apps/alpha/destinations/nope/deliveries", key: Fixture.alphaAdmin).status == 404)
+            #expect(try await client.call(.get, "/v1/apps/alpha/destinations/backend/deliveries?state=odd", key: Fixture.alphaAdmin).status == 400)
+            let actions = try await harness.store.auditEntries(appId: "alpha", limit: 10).map(\.action)
+            #expect(actions == ["replay_deliveries", "enable_destination"])
+        }
+    }
+
     @Test("Standard Webhooks signatures: one per secret during a rotation; retry delays follow the schedule; bad webhooks are refused")
     func signaturesScheduleConfiguration() throws {
         let body = Data(#"{"type":"x"}"#.utf8)

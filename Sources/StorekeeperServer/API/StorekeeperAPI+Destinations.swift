@@ -1,0 +1,150 @@
+import Foundation
+import Hummingbird
+import StorekeeperStore
+
+extension StorekeeperAPI {
+    /// Events out (admin key): the app's webhooks and integrations, their delivery logs, replay of
+    /// dead letters, re-enabling after a 410, and a test event.
+    func addDestinationRoutes(to admin: RouterGroup<APIRequestContext>) {
+        admin.get("destinations", use: listDestinations)
+            .get("destinations/:destinationId/deliveries", use: listDeliveries)
+            .post("destinations/:destinationId/replay", use: replayDeliveries)
+            .post("destinations/:destinationId/enable", use: enableDestination)
+            .post("destinations/:destinationId/test", use: sendTestEvent)
+    }
+
+    struct DestinationResponse: Encodable {
+        var id: String
+        var type: String
+        /// The webhook's URL, or the integration's endpoint (with no credential in it).
+        var url: String?
+        var events: [String]
+        var environments: [String]?
+        var disabled: String?
+        var deliveries: [String: Int]
+    }
+
+    struct DeliveryResponse: Encodable {
+        struct Attempt: Encodable {
+            var at: Date
+            var status: Int?
+            var error: String?
+            var durationMilliseconds: Int
+        }
+        var id: Int64
+        var eventId: String
+        var type: String
+        var occurredAt: Date
+        var state: String
+        var attempts: Int
+        var nextAttemptAt: Date?
+        var lastStatus: Int?
+        var lastError: String?
+        var deliveredAt: Date?
+        var log: [Attempt]
+    }
+
+    /// The destination id in the path, when the app has it (404 otherwise).
+    func destination(_ context: APIRequestContext) throws -> (AppRuntime, String) {
+        let app = try context.caller().app
+        let id = try context.pathParameter("destinationId")
+        let known = app.configuration.webhooks.map(\.id) + app.configuration.integrations.map(\.id)
+        guard known.contains(id) else { throw APIError.notFound }
+        return (app, id)
+    }
+
+    /// `GET /v1/apps/{appId}/destinations`
+    func listDestinations(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let app = try context.caller().app
+        let counts = try await store.deliveryCounts(appId: app.id)
+        let disabled = try await store.disabledDestinations(appId: app.id)
+        func tally(_ id: String) -> [String: Int] {
+            Dictionary(uniqueKeysWithValues: DeliveryState.allCases.map { ($0.rawValue, counts[id]?[$0] ?? 0) })
+        }
+        let webhooks = app.configuration.webhooks.map {
+            DestinationResponse(
+                id: $0.id, type: "webhook", url: $0.url, events: $0.events ?? ["*"], environments: $0.environments, disabled: disabled[$0.id],
+                deliveries: tally($0.id))
+        }
+        let integrations = app.configuration.integrations.map { integration in
+            // A Telegram endpoint holds the bot token: only its host is shown.
+            let url = integration.type == .telegram ? integration.endpoint.flatMap { URL(string: $0)?.host } : integration.endpoint
+            return DestinationResponse(
+                id: integration.id, type: integration.type.rawValue, url: integration.type == .slack ? url.map { _ in "(a Slack webhook)" } : url,
+                events: integration.events ?? ["*"], environments: integration.environments, disabled: disabled[integration.id],
+                deliveries: tally(integration.id))
+        }
+        return JSONBody.response(value: ["destinations": webhooks + integrations])
+    }
+
+    /// `GET /v1/apps/{appId}/destinations/{id}/deliveries?state=&limit=`: newest first, each
+    /// with every attempt.
+    func listDeliveries(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let (app, id) = try destination(context)
+        var state: DeliveryState?
+        if let text = request.uri.queryParameters.get("state") {
+            guard let value = DeliveryState(rawValue: text) else { throw APIError.badRequest("state must be pending, delivered or dead") }
+            state = value
+        }
+        let deliveries = try await store.deliveries(appId: app.id, destination: id, state: state, limit: try Self.limit(request))
+        var result: [DeliveryResponse] = []
+        for delivery in deliveries {
+            let log = try await store.attempts(deliveryId: delivery.id).map {
+                DeliveryResponse.Attempt(at: $0.at, status: $0.status, error: $0.error, durationMilliseconds: $0.durationMilliseconds)
+            }
+            result.append(
+                DeliveryResponse(
+                    id: delivery.id, eventId: delivery.event.details.eventId ?? delivery.event.idempotencyKey, type: delivery.event.type.rawValue,
+                    occurredAt: delivery.event.occurredAt, state: delivery.state.rawValue, attempts: log.count,
+                    nextAttemptAt: delivery.state == .pending ? delivery.nextAttemptAt : nil, lastStatus: delivery.lastStatus,
+                    lastError: delivery.lastError, deliveredAt: delivery.deliveredAt, log: log))
+        }
+        return JSONBody.response(value: ["deliveries": result])
+    }
+
+    struct ReplayRequest: Decodable {
+        var deliveryId: Int64?
+    }
+
+    /// `POST /v1/apps/{appId}/destinations/{id}/replay` with `{"deliveryId"}` or `{}` for every
+    /// dead letter: they are sent again now, audited.
+    func replayDeliveries(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let (app, id) = try destination(context)
+        let buffer = try await body(request)
+        let input = buffer.readableBytes == 0 ? ReplayRequest() : try JSONBody.decode(ReplayRequest.self, from: buffer)
+        let now = clock()
+        let count = try await store.replayDeliveries(appId: app.id, destination: id, id: input.deliveryId, now: now)
+        try await audit(app, context, action: "replay_deliveries", details: ["destination": id, "replayed": "\(count)"], now: now)
+        return JSONBody.response(status: .accepted, value: ["replayed": count])
+    }
+
+    /// `POST /v1/apps/{appId}/destinations/{id}/enable`: deliveries resume after a 410.
+    func enableDestination(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let (app, id) = try destination(context)
+        let now = clock()
+        try await store.enableDestination(appId: app.id, destination: id)
+        try await audit(app, context, action: "enable_destination", details: ["destination": id], now: now)
+        return JSONBody.response(value: ["id": id, "enabled": "true"])
+    }
+
+    /// `POST /v1/apps/{appId}/destinations/{id}/test`: a `test.event` to this destination only.
+    func sendTestEvent(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let (app, id) = try destination(context)
+        let now = clock()
+        let eventId = "evt_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(23)
+        var details = EventDetails()
+        details.eventId = eventId
+        details.source = "test"
+        var event = EventRecord(appId: app.id, type: "test.event", details: details, occurredAt: now, idempotencyKey: "event:" + eventId)
+        event.destinations = [id]
+        try await store.apply(Changeset(appId: app.id, at: now, events: [event]))
+        return JSONBody.response(status: .accepted, value: ["eventId": eventId])
+    }
+
+    func audit(_ app: AppRuntime, _ context: APIRequestContext, action: String, details: [String: String], now: Date) async throws {
+        try await store.apply(
+            Changeset(
+                appId: app.id, at: now,
+                audit: [AuditEntry(appId: app.id, actor: try context.caller().principal.actor, action: action, details: details, at: now)]))
+    }
+}
