@@ -97,6 +97,82 @@ struct StoreContractTests {
         }
     }
 
+    @Test("problems open once per cause, count repeats, resolve with their event, and open again afterwards", arguments: TestBackend.available)
+    func problems(backend: TestBackend) async throws {
+        try await withTestStore(backend) { store in
+            let problem = Problem(
+                appId: "a", kind: "dead_letters", causeKey: "dead_letters:hook", summary: "dead", evidence: ["k": "v"],
+                amount: Decimal(string: "9.99"),
+                currency: "USD", openedAt: Self.t0)
+            let alert = EventRecord(appId: "a", type: "problem.opened", occurredAt: Self.t0, idempotencyKey: "event:p1")
+            #expect(try await store.openProblem(problem, event: alert))
+            #expect(try await store.openProblem(problem, event: alert) == false)
+            let open = try await store.problems(appId: "a", status: .open, limit: 10)
+            #expect(
+                open.count == 1 && open.first?.occurrences == 2 && open.first?.amount == Decimal(string: "9.99") && open.first?.evidence == ["k": "v"]
+            )
+            #expect(try await store.problems(appId: "b", status: nil, limit: 10).isEmpty)
+            let resolved = try await store.resolveProblem(appId: "a", causeKey: "dead_letters:hook", at: Self.t0 + 60, by: "automatic") { _ in
+                EventRecord(appId: "a", type: "problem.resolved", occurredAt: Self.t0 + 60, idempotencyKey: "event:p1r")
+            }
+            #expect(resolved?.status == .resolved && resolved?.resolvedBy == "automatic")
+            #expect(try await store.resolveProblem(appId: "a", causeKey: "dead_letters:hook", at: Self.t0, by: "x") { _ in nil } == nil)
+            #expect(try await store.openProblem(problem, event: nil))
+            let all = try await store.problems(appId: "a", status: nil, limit: 10)
+            #expect(all.map(\.status) == [.open, .resolved])
+            let id = try #require(all.first?.id)
+            #expect(try await store.resolveProblem(appId: "b", id: id, at: Self.t0, by: "x") { _ in nil } == nil)
+            #expect(try await store.resolveProblem(appId: "a", id: id, at: Self.t0, by: "ops") { _ in nil }?.resolvedBy == "ops")
+        }
+    }
+
+    @Test(
+        "the outbox: deliveries written with their events, leased once, finished with their attempts, replayed, held while disabled",
+        arguments: TestBackend.available)
+    func outbox(backend: TestBackend) async throws {
+        try await withTestStore(backend) { store in
+            var event = EventRecord(appId: "a", type: "subscription.renewed", occurredAt: Self.t0, idempotencyKey: "event:e1")
+            event.destinations = ["hook", "slack"]
+            try await store.apply(Changeset(appId: "a", at: Self.t0, events: [event, event]))
+            let leased = try await store.leaseDeliveries(limit: 10, owner: "d1", now: Self.t0, leaseUntil: Self.t0 + 60)
+            #expect(
+                leased.map(\.destination).sorted() == ["hook", "slack"]
+                    && leased.allSatisfy { $0.attempts == 1 && $0.event.type == "subscription.renewed" })
+            #expect(try await store.leaseDeliveries(limit: 10, owner: "d2", now: Self.t0, leaseUntil: Self.t0 + 60).isEmpty)
+            let hook = try #require(leased.first { $0.destination == "hook" })
+            let slack = try #require(leased.first { $0.destination == "slack" })
+            try await store.finishDelivery(
+                id: hook.id, owner: "d1",
+                attempt: DeliveryAttempt(deliveryId: hook.id, at: Self.t0, status: 500, error: "HTTP 500", durationMilliseconds: 3),
+                outcome: .retry(at: Self.t0 + 5))
+            try await store.finishDelivery(
+                id: slack.id, owner: "d2",
+                attempt: DeliveryAttempt(deliveryId: slack.id, at: Self.t0, status: 200, error: nil, durationMilliseconds: 1),
+                outcome: .delivered)  // not its lease: ignored
+            #expect(try await store.leaseDeliveries(limit: 10, owner: "d1", now: Self.t0 + 4, leaseUntil: Self.t0 + 70).isEmpty)
+            let again = try await store.leaseDeliveries(limit: 10, owner: "d1", now: Self.t0 + 61, leaseUntil: Self.t0 + 120)
+            #expect(again.map(\.destination).sorted() == ["hook", "slack"])
+            try await store.finishDelivery(
+                id: hook.id, owner: "d1",
+                attempt: DeliveryAttempt(deliveryId: hook.id, at: Self.t0 + 61, status: 410, error: "gone", durationMilliseconds: 2),
+                outcome: .dead)
+            #expect(try await store.attempts(deliveryId: hook.id).map(\.status) == [500, 410])
+            try await store.disableDestination(appId: "a", destination: "hook", reason: "410", at: Self.t0)
+            #expect(try await store.disabledDestinations(appId: "a") == ["hook": "410"])
+            #expect(try await store.replayDeliveries(appId: "a", destination: "hook", id: nil, now: Self.t0 + 200) == 1)
+            // The disabled destination waits; the other's lease ran out, so it is leased again.
+            #expect(
+                try await store.leaseDeliveries(limit: 10, owner: "d3", now: Self.t0 + 200, leaseUntil: Self.t0 + 260).map(\.destination) == ["slack"]
+            )
+            try await store.enableDestination(appId: "a", destination: "hook")
+            let replayed = try await store.leaseDeliveries(limit: 10, owner: "d3", now: Self.t0 + 200, leaseUntil: Self.t0 + 260)
+            #expect(replayed.map(\.destination) == ["hook"] && replayed.first?.attempts == 1)
+            #expect(try await store.deliveryCounts(appId: "a")["hook"]?[.pending] == 1)
+            #expect(try await store.deliveries(appId: "a", destination: "hook", state: nil, limit: 5).count == 1)
+            #expect(try await store.delivery(appId: "b", id: hook.id) == nil)
+        }
+    }
+
     @Test("apps are saved idempotently and updated", arguments: TestBackend.available)
     func appsRoundTrip(backend: TestBackend) async throws {
         try await withTestStore(backend) { store in

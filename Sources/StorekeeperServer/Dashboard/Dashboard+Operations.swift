@@ -11,6 +11,8 @@ extension Dashboard {
             .get("apps/:appId/audit", use: audit)
             .get("apps/:appId/settings", use: settings)
             .post("apps/:appId/settings/test-notification", use: testNotification)
+            .get("apps/:appId/problems", use: problemsPage)
+            .post("apps/:appId/problems/:problemId/resolve", use: resolveProblemForm)
             .get("apps/:appId/users", use: users)
             .post("apps/:appId/users", use: saveUser)
     }
@@ -118,6 +120,67 @@ extension Dashboard {
             originalTransactionId: chain ?? "", customerHref: owner.map { customerHref(app, $0) }, attempts: row.attempts,
             decoded: SignedPayloadText.decode(body) ?? body)
         return templates.page("notification", title: "Notification \(id)", frame: frame(visitor, app: app, section: "notifications"), page: model)
+    }
+
+    // MARK: - Problems
+
+    struct ProblemsModel {
+        struct Row {
+            var id: Int64
+            var kind: String
+            var status: String
+            var isOpen: Bool
+            var summary: String
+            var customer: String?
+            var customerHref: String?
+            var money: String
+            var occurrences: Int
+            var opened: String
+            var resolved: String
+            var evidence: String
+            var action: String
+        }
+        struct Option {
+            var value: String
+            var selected: Bool
+        }
+        var rows: [Row]
+        var statuses: [Option]
+        var notice: String?
+    }
+
+    func problemsPage(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let (visitor, app) = try supportApp(context)
+        let text = request.uri.queryParameters.get("status") ?? "open"
+        let status = text == "all" ? nil : ProblemStatus(rawValue: text)
+        guard text == "all" || status != nil else { throw DashboardError.badRequest("status must be open, resolved, noted or all") }
+        let days = DayFormat(timeZone: app.configuration.analytics.timeZone)
+        let base = "/dashboard/apps/\(Self.pathComponent(app.id))/problems"
+        let rows = try await store.problems(appId: app.id, status: status, limit: 500).map { problem in
+            ProblemsModel.Row(
+                id: problem.id ?? 0, kind: problem.kind, status: problem.status.rawValue, isOpen: problem.status == .open, summary: problem.summary,
+                customer: problem.customerId, customerHref: problem.customerId.map { customerHref(app, $0) },
+                money: problem.amount.map { "\($0) \(problem.currency ?? "")" } ?? "", occurrences: problem.occurrences,
+                opened: days.instant(problem.openedAt),
+                resolved: problem.resolvedAt.map { days.instant($0) + " by " + (problem.resolvedBy ?? "") } ?? "",
+                evidence: problem.evidence.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "\n"),
+                action: "\(base)/\(problem.id ?? 0)/resolve")
+        }
+        let model = ProblemsModel(
+            rows: rows, statuses: ["open", "resolved", "noted", "all"].map { .init(value: $0, selected: $0 == text) },
+            notice: request.uri.queryParameters.get("resolved").map { "Problem \($0) resolved." })
+        return templates.page("problems", title: "Problems", frame: frame(visitor, app: app, section: "problems"), page: model)
+    }
+
+    func resolveProblemForm(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let (visitor, app) = try supportApp(context)
+        let form = try await Self.checkedForm(request, context, api: api)
+        guard let id = Int64(try context.pathParameter("problemId")) else { throw DashboardError.notFound }
+        guard let reason = form.text("reason"), reason.count <= 1000 else {
+            throw DashboardError.badRequest("Give a reason (at most 1,000 characters).")
+        }
+        guard try await api.resolveProblem(id: id, app: app, actor: visitor.actor, reason: reason) != nil else { throw DashboardError.notFound }
+        return Self.redirect(to: "/dashboard/apps/\(Self.pathComponent(app.id))/problems?resolved=\(id)")
     }
 
     // MARK: - Audit log

@@ -199,7 +199,7 @@ struct Dashboard: Sendable {
         let apps = api.apps.apps.keys.sorted().filter(visitor.user.mayOpen(appId:))
         var sections: [(String, String)] = [("overview", "Overview"), ("charts", "Charts"), ("cohorts", "Cohorts")]
         if visitor.mayWorkOnCustomers {
-            sections += [("customers", "Customers"), ("notifications", "Notifications"), ("audit", "Audit log")]
+            sections += [("customers", "Customers"), ("notifications", "Notifications"), ("problems", "Problems"), ("audit", "Audit log")]
         }
         if visitor.isAdmin { sections += [("settings", "Settings"), ("users", "Users")] }
         return DashboardFrame(

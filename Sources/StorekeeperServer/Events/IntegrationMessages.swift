@@ -24,6 +24,9 @@ enum IntegrationMessages {
         "purchase.one_time": "Purchase: {customerId} {productId} at {price} {currency}",
         "entitlement.granted": "Granted: {productId} to {customerId}",
         "entitlement.revoked": "Grant revoked: {productId} of {customerId}",
+        "problem.opened": "Problem ({problemKind}): {summary}",
+        "problem.resolved": "Resolved ({problemKind}): {summary}",
+        "test.event": "Test event from Storekeeper ({appId})",
     ]
 
     /// The event's line: the destination's template for its type, else the default.

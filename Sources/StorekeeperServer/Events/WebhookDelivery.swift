@@ -49,6 +49,9 @@ public enum WebhookMessage {
         data["priceIncreaseConsent"] = details.priceIncreaseConsent
         data["previousProductId"] = details.previousProductId
         data["source"] = details.source
+        data["problemKind"] = details.problemKind
+        data["summary"] = details.problemKind == nil ? nil : details.reason
+        data["evidence"] = details.evidence
         return data
     }
 
@@ -63,8 +66,8 @@ public enum WebhookMessage {
 
 /// When a failed delivery is tried again: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and
 /// 24 h after each failure (76 hours in all), each with ±10% jitter; then it is dead.
-enum RetrySchedule {
-    static let delays: [TimeInterval] = [5, 300, 1_800, 7_200, 18_000, 36_000, 50_400, 72_000, 86_400]
+public enum RetrySchedule {
+    public static let delays: [TimeInterval] = [5, 300, 1_800, 7_200, 18_000, 36_000, 50_400, 72_000, 86_400]
 
     /// The delay after failed attempt `attempt` (1-based), or `nil` when retries ran out.
     static func delay(after attempt: Int, jitter: Double) -> TimeInterval? {

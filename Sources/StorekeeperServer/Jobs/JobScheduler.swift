@@ -1,4 +1,5 @@
 import AppStoreModels
+import AppStoreServerAPI
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -99,15 +100,35 @@ public struct JobScheduler: Service {
         }
     }
 
+    /// A job that failed for good: `job_failing` for its kind, until one of that kind succeeds.
+    private func openJobProblem(_ job: JobRecord, error: String, app: AppConfiguration?, desk: ProblemDesk) async throws {
+        guard let app else { return }
+        try await desk.open(
+            Problem(
+                appId: app.id, kind: ProblemDesk.jobFailing, causeKey: "\(ProblemDesk.jobFailing):\(job.kind)",
+                summary: "\(job.kind) jobs fail and are not retried any more", evidence: ["job": "\(job.id ?? 0)", "error": error],
+                openedAt: runner.clock()), app: app)
+    }
+
     /// Runs one leased job and records its outcome.
     func execute(_ job: JobRecord) async throws {
         guard let id = job.id else { return }
+        let app = runner.apps.apps[job.appId]?.configuration
+        let desk = ProblemDesk(store: runner.store)
         do {
             try await runner.run(job)
             try await runner.store.completeJob(id: id, owner: owner)
+            if let app {
+                let now = runner.clock()
+                try await desk.resolve(causeKey: "\(ProblemDesk.jobFailing):\(job.kind)", app: app, by: "automatic", at: now)
+                if JobKind(rawValue: job.kind) != .transitions {
+                    try await desk.resolve(causeKey: ProblemDesk.appleUnauthorized, app: app, by: "automatic", at: now)
+                }
+            }
         } catch let failure as JobRunner.PermanentFailure {
             runner.logger.warning("job failed for good", metadata: ["job": "\(id)", "kind": "\(job.kind)", "error": "\(failure)"])
             try await runner.store.failJob(id: id, owner: owner, error: failure.description, retryAt: nil)
+            try await openJobProblem(job, error: failure.description, app: app, desk: desk)
         } catch is CancellationError {
             throw CancellationError()
         } catch {
@@ -117,6 +138,14 @@ public struct JobScheduler: Service {
                 ? nil : runner.clock().addingTimeInterval(min(21_600, 30 * pow(2, Double(max(0, job.attempts - 1)))))
             runner.logger.notice("job failed", metadata: ["job": "\(id)", "kind": "\(job.kind)", "error": "\(message)"])
             try await runner.store.failJob(id: id, owner: owner, error: message, retryAt: retryAt)
+            if let app, let apple = error as? AppStoreServerAPIError, apple.httpStatus == 401 {
+                try await desk.open(
+                    Problem(
+                        appId: app.id, kind: ProblemDesk.appleUnauthorized, causeKey: ProblemDesk.appleUnauthorized,
+                        summary: "Apple refuses the app's App Store Server API key (401): check issuerId, keyId and the private key",
+                        evidence: ["job": job.kind, "error": message], openedAt: runner.clock()), app: app)
+            }
+            if retryAt == nil { try await openJobProblem(job, error: message, app: app, desk: desk) }
         }
     }
 }

@@ -34,6 +34,7 @@ public actor InMemoryStore: StorekeeperStorage {
     private var deliveryRows: [Int64: DeliveryRow] = [:]
     private var deliveryAttempts: [Int64: [DeliveryAttempt]] = [:]
     private var disabled: [AppKey: String] = [:]
+    private var problemRows: [Problem] = []
     private var aliasOwners: [AppKey: String] = [:]
     private var ledgerRows: [LedgerEntry] = []
     private var dashboardUserRecords: [String: DashboardUser] = [:]
@@ -176,21 +177,8 @@ public actor InMemoryStore: StorekeeperStorage {
             newEntries += 1
         }
         var newEvents = 0
-        for event in changeset.events where eventKeys.insert(AppKey(appId: appId, key: event.idempotencyKey)).inserted {
-            var row = event
-            row.id = nextId()
-            row.appId = appId
-            row.occurredAt = event.occurredAt.toMilliseconds
-            row.destinations = []
-            eventRows.append(row)
+        for event in changeset.events where insertEvent(event, appId: appId, at: changeset.at) {
             newEvents += 1
-            for destination in Set(event.destinations).sorted() {
-                let id = nextId()
-                deliveryRows[id] = DeliveryRow(
-                    delivery: OutboxDelivery(
-                        id: id, appId: appId, destination: destination, state: .pending, attempts: 0, nextAttemptAt: changeset.at.toMilliseconds,
-                        lastStatus: nil, lastError: nil, deliveredAt: nil, createdAt: changeset.at.toMilliseconds, event: row))
-            }
         }
         for job in changeset.jobs where jobKeys[AppKey(appId: appId, key: job.idempotencyKey)] == nil {
             var row = job
@@ -277,6 +265,67 @@ public actor InMemoryStore: StorekeeperStorage {
     }
 
     // MARK: - Outbox
+
+    /// Records an event unless its key is known, with a delivery per destination.
+    private func insertEvent(_ event: EventRecord, appId: String, at: Date) -> Bool {
+        guard eventKeys.insert(AppKey(appId: appId, key: event.idempotencyKey)).inserted else { return false }
+        var row = event
+        row.id = nextId()
+        row.appId = appId
+        row.occurredAt = event.occurredAt.toMilliseconds
+        row.destinations = []
+        eventRows.append(row)
+        for destination in Set(event.destinations).sorted() {
+            let id = nextId()
+            deliveryRows[id] = DeliveryRow(
+                delivery: OutboxDelivery(
+                    id: id, appId: appId, destination: destination, state: .pending, attempts: 0, nextAttemptAt: at.toMilliseconds,
+                    lastStatus: nil, lastError: nil, deliveredAt: nil, createdAt: at.toMilliseconds, event: row))
+        }
+        return true
+    }
+
+    // MARK: - Problems
+
+    @discardableResult
+    public func openProblem(_ problem: Problem, event: EventRecord?) async throws -> Bool {
+        if let index = problemRows.firstIndex(where: { $0.appId == problem.appId && $0.causeKey == problem.causeKey && $0.status == .open }) {
+            problemRows[index].occurrences += 1
+            return false
+        }
+        var row = problem
+        row.id = nextId()
+        row.occurrences = 1
+        row.openedAt = problem.openedAt.toMilliseconds
+        problemRows.append(row)
+        if let event { _ = insertEvent(event, appId: problem.appId, at: problem.openedAt) }
+        return true
+    }
+
+    @discardableResult
+    public func resolveProblem(
+        appId: String, causeKey: String, at: Date, by: String, event: @Sendable (Problem) -> EventRecord?
+    ) async throws -> Problem? {
+        resolve(at: at, by: by, event: event) { $0.appId == appId && $0.causeKey == causeKey }
+    }
+
+    public func resolveProblem(appId: String, id: Int64, at: Date, by: String, event: @Sendable (Problem) -> EventRecord?) async throws -> Problem? {
+        resolve(at: at, by: by, event: event) { $0.appId == appId && $0.id == id }
+    }
+
+    private func resolve(at: Date, by: String, event: @Sendable (Problem) -> EventRecord?, where matches: (Problem) -> Bool) -> Problem? {
+        guard let index = problemRows.firstIndex(where: { $0.status == .open && matches($0) }) else { return nil }
+        problemRows[index].status = .resolved
+        problemRows[index].resolvedAt = at.toMilliseconds
+        problemRows[index].resolvedBy = by
+        let problem = problemRows[index]
+        if let record = event(problem) { _ = insertEvent(record, appId: problem.appId, at: at) }
+        return problem
+    }
+
+    public func problems(appId: String, status: ProblemStatus?, limit: Int) async throws -> [Problem] {
+        Array(problemRows.filter { $0.appId == appId && (status == nil || $0.status == status) }.reversed().prefix(max(0, min(limit, 1000))))
+    }
 
     public func leaseDeliveries(limit: Int, owner: String, now: Date, leaseUntil: Date) async throws -> [OutboxDelivery] {
         let due = deliveryRows.values.filter { row in

@@ -2,7 +2,7 @@ import Foundation
 
 /// Everything the server stores, behind one value: what `buildApplication` takes.
 public protocol StorekeeperStorage: AppRepository, CustomerRepository, LedgerRepository, NotificationInbox, EventLog,
-    JobQueue, AuditLog, ReconciliationQueries, DashboardUserRepository, EventOutbox
+    JobQueue, AuditLog, ReconciliationQueries, DashboardUserRepository, EventOutbox, ProblemRegistry
 {
     /// Which backend this is (`sqlite`, `postgresql`, `memory`), for logs and `/health`.
     var backendName: String { get }
@@ -188,4 +188,21 @@ public protocol ReconciliationQueries: Sendable {
     func pendingJobKeys(appId: String, kind: String) async throws -> Set<String>
     /// The app's jobs of `kind`, oldest `runAt` first, at most `limit`.
     func jobs(appId: String, kind: String, limit: Int) async throws -> [JobRecord]
+}
+
+/// Problems, each opened once per cause while open; opening and resolving can record an event
+/// (`problem.opened`, `problem.resolved`) in the same transaction, so alerts go out through the
+/// outbox.
+public protocol ProblemRegistry: Sendable {
+    /// Opens `problem` unless one with its cause is open (then counts an occurrence); records
+    /// `event` only when it opened. Returns whether it opened.
+    @discardableResult
+    func openProblem(_ problem: Problem, event: EventRecord?) async throws -> Bool
+    /// Resolves the open problem of `causeKey`, if any, recording `event` for it; returns it.
+    @discardableResult
+    func resolveProblem(appId: String, causeKey: String, at: Date, by: String, event: @Sendable (Problem) -> EventRecord?) async throws -> Problem?
+    /// Resolves one open problem by id; returns it, or `nil` when none is open with that id.
+    func resolveProblem(appId: String, id: Int64, at: Date, by: String, event: @Sendable (Problem) -> EventRecord?) async throws -> Problem?
+    /// The app's problems in `status` (any when `nil`), newest first.
+    func problems(appId: String, status: ProblemStatus?, limit: Int) async throws -> [Problem]
 }

@@ -26,27 +26,8 @@ extension SQLStore {
                 if inserted != nil { newEntries += 1 }
             }
             var newEvents = 0
-            for event in changeset.events {
-                let inserted = try await db.raw(
-                    """
-                    INSERT INTO events (app_id, customer_id, original_transaction_id, type, payload, occurred_at, idempotency_key)
-                    VALUES (\(bind: appId), \(bind: event.customerId), \(bind: event.originalTransactionId), \(bind: event.type.rawValue),
-                    \(bind: event.details.json), \(bind: event.occurredAt.millisecondsSince1970), \(bind: event.idempotencyKey))
-                    ON CONFLICT (app_id, idempotency_key) DO NOTHING RETURNING id
-                    """
-                ).first()
-                guard let inserted else { continue }
+            for event in changeset.events where try await Self.insertEvent(event, appId: appId, now: now, db) {
                 newEvents += 1
-                let eventId = try inserted.int64("id")
-                for destination in event.destinations {
-                    try await db.raw(
-                        """
-                        INSERT INTO event_deliveries (app_id, event_id, destination, state, attempts, next_attempt_at, created_at)
-                        VALUES (\(bind: appId), \(bind: eventId), \(bind: destination), \(bind: DeliveryState.pending.rawValue), 0,
-                        \(bind: now), \(bind: now)) ON CONFLICT (event_id, destination) DO NOTHING
-                        """
-                    ).run()
-                }
             }
             for job in changeset.jobs {
                 try await db.raw(

@@ -10,6 +10,31 @@ extension SQLStore {
             idempotencyKey: try row.string("idempotency_key"))
     }
 
+    /// Inserts an event unless its key is recorded, with a pending delivery to each of its
+    /// destinations (the outbox); returns whether it was new.
+    static func insertEvent(_ event: EventRecord, appId: String, now: Int64, _ db: any SQLDatabase) async throws -> Bool {
+        let inserted = try await db.raw(
+            """
+            INSERT INTO events (app_id, customer_id, original_transaction_id, type, payload, occurred_at, idempotency_key)
+            VALUES (\(bind: appId), \(bind: event.customerId), \(bind: event.originalTransactionId), \(bind: event.type.rawValue),
+            \(bind: event.details.json), \(bind: event.occurredAt.millisecondsSince1970), \(bind: event.idempotencyKey))
+            ON CONFLICT (app_id, idempotency_key) DO NOTHING RETURNING id
+            """
+        ).first()
+        guard let inserted else { return false }
+        let eventId = try inserted.int64("id")
+        for destination in Set(event.destinations).sorted() {
+            try await db.raw(
+                """
+                INSERT INTO event_deliveries (app_id, event_id, destination, state, attempts, next_attempt_at, created_at)
+                VALUES (\(bind: appId), \(bind: eventId), \(bind: destination), \(bind: DeliveryState.pending.rawValue), 0,
+                \(bind: now), \(bind: now)) ON CONFLICT (event_id, destination) DO NOTHING
+                """
+            ).run()
+        }
+        return true
+    }
+
     public func leaseDeliveries(limit: Int, owner: String, now: Date, leaseUntil: Date) async throws -> [OutboxDelivery] {
         let lock: SQLQueryString = backend.dialect == .postgresql ? " FOR UPDATE SKIP LOCKED" : ""
         let millis = now.millisecondsSince1970

@@ -128,6 +128,13 @@ enum SchemaMigrations {
                     CREATE TABLE disabled_destinations (app_id TEXT NOT NULL, destination TEXT NOT NULL, reason TEXT NOT NULL,
                     at BIGINT NOT NULL, PRIMARY KEY (app_id, destination))
                     """,
+                    """
+                    CREATE TABLE problems (\(id), app_id TEXT NOT NULL, kind TEXT NOT NULL, cause_key TEXT NOT NULL, status TEXT NOT NULL,
+                    customer_id TEXT, summary TEXT NOT NULL, evidence TEXT NOT NULL, amount TEXT, currency TEXT,
+                    occurrences INTEGER NOT NULL, opened_at BIGINT NOT NULL, resolved_at BIGINT, resolved_by TEXT)
+                    """,
+                    "CREATE UNIQUE INDEX problems_open_cause ON problems (app_id, cause_key) WHERE status = 'open'",
+                    "CREATE INDEX problems_app ON problems (app_id, status, id)",
                 ]
             ),
         ]

@@ -45,6 +45,10 @@ public struct EventDetails: Sendable, Hashable, Codable {
     public var expirationReason: String?
     public var priceIncreaseConsent: String?
     public var previousProductId: String?
+    /// `problem.opened` / `problem.resolved`: the problem's kind, its summary (in ``reason``) and
+    /// its evidence.
+    public var problemKind: String?
+    public var evidence: [String: String]?
 
     public init(
         from: String? = nil, to: String? = nil, productId: String? = nil, expiresDate: Date? = nil, transactionId: String? = nil,

@@ -162,9 +162,10 @@ struct WebhookTests {
             // Enabled again and the dead letter replayed: both go out.
             try await harness.store.enableDestination(appId: "alpha", destination: "backend")
             #expect(try await harness.store.replayDeliveries(appId: "alpha", destination: "backend", id: nil, now: harness.clock.now) == 1)
-            #expect(try await work.dispatcher.drain() == 2)
-            let types = await transport.posts.suffix(2).map(\.type)
-            #expect(Set(types) == ["entitlement.granted", "entitlement.revoked"])
+            // The delivery getting through resolves the webhook's dead-letter problem, which is announced too.
+            #expect(try await work.dispatcher.drain() == 3)
+            let types = await transport.posts.suffix(3).map(\.type)
+            #expect(Set(types) == ["entitlement.granted", "entitlement.revoked", "problem.resolved"])
         }
     }
 
@@ -195,15 +196,40 @@ struct WebhookTests {
             #expect(replay.status == 202 && replay.json["replayed"] as? Int == 1)
             let test = try await client.call(.post, "/v1/apps/alpha/destinations/backend/test", key: Fixture.alphaAdmin)
             #expect(test.status == 202)
-            #expect(try await work.dispatcher.drain() == 2)
-            let types = await transport.posts.map(\.type)
-            #expect(
-                types == ["subscription.started", "subscription.started", "test.event"]
-                    || types == ["subscription.started", "test.event", "subscription.started"])
+            // The replay closes the ticket the dead letter opened, and says so.
+            #expect(try await work.dispatcher.drain() == 3)
+            let types = await transport.posts.map(\.type).sorted()
+            #expect(types == ["problem.resolved", "subscription.started", "subscription.started", "test.event"], "\(types)")
             #expect(try await client.call(.get, "/v1/apps/alpha/destinations/nope/deliveries", key: Fixture.alphaAdmin).status == 404)
             #expect(try await client.call(.get, "/v1/apps/alpha/destinations/backend/deliveries?state=odd", key: Fixture.alphaAdmin).status == 400)
+            // The replayed delivery closed the ticket its dead letter opened.
+            let problems = try await harness.store.problems(appId: "alpha", status: nil, limit: 5)
+            #expect(problems.map(\.kind) == ["charged_not_delivered"] && problems.first?.status == .resolved)
             let actions = try await harness.store.auditEntries(appId: "alpha", limit: 10).map(\.action)
             #expect(actions == ["replay_deliveries", "enable_destination"])
+        }
+    }
+
+    @Test("two dispatchers on one database send each event once", arguments: ServerBackend.databases)
+    func replicas(backend: ServerBackend) async throws {
+        try await ServerHarness.run(backend, configure: Self.configure) { harness, client in
+            let transport = RecordingTransport()
+            let one = try Self.work(harness, transport)
+            let two = try Self.work(harness, transport)
+            let t0 = Fixture.t0
+            harness.clock.set(t0 + 60)
+            for index in 0..<40 {
+                let id = "83\(String(format: "%02d", index))"
+                let purchase = try SignedData.transaction(id: id, original: id, purchase: t0, expires: t0 + 30 * Fixture.day, signed: t0)
+                let body = "{\"signedTransaction\": \"\(try harness.ca.signTransaction(purchase))\"}"
+                #expect(try await client.call(.post, "/v1/apps/alpha/customers/r\(index)/purchases", key: Fixture.alphaKey, body: body).status == 200)
+            }
+            async let a = one.dispatcher.drain()
+            async let b = two.dispatcher.drain()
+            let (sentByOne, sentByTwo) = try await (a, b)
+            #expect(sentByOne + sentByTwo == 40)
+            let ids = await transport.posts.compactMap { $0.headers["webhook-id"] }
+            #expect(ids.count == 40 && Set(ids).count == 40)
         }
     }
 

@@ -1,0 +1,49 @@
+import Crypto
+import Foundation
+import StorekeeperStore
+
+/// Opens and resolves problems with their alerts: `problem.opened` and `problem.resolved` events
+/// to every destination that wants them (Slack, Telegram, webhooks), written with the problem.
+struct ProblemDesk: Sendable {
+    let store: any StorekeeperStorage
+
+    /// Kinds of problems the server opens.
+    static let chargedNotDelivered = "charged_not_delivered"
+    static let notCharged = "not_charged"
+    static let deadLetters = "dead_letters"
+    static let jobFailing = "job_failing"
+    static let appleUnauthorized = "apple_unauthorized"
+
+    /// Opens `problem` (or counts another occurrence of its open cause), alerting every
+    /// destination that wants `problem.opened` but `excluded` (the destination that failed).
+    @discardableResult
+    func open(_ problem: Problem, app: AppConfiguration, excluding excluded: String? = nil) async throws -> Bool {
+        let event = Self.event("problem.opened", problem: problem, at: problem.openedAt, app: app, excluding: excluded)
+        return try await store.openProblem(problem, event: problem.status == .open ? event : nil)
+    }
+
+    /// Resolves the open problem of `causeKey`, alerting with `problem.resolved`.
+    @discardableResult
+    func resolve(causeKey: String, app: AppConfiguration, by: String, at: Date) async throws -> Problem? {
+        try await store.resolveProblem(appId: app.id, causeKey: causeKey, at: at, by: by) { problem in
+            Self.event("problem.resolved", problem: problem, at: at, app: app, excluding: nil)
+        }
+    }
+
+    static func event(_ type: String, problem: Problem, at: Date, app: AppConfiguration, excluding: String?) -> EventRecord {
+        let key = "\(type):\(problem.causeKey):\(problem.openedAt.millisecondsSince1970)"
+        let digest = SHA256.hash(data: Data((app.id + "\u{1F}" + key).utf8))
+        var details = EventDetails(reason: problem.summary)
+        details.eventId = "evt_" + digest.prefix(16).map { String(format: "%02x", $0) }.joined()
+        details.problemKind = problem.kind
+        details.evidence = problem.evidence
+        details.price = problem.amount
+        details.currency = problem.currency
+        details.source = "problems"
+        var event = EventRecord(
+            appId: app.id, customerId: problem.customerId, type: EventType(rawValue: type), details: details, occurredAt: at,
+            idempotencyKey: "event:" + key)
+        event.destinations = app.destinations(type: type, environment: nil).filter { $0 != excluding }
+        return event
+    }
+}
