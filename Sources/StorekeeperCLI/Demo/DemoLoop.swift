@@ -19,6 +19,8 @@ struct DemoLoop {
     let client: HTTPClient
     let serverPort: Int
     let stop: DemoStop
+    let receiver: DemoReceiver
+    let receiverPort: Int
 
     var serverBase: String { "http://127.0.0.1:\(serverPort)" }
 
@@ -36,6 +38,7 @@ struct DemoLoop {
             transport: AsyncHTTPNotificationTransport(client: client))
         let reporter = DemoReporter(settings: settings, world: world, counter: counter)
         reporter.starting(serverBase: serverBase)
+        reporter.say("  events      http://127.0.0.1:\(receiverPort)/events  (the app backend's webhook receiver: customer events as they arrive)")
 
         let started = ContinuousClock.now
         let step = settings.stepHours * 3_600
@@ -52,6 +55,7 @@ struct DemoLoop {
             processed += try await work.drainInbox()
             try await work.runScheduler()
             processed += try await work.drainInbox()
+            try await work.dispatcher.drain()
             if instant >= nextReport || instant >= world.end {
                 reporter.progress(at: instant, population: population, delivery: delivery.totals, purchases: purchases, processed: processed)
                 nextReport = nextReport.addingTimeInterval(Self.reportInterval(days: settings.days))
@@ -67,6 +71,8 @@ struct DemoLoop {
         if settings.reconciles {
             processed += try await finalSweep()
         }
+        try await work.runDueJobs()
+        try await work.dispatcher.drain()
         let elapsed = ContinuousClock.now - started
         reporter.simulated(elapsed: elapsed, delivery: delivery.totals, purchases: purchases, processed: processed)
 
@@ -77,7 +83,11 @@ struct DemoLoop {
         if settings.scenario != nil {
             reporter.say("expectations met \(checkpoints.met)/\(checkpoints.checked)")
         }
-        let success = comparison.allMatched && analytics.allMatched && checkpoints.met == checkpoints.checked
+        let events = DemoEventComparison(world: world, receiver: receiver).compare()
+        reporter.events(events, receiver: receiver)
+        let problem = try await failingCustomerProblem()
+        reporter.say(problem.line)
+        let success = comparison.allMatched && analytics.allMatched && events.allMatched && problem.ok && checkpoints.met == checkpoints.checked
         guard !settings.check else { return DemoRunner.Outcome(allMatched: success) }
 
         // Live: the clock follows real time from here; the population keeps living.
@@ -94,6 +104,7 @@ struct DemoLoop {
                 try await work.drainInbox()
                 try await work.runScheduler()
                 try await work.drainInbox()
+                try await work.dispatcher.drain()
             } catch {
                 if stop.isSet { break }
                 throw error
@@ -118,6 +129,29 @@ struct DemoLoop {
             }
         }
         return purchases.count
+    }
+
+    /// Whether the customer the demo's backend refuses got a `charged_not_delivered` problem and
+    /// its alert, when their first paid event is old enough for the retries to have run out.
+    func failingCustomerProblem() async throws -> (ok: Bool, line: String) {
+        // Every retry runs at the loop's next step once due: the bound is reached after the
+        // retry schedule (with its jitter) plus a step per attempt.
+        let bound = RetrySchedule.delays.reduce(0, +) * 1.1 + Double(RetrySchedule.delays.count + 1) * settings.stepHours * 3_600
+        let paid = world.store.transactions(ofCustomer: DemoWorld.failingCustomer).filter { transaction in
+            transaction.offerDiscountType != .freeTrial && (transaction.purchaseDate ?? .distantFuture) < world.end.addingTimeInterval(-bound)
+        }
+        guard !paid.isEmpty else { return (true, "problems: \(DemoWorld.failingCustomer) made no payment early enough for the retries to run out") }
+        let (status, text) = try await send(.GET, "/v1/apps/\(DemoWorld.appId)/problems?status=open")
+        let problems = (try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])?["problems"] as? [[String: Any]] ?? []
+        let ticket = problems.first { $0["kind"] as? String == "charged_not_delivered" && $0["customerId"] as? String == DemoWorld.failingCustomer }
+        let alerted = receiver.alerts.contains { $0.type == "problem.opened" && $0.customerId == DemoWorld.failingCustomer }
+        let ok = status == 200 && ticket != nil && alerted
+        return (
+            ok,
+            ok
+                ? "problems: \(DemoWorld.failingCustomer) paid but the backend refused every delivery: ticket opened (\(ticket?["amount"] ?? "") \(ticket?["currency"] ?? "")) and alerted"
+                : "problems: MISSING the ticket or alert for \(DemoWorld.failingCustomer) (answer \(status), alert \(alerted))"
+        )
     }
 
     /// A support action as an operator would take one (a week's goodwill grant to the first

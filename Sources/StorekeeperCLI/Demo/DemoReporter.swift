@@ -72,6 +72,14 @@ struct DemoReporter {
         say("analytics matched \(result.matched)/\(result.total) figures")
     }
 
+    func events(_ result: DemoEventComparison.Result, receiver: DemoReceiver) {
+        for line in result.mismatches.prefix(200) { say("  mismatch \(line)") }
+        if result.mismatches.count > 200 { say("  … and \(result.mismatches.count - 200) more") }
+        say(
+            "events matched \(result.matched)/\(result.total) (subscription × type against the simulator's notifications; "
+                + "\(receiver.events.count) events received once each in \(receiver.posts) signed posts)")
+    }
+
     func live(serverBase: String) {
         say("")
         let pace = settings.liveSpeed == 1 ? "in real time" : "at \(Self.number(settings.liveSpeed))× real time"

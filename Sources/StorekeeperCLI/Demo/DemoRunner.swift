@@ -40,7 +40,15 @@ struct DemoRunner {
             router: appleRouter, configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "simulated-app-store"),
             onServerRunning: { channel in await ports.put("apple", channel.localAddress?.port ?? 0) }, logger: logger)
 
-        let appleServices = ServiceGroup(configuration: .init(services: [apple], logger: logger))
+        // The app's backend: a webhook receiver on loopback.
+        let receiver = DemoReceiver(key: world.webhookKey, failingCustomer: DemoWorld.failingCustomer)
+        let receiverRouter = Router(context: BasicRequestContext.self)
+        receiver.addRoutes(to: receiverRouter)
+        let backend = Application(
+            router: receiverRouter, configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "demo-backend"),
+            onServerRunning: { channel in await ports.put("receiver", channel.localAddress?.port ?? 0) }, logger: logger)
+
+        let appleServices = ServiceGroup(configuration: .init(services: [apple, backend], logger: logger))
         return try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask {
                 do {
@@ -51,8 +59,10 @@ struct DemoRunner {
                 }
             }
             let applePort: Int
+            let receiverPort: Int
             do {
                 applePort = try await ports.take("apple")
+                receiverPort = try await ports.take("receiver")
             } catch {
                 try? await tasks.waitForAll()
                 throw error
@@ -60,7 +70,8 @@ struct DemoRunner {
             let serverGroup = ServerGroupBox()
             do {
                 let outcome = try await runServer(
-                    applePort: applePort, world: world, logger: logger, counter: counter, ports: ports, tasks: &tasks, box: serverGroup)
+                    applePort: applePort, receiverPort: receiverPort, receiver: receiver, world: world, logger: logger, counter: counter,
+                    ports: ports, tasks: &tasks, box: serverGroup)
                 await serverGroup.group?.triggerGracefulShutdown()
                 await appleServices.triggerGracefulShutdown()
                 try await tasks.waitForAll()
@@ -81,10 +92,10 @@ struct DemoRunner {
 
     /// Starts the server beside the running simulator and runs the demo loop against both.
     private func runServer(
-        applePort: Int, world: DemoWorld, logger: Logger, counter: APICallCounter, ports: PortMailbox,
+        applePort: Int, receiverPort: Int, receiver: DemoReceiver, world: DemoWorld, logger: Logger, counter: APICallCounter, ports: PortMailbox,
         tasks: inout ThrowingTaskGroup<Void, any Error>, box: ServerGroupBox
     ) async throws -> Outcome {
-        let configuration = world.serverConfiguration(applePort: applePort)
+        let configuration = world.serverConfiguration(applePort: applePort, receiverPort: receiverPort)
         let store = try await SQLStore.open(
             try DatabaseLocation.resolve(databaseURL: nil, dataDirectory: configuration.dataDirectory), logger: logger)
         var dependencies = ServerDependencies(
@@ -92,11 +103,8 @@ struct DemoRunner {
             storeServices: [StoreService(store: store)],
             appleClients: try AppleClients.live(configuration: configuration, rateBudget: DemoWorld.rateBudget), scheduler: nil)
         dependencies.onServerRunning = { port in await ports.put("server", port) }
+        dependencies.runsDispatcher = false
         let server = try buildApplication(configuration: configuration, dependencies: dependencies)
-        // The inbox and the scheduler step with simulated time: the server's own work, by hand.
-        var quiet = dependencies
-        quiet.logger.logLevel = .error
-        let work = try ServerWork(configuration: configuration, dependencies: quiet, owner: "demo")
         let serverServices = ServiceGroup(
             configuration: .init(
                 services: [server], gracefulShutdownSignals: settings.check ? [] : [.sigterm, .sigint], logger: logger))
@@ -120,9 +128,15 @@ struct DemoRunner {
                 email: DemoWorld.dashboardEmail, passwordHash: try PasswordHash.make(world.dashboardPassword), role: .admin, apps: nil,
                 createdAt: world.clock.now, updatedAt: world.clock.now))
         return try await HTTPClient.withDemoClient { client in
-            try await DemoLoop(
+            // The inbox, the scheduler and the outbox step with simulated time: the server's own
+            // work, by hand.
+            var quiet = dependencies
+            quiet.logger.logLevel = .error
+            quiet.webhookTransport = HTTPWebhookTransport(client: client)
+            let work = try ServerWork(configuration: configuration, dependencies: quiet, owner: "demo")
+            return try await DemoLoop(
                 world: world, settings: settings, work: work, counter: counter,
-                client: client, serverPort: serverPort, stop: stop
+                client: client, serverPort: serverPort, stop: stop, receiver: receiver, receiverPort: receiverPort
             ).run()
         }
     }

@@ -37,6 +37,10 @@ struct DemoWorld: Sendable {
     static let dashboardEmail = "demo@storekeeper.local"
     let dashboardPassword: String
     let sharedSecret: String
+    /// The key of the demo's webhook secret (`whsec_` + its base64).
+    let webhookKey: Data
+    /// The customer whose events the demo's backend refuses (a problem is opened for them).
+    static let failingCustomer = "customer-1"
 
     init(settings: DemoSettings, now: Date = Date()) throws {
         self.settings = settings
@@ -60,6 +64,7 @@ struct DemoWorld: Sendable {
         adminKey = "sk_demo_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         dashboardPassword = "demo-" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
         sharedSecret = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        webhookKey = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
         try ca.rootCertificateDER.write(to: rootPath)
         try receipts.rootCertificateDER.write(to: receiptRootPath)
     }
@@ -84,7 +89,7 @@ struct DemoWorld: Sendable {
 
     /// The server's configuration: one app trusting the simulator's roots, calling the
     /// simulator's App Store Server API, with the demo catalog.
-    func serverConfiguration(applePort: Int) -> ServerConfiguration {
+    func serverConfiguration(applePort: Int, receiverPort: Int) -> ServerConfiguration {
         let products = population.products.map(\.catalogProduct)
         var app = AppConfiguration(
             id: Self.appId, bundleId: Self.bundleId, appAppleId: Self.appAppleId, environments: [.production],
@@ -96,10 +101,22 @@ struct DemoWorld: Sendable {
                     baseURL: "http://127.0.0.1:\(applePort)") : nil,
             refundPolicy: nil)
         app.analytics = analytics
+        // The app's backend and its alert channel: the demo's receiver on loopback.
+        app.allowPrivateNetworks = true
+        let secret = "whsec_" + webhookKey.base64EncodedString()
+        app.webhooks = [
+            WebhookConfiguration(
+                id: "demo-backend", url: "http://127.0.0.1:\(receiverPort)/webhook", secret: secret, events: Self.customerEventTypes),
+            WebhookConfiguration(
+                id: "demo-alerts", url: "http://127.0.0.1:\(receiverPort)/alerts", secret: secret, events: ["problem.opened", "problem.resolved"]),
+        ]
         return ServerConfiguration(
             host: "127.0.0.1", port: settings.port, dataDirectory: directory.appendingPathComponent("data").path, apps: [app],
             logLevel: "error")
     }
+
+    /// The customer events the demo's backend takes (every transition, no problems or tests).
+    static let customerEventTypes = Transition.Kind.all.map(\.rawValue)
 
     /// How the server reports the demo's business: in US dollars, with the simulator's exchange
     /// rates for the other storefronts' currencies.

@@ -10,6 +10,9 @@ import SubscriptionEngine
 /// A transition is recorded once whatever reveals it (any source, any order, any repeat, or the
 /// clock passing its instant): its record's key is its id, and the log's keys are read first.
 enum CustomerEvents {
+    /// How long after a period's end with a renewal still expected the expiry waits to be told.
+    static let expirySettle: TimeInterval = 2 * 3600
+
     /// The event types that go out (every transition the engine derives).
     static let types: Set<String> = Set(Transition.Kind.all.map(\.rawValue))
 
@@ -32,7 +35,17 @@ enum CustomerEvents {
         let purchases = history.purchases
         var revenue: RevenueLedger?
         var events: [EventRecord] = []
+        var held: [Date] = []
         for transition in transitions {
+            // A period that ended while a renewal was still expected is only called expired
+            // once Apple had time to say otherwise (a late or lost renewal notification is
+            // caught by reconciliation's looks just after the end).
+            if [.expired, .trialExpired].contains(transition.type), transition.state?.willAutoRenew != false,
+                transition.occurredAt > now.addingTimeInterval(-expirySettle)
+            {
+                held.append(transition.occurredAt.addingTimeInterval(expirySettle))
+                continue
+            }
             let id = eventId(appId: app.id, transition: transition)
             let key = "event:" + id
             guard !recorded.contains(key) else { continue }
@@ -72,7 +85,7 @@ enum CustomerEvents {
             event.destinations = app.destinations(type: transition.type.rawValue, environment: environment)
             events.append(event)
         }
-        let next = history.chainTimelines(catalog: catalog).values.flatMap(\.segments).map(\.from).filter { $0 > now }.min()
+        let next = (history.chainTimelines(catalog: catalog).values.flatMap(\.segments).map(\.from) + held).filter { $0 > now }.min()
         let job = next.map { JobRecord.transitions(appId: app.id, chain: chain, runAt: $0) }
         return (events, job)
     }

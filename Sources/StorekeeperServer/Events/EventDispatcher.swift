@@ -89,6 +89,8 @@ public struct EventDispatcher: Service {
     }
 
     public func run() async throws {
+        // SQLite has one server process: leases a killed process held are free now.
+        if store.backendName == "sqlite" { try? await store.releaseDeliveryLeases() }
         var dispatcher = self
         var client: HTTPClient?
         if transport == nil {

@@ -342,6 +342,13 @@ public actor InMemoryStore: StorekeeperStorage {
         }
     }
 
+    public func releaseDeliveryLeases() async throws {
+        for (id, row) in deliveryRows where row.leaseOwner != nil {
+            deliveryRows[id]?.leaseOwner = nil
+            deliveryRows[id]?.leaseUntil = nil
+        }
+    }
+
     public func finishDelivery(id: Int64, owner: String, attempt: DeliveryAttempt, outcome: DeliveryOutcome) async throws {
         guard var row = deliveryRows[id], row.leaseOwner == owner else { return }
         switch outcome {

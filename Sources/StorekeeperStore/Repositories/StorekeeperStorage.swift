@@ -130,6 +130,8 @@ public protocol EventLog: Sendable {
 public protocol EventOutbox: Sendable {
     /// Leases up to `limit` pending deliveries due at `now` whose destination is not disabled.
     func leaseDeliveries(limit: Int, owner: String, now: Date, leaseUntil: Date) async throws -> [OutboxDelivery]
+    /// Frees every delivery lease (at start, when this process is the only one using the store).
+    func releaseDeliveryLeases() async throws
     /// Records an attempt of a delivery leased by `owner` and what it leaves it in.
     func finishDelivery(id: Int64, owner: String, attempt: DeliveryAttempt, outcome: DeliveryOutcome) async throws
     /// The app's deliveries to `destination`, newest first, optionally in one state.

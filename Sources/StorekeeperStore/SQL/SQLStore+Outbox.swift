@@ -76,6 +76,12 @@ extension SQLStore {
         }
     }
 
+    public func releaseDeliveryLeases() async throws {
+        try await backend.transaction { db in
+            try await db.raw("UPDATE event_deliveries SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL").run()
+        }
+    }
+
     public func finishDelivery(id: Int64, owner: String, attempt: DeliveryAttempt, outcome: DeliveryOutcome) async throws {
         let at = attempt.at.millisecondsSince1970
         let (state, next, delivered): (DeliveryState, Int64?, Int64?) =

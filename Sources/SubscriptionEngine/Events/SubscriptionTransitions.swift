@@ -63,6 +63,15 @@ public struct Transition: Sendable, Hashable {
 }
 
 extension ChainTimeline {
+    /// A refund is `subscription.refunded`; access taken back otherwise (family sharing
+    /// stopped, the operator) is `subscription.revoked`.
+    static func revocationKind(_ kind: RevocationKind?) -> Transition.Kind {
+        switch kind {
+        case .refund?, .proratedRefund?, nil: .refunded
+        case .familyRevoke?, .manual?, .upgrade?: .revoked
+        }
+    }
+
     /// The chain's transitions that happened at or before `until`, oldest first.
     public func transitions(until: Date) -> [Transition] {
         var result: [Transition] = []
@@ -110,7 +119,7 @@ extension ChainTimeline {
                     case .expired:
                         add(isTrial ? .trialExpired : .expired, state.transactionId)
                     case .revoked:
-                        add(state.revocation?.kind == .manual ? .revoked : .refunded, state.transactionId)
+                        add(Self.revocationKind(state.revocation?.kind), state.transactionId)
                     case .active where [.billingRetry, .gracePeriod].contains(previous.status):
                         add(.billingRecovered, state.transactionId + ":same")
                     default:
@@ -125,7 +134,7 @@ extension ChainTimeline {
                 }
             }
             if newPeriod, state.status == .revoked, previous != nil {
-                add(state.revocation?.kind == .manual ? .revoked : .refunded, state.transactionId)
+                add(Self.revocationKind(state.revocation?.kind), state.transactionId)
             }
             previous = state
         }
@@ -150,12 +159,35 @@ extension PurchaseHistory {
             if let revocation = purchase.revocation, revocation.date <= until {
                 result.append(
                     Transition(
-                        type: isGrant || revocation.kind == .manual ? .entitlementRevoked : .refunded,
+                        type: isGrant || revocation.kind == .manual ? .entitlementRevoked : ChainTimeline.revocationKind(revocation.kind),
                         originalTransactionId: purchase.originalTransactionId, anchor: purchase.transactionId, occurredAt: revocation.date,
                         transactionId: purchase.transactionId, productId: purchase.productId))
             }
         }
         return result.sorted { ($0.occurredAt, $0.id) < ($1.occurredAt, $1.id) }
+    }
+
+    /// A renewal that Apple charged only after saying it was retrying the payment is also a
+    /// recovery, even when the new period starts where the lapsed one ended (a recovery in the
+    /// grace period keeps the renewal date, so the timeline shows no gap).
+    func recoveries(in transitions: [Transition]) -> [Transition] {
+        var result: [Transition] = []
+        let ids = Set(transitions.map(\.id))
+        for transition in transitions {
+            if transition.type == .renewed, let lapse = transition.previous?.expiresDate {
+                // Apple said it was retrying after the lapse and before the recovered period ended.
+                let end = transition.state?.expiresDate ?? .distantFuture
+                let retried = (renewalTimeline[transition.originalTransactionId] ?? []).contains { fact in
+                    guard fact.isInBillingRetry == true, let signed = fact.signedDate else { return false }
+                    return signed >= lapse.addingTimeInterval(-3_600) && signed < end
+                }
+                var recovered = transition
+                recovered.type = .billingRecovered
+                if retried, !ids.contains(recovered.id) { result.append(recovered) }
+            }
+            result.append(transition)
+        }
+        return result
     }
 
     /// Auto-renew switched off or on, and price-increase consent given or pending, as Apple's
@@ -168,6 +200,7 @@ extension PurchaseHistory {
             .sorted { ($0.signedDate ?? .distantPast) < ($1.signedDate ?? .distantPast) }
         var result: [Transition] = []
         var willRenew: Bool?
+        var willRenewPeriod: String?
         var consent: PriceIncreaseConsent?
         var ordinals: [String: Int] = [:]
         for fact in facts {
@@ -181,10 +214,18 @@ extension PurchaseHistory {
                         transactionId: state.transactionId, productId: state.productId, state: state, previous: nil))
             }
             if let value = fact.willAutoRenew {
+                // A resubscription after a lapse starts afresh: turning renewal on by buying
+                // again is not a toggle.
+                if willRenewPeriod != state.transactionId,
+                    timeline.state(at: state.purchaseDate.addingTimeInterval(-0.001))?.status == .expired
+                {
+                    willRenew = nil
+                }
                 if let before = willRenew, before != value, state.status != .expired, state.status != .revoked {
                     add(value ? .autoRenewEnabled : .autoRenewDisabled, "\(value)")
                 }
                 willRenew = value
+                willRenewPeriod = state.transactionId
             }
             if let value = fact.priceIncreaseConsent, value != consent {
                 add(.priceIncrease, value.rawValue)
@@ -197,7 +238,7 @@ extension PurchaseHistory {
     /// Every transition of the history at or before `until`: each chain's, then the one-time ones, by time.
     public func transitions(catalog: Catalog = .empty, configuration: EngineConfiguration = EngineConfiguration(), until: Date) -> [Transition] {
         let chains = chainTimelines(catalog: catalog, configuration: configuration).values.flatMap {
-            $0.transitions(until: until) + renewalTransitions(of: $0, until: until)
+            recoveries(in: $0.transitions(until: until)) + renewalTransitions(of: $0, until: until)
         }
         return (chains + oneTimeTransitions(catalog: catalog, until: until)).sorted { ($0.occurredAt, $0.id) < ($1.occurredAt, $1.id) }
     }
