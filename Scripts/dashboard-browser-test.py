@@ -54,7 +54,7 @@ def check(condition, message):
 
 def start_demo(binary, data_dir):
     process = subprocess.Popen(
-        [binary, "demo", "--customers", "80", "--days", "60", "--port", "0", "--quiet", "--data-dir", data_dir],
+        [binary, "demo", "--customers", "80", "--days", "90", "--port", "0", "--quiet", "--data-dir", data_dir],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     found = {}
     deadline = time.time() + 600
@@ -257,6 +257,10 @@ def main():
         check(len(links) > 0, "no notifications")
         visit(urllib.parse.urlparse(links[0].get_attribute("href")).path, "notification")
         check(len(driver.find_element(By.ID, "payload").text) > 20, "the notification's payload is not shown")
+
+        visit(f"{prefix}/problems?status=all", "problems")
+        check(len(driver.find_elements(By.CSS_SELECTOR, "#problems tbody tr")) > 0,
+              "no problem listed (the demo's refused customer should have one)")
 
         page = visit(f"{prefix}/settings", "settings")
         check(found["key"] not in page, "the settings page shows the admin key")

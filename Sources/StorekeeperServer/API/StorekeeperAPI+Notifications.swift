@@ -20,11 +20,13 @@ extension StorekeeperAPI {
         switch await NotificationAdmission.evaluate(body: Data(buffer: buffer), app: apps.apps[appId], now: now) {
         case .refused(let refusal):
             metrics.notificationRefused(reason: refusal.code.rawValue)
+            if apps.apps[appId] != nil { apps.intake.record(appId: appId, refused: true, at: now) }
             throw Self.notificationRefused
         case .retryLater:
             throw APIError.retryLater("the notification cannot be verified right now")
         case .admitted(let value):
             admitted = value
+            apps.intake.record(appId: appId, refused: false, at: now)
         }
         var headers: [String: String] = [:]
         for field in request.headers where [.contentType, .userAgent].contains(field.name) {

@@ -3,6 +3,8 @@ import Foundation
 /// The configured apps, and who an API key belongs to.
 public struct AppDirectory: Sendable {
     public let apps: [String: AppRuntime]
+    /// What the notification URL admitted and refused lately (shared by the API and the work).
+    let intake = IntakeCounters()
     private let keys: [(key: String, appId: String, role: APIKeyConfiguration.Role)]
 
     public init(configuration: ServerConfiguration) throws {

@@ -1,4 +1,5 @@
 import Crypto
+import AppStoreModels
 import Foundation
 import StorekeeperStore
 import SubscriptionEngine
@@ -88,6 +89,26 @@ enum CustomerEvents {
         let next = (history.chainTimelines(catalog: catalog).values.flatMap(\.segments).map(\.from) + held).filter { $0 > now }.min()
         let job = next.map { JobRecord.transitions(appId: app.id, chain: chain, runAt: $0) }
         return (events, job)
+    }
+
+    /// `consumption.requested`: Apple asks for consumption information about a refund request
+    /// (its id from the notification's UUID, so a redelivery or a history sweep adds nothing).
+    static func consumptionRequested(
+        app: AppConfiguration, notificationUUID: String, transaction: JWSTransactionDecodedPayload, at date: Date
+    ) -> EventRecord {
+        let key = "consumption.requested:" + notificationUUID.lowercased()
+        let digest = SHA256.hash(data: Data((app.id + "\u{1F}" + key).utf8))
+        var details = EventDetails(productId: transaction.productId, transactionId: transaction.transactionId)
+        details.eventId = "evt_" + digest.prefix(16).map { String(format: "%02x", $0) }.joined()
+        details.environment = transaction.environment?.rawValue
+        details.storefront = transaction.storefront
+        details.entitlements = transaction.productId.map { app.catalog.entitlements(of: $0) }
+        details.source = FactSource.notificationV2.rawValue
+        var event = EventRecord(
+            appId: app.id, originalTransactionId: transaction.originalTransactionId, type: "consumption.requested", details: details,
+            occurredAt: date, idempotencyKey: "event:" + key)
+        event.destinations = app.destinations(type: "consumption.requested", environment: details.environment)
+        return event
     }
 
     static func periodType(_ kind: OfferKind?) -> String {

@@ -24,6 +24,7 @@ enum IntegrationMessages {
         "purchase.one_time": "Purchase: {customerId} {productId} at {price} {currency}",
         "entitlement.granted": "Granted: {productId} to {customerId}",
         "entitlement.revoked": "Grant revoked: {productId} of {customerId}",
+        "consumption.requested": "Refund requested: Apple asks about {customerId}'s {productId} ({transactionId})",
         "problem.opened": "Problem ({problemKind}): {summary}",
         "problem.resolved": "Resolved ({problemKind}): {summary}",
         "test.event": "Test event from Storekeeper ({appId})",

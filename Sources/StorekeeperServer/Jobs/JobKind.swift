@@ -22,6 +22,9 @@ public struct JobKind: RawRepresentable, Sendable, Hashable, Codable, CustomStri
     /// Records a chain's customer events that happen by the clock (a period ending with no
     /// renewal, a grace period running out), at the instant the engine says the state changes.
     public static let transitions = JobKind(rawValue: "transitions")
+    /// Hourly checks of an app's intake: a spike of rejected notifications, or silence while
+    /// subscriptions are live (each a problem opened once and resolved when it clears).
+    public static let intakeHealth = JobKind(rawValue: "intakeHealth")
 
     public var description: String { rawValue }
 }

@@ -41,6 +41,10 @@ public struct JobRunner: Sendable {
     /// Runs `job`; throws to have it retried (or failed for good by a ``PermanentFailure``).
     func run(_ job: JobRecord) async throws {
         guard let app = apps.apps[job.appId] else { throw PermanentFailure(description: "no app \(job.appId) is configured") }
+        if JobKind(rawValue: job.kind) == .intakeHealth {
+            try await IntakeHealth(store: store, app: app.configuration, counters: apps.intake, now: clock()).check()
+            return
+        }
         if JobKind(rawValue: job.kind) == .transitions {
             // The clock's transitions need no Apple: every app has them.
             let chain = try Self.decode(RefreshPayload.self, job).originalTransactionId

@@ -48,6 +48,9 @@ public struct JobScheduler: Service {
     /// `CONSUMPTION_REQUEST` in the inbox.
     public func planPeriodic() async throws {
         let now = runner.clock()
+        for appId in runner.apps.apps.keys.sorted() {
+            try await enqueue(appId: appId, kind: .intakeHealth, at: Self.periodStart(now, configuration.planSeconds))
+        }
         for appId in runner.clients.appIds where runner.apps.apps[appId] != nil {
             let sweepEnd = Self.periodStart(now, configuration.notificationSweepSeconds)
             let previous = try await runner.store.latestJob(appId: appId, kind: JobKind.notificationSweep.rawValue, state: .done)

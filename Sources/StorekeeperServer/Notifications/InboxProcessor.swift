@@ -171,10 +171,16 @@ public struct InboxProcessor: Sendable {
                 notificationType: metadata.notificationType, subtype: metadata.subtype, notificationUUID: metadata.notificationUUID,
                 inboxId: "\(id)"),
             occurredAt: notification.signedDate ?? now, idempotencyKey: key)
+        var events = [event]
+        if notification.notificationType == .consumptionRequest, let uuid = metadata.notificationUUID, let transaction = verified.transaction {
+            events.append(
+                CustomerEvents.consumptionRequested(
+                    app: app.configuration, notificationUUID: uuid, transaction: transaction, at: notification.signedDate ?? now))
+        }
         return try await intake.changeset(
             for: FactSubmission(
                 facts: FactSubmission.facts(of: history), source: .notificationV2, raw: signedPayload,
-                binding: .apple(appAccountToken: verified.transaction?.appAccountToken), events: [event],
+                binding: .apple(appAccountToken: verified.transaction?.appAccountToken), events: events,
                 inboxOutcome: InboxOutcome(inboxId: id, state: .processed, metadata: metadata, processedAt: now)), app: app, now: now)
     }
 }

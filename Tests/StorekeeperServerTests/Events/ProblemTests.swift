@@ -108,3 +108,42 @@ struct ProblemTests {
         }
     }
 }
+
+@Suite("Problems: the intake's health")
+struct IntakeHealthTests {
+    @Test("a spike of rejected notifications opens a problem once; it resolves when the hour is clean; silence while live opens another")
+    func spikeAndSilence() async throws {
+        try await ServerHarness.run(.sqlite) { harness, client in
+            var logger = Logger(label: "test.health")
+            logger.logLevel = .critical
+            let work = try ServerWork(
+                configuration: harness.configuration,
+                dependencies: ServerDependencies(store: harness.store, clock: { harness.clock.now }, logger: logger, runsInboxWorker: false))
+            let t0 = Fixture.t0
+            harness.clock.set(t0 + 600)
+            // A purchase makes the app live; then 25 notifications signed by a stranger arrive.
+            let first = try SignedData.transaction(id: "8601", original: "8601", purchase: t0, expires: t0 + 30 * Fixture.day, signed: t0)
+            let purchase = "{\"signedTransaction\": \"\(try harness.ca.signTransaction(first))\"}"
+            #expect(try await client.call(.post, "/v1/apps/alpha/customers/jo/purchases", key: Fixture.alphaKey, body: purchase).status == 200)
+            // 25 genuine-looking notifications for a product the app does not sell: stored, then rejected.
+            for index in 0..<25 {
+                let odd = try SignedData.transaction(
+                    id: "9\(index)", original: "9\(index)", product: "odd.product", purchase: t0, expires: t0 + Fixture.day, signed: t0)
+                let body = try SignedData.notification(harness.ca, type: "DID_RENEW", signed: t0, transaction: odd, renewal: nil)
+                #expect(try await client.call(.post, "/v1/apps/alpha/notifications", body: body).status == 200)
+            }
+            try await harness.processor.drain()
+            try await work.runScheduler()
+            try await work.runScheduler()
+            let open = try await harness.store.problems(appId: "alpha", status: .open, limit: 10)
+            #expect(open.map(\.kind) == ["rejected_spike"] && open.first?.occurrences == 1, "\(open.map(\.kind))")
+            // Two hours later the last hour is clean: resolved. Two days of silence while live: a problem.
+            harness.clock.set(t0 + 600 + 2 * 3600)
+            try await work.runScheduler()
+            #expect(try await harness.store.problems(appId: "alpha", status: .open, limit: 10).isEmpty)
+            harness.clock.set(t0 + 600 + 50 * 3600)
+            try await work.runScheduler()
+            #expect(try await harness.store.problems(appId: "alpha", status: .open, limit: 10).map(\.kind) == ["no_notifications"])
+        }
+    }
+}

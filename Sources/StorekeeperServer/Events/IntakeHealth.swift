@@ -1,0 +1,56 @@
+import Foundation
+import StorekeeperStore
+
+/// Watches an app's notification intake for what a person must fix: more than half of the last
+/// hour's notifications rejected (at least 20: forged traffic, or a misconfigured root or
+/// bundle), or no notification for two days while the app's ledger has recent subscriptions
+/// (the notification URL is probably not set at Apple, or unreachable). Each is a problem
+/// opened once and resolved when the cause clears.
+struct IntakeHealth {
+    let store: any StorekeeperStorage
+    let app: AppConfiguration
+    let counters: IntakeCounters
+    let now: Date
+
+    static let rejectedSpike = "rejected_spike"
+    static let silence = "no_notifications"
+    static let silenceLimit: TimeInterval = 48 * 3600
+
+    func check() async throws {
+        let desk = ProblemDesk(store: store)
+        var filter = NotificationFilter(limit: 1000)
+        filter.receivedFrom = now.addingTimeInterval(-3600)
+        let recent = try await store.notifications(appId: app.id, filter: filter)
+        let rejected = recent.filter { $0.state == .rejected }
+        // Bodies refused at the door were never stored: the counters of this process say how many.
+        let door = counters.lastHour(appId: app.id, now: now)
+        let refused = rejected.count + door.refused
+        let total = max(recent.count, door.admitted) + door.refused
+        if total >= 20, refused * 2 > total {
+            let reasons = Dictionary(grouping: rejected.compactMap(\.failureReason), by: { String($0.prefix(40)) }).mapValues(\.count)
+            let top = reasons.max { $0.value < $1.value }
+            try await desk.open(
+                Problem(
+                    appId: app.id, kind: Self.rejectedSpike, causeKey: Self.rejectedSpike,
+                    summary: "\(refused) of the last hour's \(total) notifications were refused or rejected",
+                    evidence: [
+                        "refusedAtTheDoor": "\(door.refused)", "rejectedInProcessing": "\(rejected.count)", "received": "\(total)",
+                        "topReason": top.map { "\($0.key) (\($0.value))" } ?? "",
+                    ],
+                    openedAt: now), app: app)
+        } else {
+            try await desk.resolve(causeKey: Self.rejectedSpike, app: app, by: "automatic", at: now)
+        }
+        let latest = try await store.notifications(appId: app.id, filter: NotificationFilter(limit: 1)).first
+        let live = !(try await store.knownChains(appId: app.id, recordedSince: now.addingTimeInterval(-35 * 86_400))).isEmpty
+        if let latest, live, latest.receivedAt < now.addingTimeInterval(-Self.silenceLimit) {
+            try await desk.open(
+                Problem(
+                    appId: app.id, kind: Self.silence, causeKey: Self.silence,
+                    summary: "no notification from Apple since \(Timestamp.string(from: latest.receivedAt)) while subscriptions are live",
+                    evidence: ["lastReceived": Timestamp.string(from: latest.receivedAt)], openedAt: now), app: app)
+        } else if latest.map({ $0.receivedAt >= now.addingTimeInterval(-Self.silenceLimit) }) ?? false {
+            try await desk.resolve(causeKey: Self.silence, app: app, by: "automatic", at: now)
+        }
+    }
+}
