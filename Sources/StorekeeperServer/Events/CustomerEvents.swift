@@ -17,9 +17,15 @@ enum CustomerEvents {
     /// The event types that go out (every transition the engine derives).
     static let types: Set<String> = Set(Transition.Kind.all.map(\.rawValue))
 
-    /// The stable public id of a transition of `appId`: `evt_` and 32 hex digits of a SHA-256.
+    /// The stable public id of a transition of `appId`.
     static func eventId(appId: String, transition: Transition) -> String {
-        let digest = SHA256.hash(data: Data((appId + "\u{1F}" + transition.id).utf8))
+        publicId(appId: appId, key: transition.id)
+    }
+
+    /// An event's public id from its key in the app: `evt_` and 32 hex digits of a SHA-256 (at
+    /// most 36 characters, as Mixpanel's `$insert_id` allows).
+    static func publicId(appId: String, key: String) -> String {
+        let digest = SHA256.hash(data: Data((appId + "\u{1F}" + key).utf8))
         return "evt_" + digest.prefix(16).map { String(format: "%02x", $0) }.joined()
     }
 
@@ -97,9 +103,8 @@ enum CustomerEvents {
         app: AppConfiguration, notificationUUID: String, transaction: JWSTransactionDecodedPayload, at date: Date
     ) -> EventRecord {
         let key = "consumption.requested:" + notificationUUID.lowercased()
-        let digest = SHA256.hash(data: Data((app.id + "\u{1F}" + key).utf8))
         var details = EventDetails(productId: transaction.productId, transactionId: transaction.transactionId)
-        details.eventId = "evt_" + digest.prefix(16).map { String(format: "%02x", $0) }.joined()
+        details.eventId = publicId(appId: app.id, key: key)
         details.environment = transaction.environment?.rawValue
         details.storefront = transaction.storefront
         details.entitlements = transaction.productId.map { app.catalog.entitlements(of: $0) }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import StorekeeperStore
 
@@ -32,9 +31,8 @@ struct ProblemDesk: Sendable {
 
     static func event(_ type: String, problem: Problem, at: Date, app: AppConfiguration, excluding: String?) -> EventRecord {
         let key = "\(type):\(problem.causeKey):\(problem.openedAt.millisecondsSince1970)"
-        let digest = SHA256.hash(data: Data((app.id + "\u{1F}" + key).utf8))
         var details = EventDetails(reason: problem.summary)
-        details.eventId = "evt_" + digest.prefix(16).map { String(format: "%02x", $0) }.joined()
+        details.eventId = CustomerEvents.publicId(appId: app.id, key: key)
         details.problemKind = problem.kind
         details.evidence = problem.evidence
         details.price = problem.amount
