@@ -140,6 +140,7 @@ public func buildApplication(configuration: ServerConfiguration, dependencies: S
         for app in apps {
             try await store.saveApp(AppRecord(id: app.id, bundleId: app.bundleId, createdAt: clock()))
         }
+        try await directory.reloadWebhooks(store: store, now: clock())
         if let admin = initialAdmin, try await store.dashboardUser(email: admin.email) == nil {
             try await store.saveDashboardUser(
                 DashboardUser(email: admin.email, passwordHash: admin.passwordHash, role: .admin, apps: nil, createdAt: clock(), updatedAt: clock()))

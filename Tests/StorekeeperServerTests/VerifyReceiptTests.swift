@@ -61,18 +61,23 @@ struct VerifyReceiptTests {
 
     @Test("the password is checked against the app's shared secret; without it only the receipt is shown", arguments: ServerBackend.available)
     func password(backend: ServerBackend) async throws {
-        try await ServerHarness.run(backend) { _, client in
+        try await ServerHarness.run(backend) { harness, client in
             let t0 = Fixture.t0
             let receipt = try TestReceipts.receipt(purchases: [("pro.monthly", "s1", "s1", t0, t0 + 30 * Fixture.day)], created: t0 + 60)
             let wrong = try await client.call(.post, "/verifyReceipt", body: try Self.request(receipt, password: "alpha-shared-secreT"))
             #expect(wrong.json["status"] as? Int == 21004)
             #expect(wrong.json["receipt"] == nil)
+            // A genuine receipt with the wrong secret: the app is misconfigured — one problem.
+            _ = try await client.call(.post, "/verifyReceipt", body: try Self.request(receipt, password: "nope"))
+            let open = try await harness.store.problems(appId: "alpha", status: .open, limit: 5)
+            #expect(open.map(\.kind) == ["shared_secret_mismatch"] && open.first?.occurrences == 1)
             let none = try await client.call(.post, "/verifyReceipt", body: try Self.request(receipt))
             #expect(none.json["status"] as? Int == 0)
             #expect(none.json["latest_receipt_info"] == nil)
             #expect(((none.json["receipt"] as? [String: Any])?["in_app"] as? [[String: Any]])?.count == 1)
             let right = try await client.call(.post, "/verifyReceipt", body: try Self.request(receipt, password: "alpha-shared-secret"))
             #expect((right.json["latest_receipt_info"] as? [[String: Any]])?.first?["transaction_id"] as? String == "s1")
+            #expect(try await harness.store.problems(appId: "alpha", status: .open, limit: 5).isEmpty)
         }
     }
 

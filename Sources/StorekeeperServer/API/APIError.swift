@@ -36,6 +36,8 @@ public struct APIError: Error, HTTPResponseError, Sendable {
         public static let badRequest: Code = "bad_request"
         /// The database cannot be reached now; retry after `Retry-After` (503).
         public static let databaseUnavailable: Code = "database_unavailable"
+        /// The destination is defined in the configuration file, not through the API (409).
+        public static let definedInConfiguration: Code = "defined_in_configuration"
         /// The key is valid but not allowed this (an app key on an admin route, a customer token on another customer) (403).
         public static let forbidden: Code = "forbidden"
         /// The server failed; the cause is in its log, never in the answer (500).

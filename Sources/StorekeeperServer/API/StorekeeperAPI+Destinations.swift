@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Hummingbird
 import StorekeeperStore
@@ -11,11 +12,15 @@ extension StorekeeperAPI {
             .post("destinations/:destinationId/replay", use: replayDeliveries)
             .post("destinations/:destinationId/enable", use: enableDestination)
             .post("destinations/:destinationId/test", use: sendTestEvent)
+            .put("webhooks/:destinationId", use: putWebhook)
+            .delete("webhooks/:destinationId", use: deleteWebhook)
     }
 
     struct DestinationResponse: Encodable {
         var id: String
         var type: String
+        /// `configuration` (change it in the file) or `api` (`PUT`/`DELETE …/webhooks/{id}`).
+        var managedBy: String
         /// The webhook's URL, or the integration's endpoint (with no credential in it).
         var url: String?
         var events: [String]
@@ -48,7 +53,7 @@ extension StorekeeperAPI {
     func destination(_ context: APIRequestContext) throws -> (AppRuntime, String) {
         let app = try context.caller().app
         let id = try context.pathParameter("destinationId")
-        let known = app.configuration.webhooks.map(\.id) + app.configuration.integrations.map(\.id)
+        let known = app.webhooks().map(\.id) + app.configuration.integrations.map(\.id)
         guard known.contains(id) else { throw APIError.notFound }
         return (app, id)
     }
@@ -61,16 +66,19 @@ extension StorekeeperAPI {
         func tally(_ id: String) -> [String: Int] {
             Dictionary(uniqueKeysWithValues: DeliveryState.allCases.map { ($0.rawValue, counts[id]?[$0] ?? 0) })
         }
-        let webhooks = app.configuration.webhooks.map {
+        let configured = Set(app.configuration.webhooks.map(\.id))
+        let webhooks = app.webhooks().map {
             DestinationResponse(
-                id: $0.id, type: "webhook", url: $0.url, events: $0.events ?? ["*"], environments: $0.environments, disabled: disabled[$0.id],
+                id: $0.id, type: "webhook", managedBy: configured.contains($0.id) ? "configuration" : "api", url: $0.url, events: $0.events ?? ["*"],
+                environments: $0.environments, disabled: disabled[$0.id],
                 deliveries: tally($0.id))
         }
         let integrations = app.configuration.integrations.map { integration in
             // A Telegram endpoint holds the bot token: only its host is shown.
             let url = integration.type == .telegram ? integration.endpoint.flatMap { URL(string: $0)?.host } : integration.endpoint
             return DestinationResponse(
-                id: integration.id, type: integration.type.rawValue, url: integration.type == .slack ? url.map { _ in "(a Slack webhook)" } : url,
+                id: integration.id, type: integration.type.rawValue, managedBy: "configuration",
+                url: integration.type == .slack ? url.map { _ in "(a Slack webhook)" } : url,
                 events: integration.events ?? ["*"], environments: integration.environments, disabled: disabled[integration.id],
                 deliveries: tally(integration.id))
         }
@@ -139,6 +147,68 @@ extension StorekeeperAPI {
         event.destinations = [id]
         try await store.apply(Changeset(appId: app.id, at: now, events: [event]))
         return JSONBody.response(status: .accepted, value: ["eventId": eventId])
+    }
+
+    struct WebhookRequest: Decodable {
+        var url: String
+        /// Absent: a new secret is made and answered once (never again).
+        var secret: String?
+        var secrets: [String]?
+        var events: [String]?
+        var environments: [String]?
+    }
+
+    /// `PUT /v1/apps/{appId}/webhooks/{id}` (admin key): adds or replaces a webhook kept in the
+    /// database, checked as the configuration's are (https, no private address unless the app
+    /// allows it, a `whsec_` secret). Without a secret one is made and shown in this answer only.
+    /// Audited; every replica uses it within seconds.
+    func putWebhook(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let app = try context.caller().app
+        let id = try context.pathParameter("destinationId")
+        if app.configuration.webhooks.contains(where: { $0.id == id }) || app.configuration.integrations.contains(where: { $0.id == id }) {
+            throw APIError(.conflict, code: .definedInConfiguration, message: "\(id) is defined in the configuration; change it there")
+        }
+        let input = try JSONBody.decode(WebhookRequest.self, from: try await body(request))
+        var made: String?
+        var secrets = (input.secrets ?? []) + (input.secret.map { [$0] } ?? [])
+        if secrets.isEmpty {
+            let key = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
+            made = "whsec_" + key.base64EncodedString()
+            secrets = [made!]
+        }
+        guard secrets.count <= 4, (input.events?.count ?? 0) <= 64, input.url.utf8.count <= 2048 else {
+            throw APIError.badRequest("at most 4 secrets, 64 event types and a 2048-byte URL")
+        }
+        var webhook = WebhookConfiguration(id: id, url: input.url, secret: secrets.last!, events: input.events, environments: input.environments)
+        webhook.secrets = secrets.count > 1 ? Array(secrets.dropLast()) : nil
+        if let problem = webhook.problem(allowsPrivateNetworks: app.configuration.allowPrivateNetworks == true) {
+            throw APIError.badRequest(problem)
+        }
+        let now = clock()
+        let created = try await store.saveWebhook(
+            StoredWebhook(
+                appId: app.id, id: id, url: input.url, secrets: secrets, events: input.events, environments: input.environments, createdAt: now,
+                updatedAt: now))
+        try await apps.reloadWebhooks(store: store, now: now)
+        try await audit(app, context, action: created ? "add_webhook" : "change_webhook", details: ["webhook": id, "url": input.url], now: now)
+        var answer: [String: String] = ["id": id, "url": input.url, "created": created ? "true" : "false"]
+        answer["secret"] = made
+        return JSONBody.response(status: created ? .created : .ok, value: answer)
+    }
+
+    /// `DELETE /v1/apps/{appId}/webhooks/{id}` (admin key): its pending deliveries end as dead
+    /// letters. Audited.
+    func deleteWebhook(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let app = try context.caller().app
+        let id = try context.pathParameter("destinationId")
+        if app.configuration.webhooks.contains(where: { $0.id == id }) {
+            throw APIError(.conflict, code: .definedInConfiguration, message: "\(id) is defined in the configuration; change it there")
+        }
+        let now = clock()
+        guard try await store.deleteWebhook(appId: app.id, id: id) else { throw APIError.notFound }
+        try await apps.reloadWebhooks(store: store, now: now)
+        try await audit(app, context, action: "delete_webhook", details: ["webhook": id], now: now)
+        return JSONBody.response(value: ["id": id, "deleted": "true"])
     }
 
     func audit(_ app: AppRuntime, _ context: APIRequestContext, action: String, details: [String: String], now: Date) async throws {

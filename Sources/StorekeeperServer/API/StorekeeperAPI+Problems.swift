@@ -60,12 +60,11 @@ extension StorekeeperAPI {
     /// Resolves an open problem of `app` by hand, audited under `actor`.
     func resolveProblem(id: Int64, app: AppRuntime, actor: String, reason: String) async throws -> Problem? {
         let now = clock()
-        let configuration = app.configuration
         guard
             let problem = try await store.resolveProblem(
                 appId: app.id, id: id, at: now, by: actor,
                 event: { problem in
-                    ProblemDesk.event("problem.resolved", problem: problem, at: now, app: configuration, excluding: nil)
+                    ProblemDesk.event("problem.resolved", problem: problem, at: now, app: app, excluding: nil)
                 })
         else { return nil }
         try await store.apply(
@@ -128,7 +127,7 @@ extension StorekeeperAPI {
             problem.amount = Decimal(purchase.milliunits) / 1000
             problem.currency = purchase.currency
         }
-        let opened = try await ProblemDesk(store: store).open(problem, app: app.configuration)
+        let opened = try await ProblemDesk(store: store).open(problem, app: app)
         return JSONBody.response(
             status: .accepted, value: ["kind": input.kind, "status": problem.status.rawValue, "opened": opened ? "true" : "false"])
     }

@@ -34,7 +34,14 @@ extension StorekeeperAPI {
         }
         let candidates = apps.apps.values.filter { $0.configuration.bundleId == summary.bundleId }.sorted { $0.id < $1.id }
         guard let access = Self.receiptAccess(candidates: candidates, password: input.password) else {
+            // A genuine receipt of the app with the wrong password: the app is misconfigured.
+            if let app = candidates.first, case .valid = app.receiptVerifier.verify(base64Encoded: input.receiptData, now: now) {
+                try await noteSharedSecretMismatch(app, now: now)
+            }
             return Self.legacy(VerifyReceiptResponse(status: .sharedSecretMismatch))
+        }
+        if access.includesLedger, access.app.sharedSecretProblem.clear() {
+            try await ProblemDesk(store: store).resolve(causeKey: "shared_secret_mismatch", app: access.app, by: "automatic", at: now)
         }
         let receipt: AppReceipt
         switch access.app.receiptVerifier.verify(base64Encoded: input.receiptData, now: now) {
@@ -84,5 +91,17 @@ extension StorekeeperAPI {
         encoder.outputFormatting = [.withoutEscapingSlashes]
         let data = (try? encoder.encode(response)) ?? Data("{\"status\":21005}".utf8)
         return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// `verifyReceipt` answered 21004 to a genuine receipt: a problem, opened once by this
+    /// process until a call with the right secret resolves it.
+    func noteSharedSecretMismatch(_ app: AppRuntime, now: Date) async throws {
+        guard !app.sharedSecretProblem.set() else { return }
+        try await ProblemDesk(store: store).open(
+            Problem(
+                appId: app.id, kind: "shared_secret_mismatch", causeKey: "shared_secret_mismatch",
+                summary:
+                    "verifyReceipt calls carry a password that is not the app's shared secret (Apple's 21004): update the app or the configuration",
+                openedAt: now), app: app)
     }
 }

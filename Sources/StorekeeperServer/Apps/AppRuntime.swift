@@ -4,6 +4,7 @@ import Crypto
 import AppStoreVerification
 import Foundation
 import SubscriptionEngine
+import Synchronization
 
 /// One configured app, ready to serve: its verifiers (one per accepted environment, trusting
 /// Apple's roots and the configured test roots), its receipt verifier and its catalog.
@@ -18,6 +19,12 @@ public struct AppRuntime: Sendable {
     let customerTokenKey: SymmetricKey?
     /// The In-App Purchase key, read once at startup (offer signatures, API tokens).
     let signingKey: InAppPurchaseKey?
+
+    /// The webhooks added through the admin API, as last read.
+    let storedWebhooks = WebhookBook()
+    /// Whether this process opened the app's wrong-shared-secret problem (so a right answer
+    /// resolves it, and repeats do not write).
+    let sharedSecretProblem = ProcessFlag()
 
     public var id: String { configuration.id }
 
@@ -90,4 +97,23 @@ extension AppStoreEnvironment {
     /// Whether this environment's data is signed by Apple (Sandbox, Production); Xcode and
     /// LocalTesting data is not, and Apple's verifier only decodes it.
     var isSigned: Bool { self != .xcode && self != .localTesting }
+}
+
+/// A flag shared by every copy of an app's runtime in this process.
+final class ProcessFlag: Sendable {
+    private let value = Mutex(false)
+
+    /// Sets the flag; returns whether it was already set.
+    func set() -> Bool {
+        value.withLock { old in
+            defer { old = true }; return old
+        }
+    }
+
+    /// Clears the flag; returns whether it was set.
+    func clear() -> Bool {
+        value.withLock { old in
+            defer { old = false }; return old
+        }
+    }
 }

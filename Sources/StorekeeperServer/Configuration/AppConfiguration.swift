@@ -87,12 +87,6 @@ public struct AppConfiguration: Sendable, Codable, CustomStringConvertible {
         allowPrivateNetworks = try container.decodeIfPresent(Bool.self, forKey: .allowPrivateNetworks)
     }
 
-    /// Where an event of `type` in `environment` goes: the ids of the webhooks and integrations that want it.
-    func destinations(type: String, environment: String?) -> [String] {
-        webhooks.filter { $0.wants(type: type, environment: environment) }.map(\.id)
-            + integrations.filter { $0.wants(type: type, environment: environment) }.map(\.id)
-    }
-
     /// The engine's catalog.
     public var catalog: Catalog { Catalog(products: products) }
 

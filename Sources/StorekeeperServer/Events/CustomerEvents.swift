@@ -34,8 +34,9 @@ enum CustomerEvents {
     /// ``FactSource`` or `clock`), and the job that looks again at the chain's
     /// next transition by the clock.
     static func events(
-        app: AppConfiguration, chain: String, ledger: [LedgerEntry], customer: String?, recorded: Set<String>, source: String, now: Date
+        runtime: AppRuntime, chain: String, ledger: [LedgerEntry], customer: String?, recorded: Set<String>, source: String, now: Date
     ) -> (events: [EventRecord], next: JobRecord?) {
+        let app = runtime.configuration
         let history = PurchaseHistory(ledger: ledger)
         let catalog = app.catalog
         let transitions = history.transitions(catalog: catalog, until: now)
@@ -89,7 +90,7 @@ enum CustomerEvents {
             var event = EventRecord(
                 appId: app.id, customerId: customer, originalTransactionId: transition.originalTransactionId,
                 type: EventType(rawValue: transition.type.rawValue), details: details, occurredAt: transition.occurredAt, idempotencyKey: key)
-            event.destinations = app.destinations(type: transition.type.rawValue, environment: environment)
+            event.destinations = runtime.destinations(type: transition.type.rawValue, environment: environment)
             events.append(event)
         }
         let next = (history.chainTimelines(catalog: catalog).values.flatMap(\.segments).map(\.from) + held).filter { $0 > now }.min()
@@ -100,8 +101,9 @@ enum CustomerEvents {
     /// `consumption.requested`: Apple asks for consumption information about a refund request
     /// (its id from the notification's UUID, so a redelivery or a history sweep adds nothing).
     static func consumptionRequested(
-        app: AppConfiguration, notificationUUID: String, transaction: JWSTransactionDecodedPayload, at date: Date
+        runtime: AppRuntime, notificationUUID: String, transaction: JWSTransactionDecodedPayload, at date: Date
     ) -> EventRecord {
+        let app = runtime.configuration
         let key = "consumption.requested:" + notificationUUID.lowercased()
         var details = EventDetails(productId: transaction.productId, transactionId: transaction.transactionId)
         details.eventId = publicId(appId: app.id, key: key)
@@ -112,7 +114,7 @@ enum CustomerEvents {
         var event = EventRecord(
             appId: app.id, originalTransactionId: transaction.originalTransactionId, type: "consumption.requested", details: details,
             occurredAt: date, idempotencyKey: "event:" + key)
-        event.destinations = app.destinations(type: "consumption.requested", environment: details.environment)
+        event.destinations = runtime.destinations(type: "consumption.requested", environment: details.environment)
         return event
     }
 

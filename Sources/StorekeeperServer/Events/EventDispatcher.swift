@@ -122,6 +122,9 @@ public struct EventDispatcher: Service {
     @discardableResult
     public func dispatchDue() async throws -> Int {
         let now = clock()
+        if apps.apps.values.contains(where: { $0.storedWebhooks.isStale(at: now) }) {
+            try await apps.reloadWebhooks(store: store, now: now)
+        }
         let batch = try await store.leaseDeliveries(limit: batchSize, owner: owner, now: now, leaseUntil: now.addingTimeInterval(leaseSeconds))
         let groups = Dictionary(grouping: batch) { "\($0.appId)\u{1F}\($0.destination)" }.values.map { $0.sorted { $0.id < $1.id } }
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -171,7 +174,7 @@ public struct EventDispatcher: Service {
     /// destination's `dead_letters`; a delivery that gets through resolves the latter.
     func noteProblems(_ delivery: OutboxDelivery, outcome: DeliveryOutcome, error: String?, at now: Date) async throws {
         let type = delivery.event.type.rawValue
-        guard !type.hasPrefix("problem."), type != "test.event", let app = apps.apps[delivery.appId]?.configuration else { return }
+        guard !type.hasPrefix("problem."), type != "test.event", let app = apps.apps[delivery.appId] else { return }
         let desk = ProblemDesk(store: store)
         switch outcome {
         case .delivered:
@@ -189,7 +192,7 @@ public struct EventDispatcher: Service {
             evidence["transactionId"] = details.transactionId
             evidence["originalTransactionId"] = delivery.event.originalTransactionId
             let paid = (IntegrationMessages.revenueSign(of: type) ?? 0) > 0 && details.price != nil
-            let isWebhook = app.webhooks.contains { $0.id == delivery.destination }
+            let isWebhook = app.webhooks().contains { $0.id == delivery.destination }
             let problem =
                 paid && isWebhook
                 ? Problem(
@@ -218,7 +221,7 @@ public struct EventDispatcher: Service {
             }
             return
         }
-        if let webhook = app.configuration.webhooks.first(where: { $0.id == first.destination }) {
+        if let webhook = app.webhooks().first(where: { $0.id == first.destination }) {
             for delivery in deliveries { try await sendWebhook(delivery, webhook: webhook, app: app) }
         } else if let integration = app.configuration.integrations.first(where: { $0.id == first.destination }) {
             switch integration.type {

@@ -8,7 +8,7 @@ import StorekeeperStore
 /// opened once and resolved when the cause clears.
 struct IntakeHealth {
     let store: any StorekeeperStorage
-    let app: AppConfiguration
+    let app: AppRuntime
     let counters: IntakeCounters
     let now: Date
 

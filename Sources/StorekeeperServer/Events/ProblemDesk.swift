@@ -16,20 +16,20 @@ struct ProblemDesk: Sendable {
     /// Opens `problem` (or counts another occurrence of its open cause), alerting every
     /// destination that wants `problem.opened` but `excluded` (the destination that failed).
     @discardableResult
-    func open(_ problem: Problem, app: AppConfiguration, excluding excluded: String? = nil) async throws -> Bool {
+    func open(_ problem: Problem, app: AppRuntime, excluding excluded: String? = nil) async throws -> Bool {
         let event = Self.event("problem.opened", problem: problem, at: problem.openedAt, app: app, excluding: excluded)
         return try await store.openProblem(problem, event: problem.status == .open ? event : nil)
     }
 
     /// Resolves the open problem of `causeKey`, alerting with `problem.resolved`.
     @discardableResult
-    func resolve(causeKey: String, app: AppConfiguration, by: String, at: Date) async throws -> Problem? {
+    func resolve(causeKey: String, app: AppRuntime, by: String, at: Date) async throws -> Problem? {
         try await store.resolveProblem(appId: app.id, causeKey: causeKey, at: at, by: by) { problem in
             Self.event("problem.resolved", problem: problem, at: at, app: app, excluding: nil)
         }
     }
 
-    static func event(_ type: String, problem: Problem, at: Date, app: AppConfiguration, excluding: String?) -> EventRecord {
+    static func event(_ type: String, problem: Problem, at: Date, app: AppRuntime, excluding: String?) -> EventRecord {
         let key = "\(type):\(problem.causeKey):\(problem.openedAt.millisecondsSince1970)"
         var details = EventDetails(reason: problem.summary)
         details.eventId = CustomerEvents.publicId(appId: app.id, key: key)

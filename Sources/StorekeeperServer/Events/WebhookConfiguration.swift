@@ -29,7 +29,7 @@ public struct WebhookConfiguration: Sendable, Codable, Hashable, CustomStringCon
         ((secrets ?? []) + (secret.map { [$0] } ?? [])).compactMap(Self.key(of:))
     }
 
-    static func key(of secret: String) -> Data? {
+    public static func key(of secret: String) -> Data? {
         guard secret.hasPrefix("whsec_"), let data = Data(base64Encoded: String(secret.dropFirst(6))), (24...64).contains(data.count) else {
             return nil
         }

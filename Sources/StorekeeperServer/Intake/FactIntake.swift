@@ -52,7 +52,7 @@ struct FactIntake: Sendable {
             let recorded = try await store.eventKeys(appId: app.id, originalTransactionId: chain)
             let owner = try await store.customer(appId: app.id, alias: .originalTransactionId(chain)) ?? customer
             let found = CustomerEvents.events(
-                app: app.configuration, chain: chain, ledger: ledger, customer: owner, recorded: recorded, source: submission.source.rawValue,
+                runtime: app, chain: chain, ledger: ledger, customer: owner, recorded: recorded, source: submission.source.rawValue,
                 now: now)
             events += found.events
             jobs += found.next.map { [$0] } ?? []
@@ -75,7 +75,7 @@ struct FactIntake: Sendable {
         let recorded = try await store.eventKeys(appId: app.id, originalTransactionId: chain)
         let owner = try await store.customer(appId: app.id, alias: .originalTransactionId(chain)) ?? ledger.lazy.compactMap(\.customerId).first
         let found = CustomerEvents.events(
-            app: app.configuration, chain: chain, ledger: ledger, customer: owner, recorded: recorded, source: "clock", now: now)
+            runtime: app, chain: chain, ledger: ledger, customer: owner, recorded: recorded, source: "clock", now: now)
         var changeset = Changeset(appId: app.id, at: now, events: found.events)
         changeset.jobs = found.next.map { [$0] } ?? []
         try await store.apply(changeset)

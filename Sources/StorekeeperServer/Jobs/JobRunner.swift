@@ -42,7 +42,7 @@ public struct JobRunner: Sendable {
     func run(_ job: JobRecord) async throws {
         guard let app = apps.apps[job.appId] else { throw PermanentFailure(description: "no app \(job.appId) is configured") }
         if JobKind(rawValue: job.kind) == .intakeHealth {
-            try await IntakeHealth(store: store, app: app.configuration, counters: apps.intake, now: clock()).check()
+            try await IntakeHealth(store: store, app: app, counters: apps.intake, now: clock()).check()
             return
         }
         if JobKind(rawValue: job.kind) == .transitions {

@@ -104,7 +104,7 @@ public struct JobScheduler: Service {
     }
 
     /// A job that failed for good: `job_failing` for its kind, until one of that kind succeeds.
-    private func openJobProblem(_ job: JobRecord, error: String, app: AppConfiguration?, desk: ProblemDesk) async throws {
+    private func openJobProblem(_ job: JobRecord, error: String, app: AppRuntime?, desk: ProblemDesk) async throws {
         guard let app else { return }
         try await desk.open(
             Problem(
@@ -116,7 +116,7 @@ public struct JobScheduler: Service {
     /// Runs one leased job and records its outcome.
     func execute(_ job: JobRecord) async throws {
         guard let id = job.id else { return }
-        let app = runner.apps.apps[job.appId]?.configuration
+        let app = runner.apps.apps[job.appId]
         let desk = ProblemDesk(store: runner.store)
         do {
             try await runner.run(job)

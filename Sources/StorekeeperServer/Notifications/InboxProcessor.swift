@@ -175,7 +175,7 @@ public struct InboxProcessor: Sendable {
         if notification.notificationType == .consumptionRequest, let uuid = metadata.notificationUUID, let transaction = verified.transaction {
             events.append(
                 CustomerEvents.consumptionRequested(
-                    app: app.configuration, notificationUUID: uuid, transaction: transaction, at: notification.signedDate ?? now))
+                    runtime: app, notificationUUID: uuid, transaction: transaction, at: notification.signedDate ?? now))
         }
         return try await intake.changeset(
             for: FactSubmission(

@@ -35,6 +35,7 @@ public actor InMemoryStore: StorekeeperStorage {
     private var deliveryAttempts: [Int64: [DeliveryAttempt]] = [:]
     private var disabled: [AppKey: String] = [:]
     private var problemRows: [Problem] = []
+    private var webhookRows: [AppKey: StoredWebhook] = [:]
     private var aliasOwners: [AppKey: String] = [:]
     private var ledgerRows: [LedgerEntry] = []
     private var dashboardUserRecords: [String: DashboardUser] = [:]
@@ -283,6 +284,26 @@ public actor InMemoryStore: StorekeeperStorage {
                     lastStatus: nil, lastError: nil, deliveredAt: nil, createdAt: at.toMilliseconds, event: row))
         }
         return true
+    }
+
+    @discardableResult
+    public func saveWebhook(_ webhook: StoredWebhook) async throws -> Bool {
+        let key = AppKey(appId: webhook.appId, key: webhook.id)
+        var row = webhook
+        row.createdAt = (webhookRows[key]?.createdAt ?? webhook.createdAt).toMilliseconds
+        row.updatedAt = webhook.updatedAt.toMilliseconds
+        let created = webhookRows[key] == nil
+        webhookRows[key] = row
+        return created
+    }
+
+    @discardableResult
+    public func deleteWebhook(appId: String, id: String) async throws -> Bool {
+        webhookRows.removeValue(forKey: AppKey(appId: appId, key: id)) != nil
+    }
+
+    public func storedWebhooks(appId: String?) async throws -> [StoredWebhook] {
+        webhookRows.values.filter { appId == nil || $0.appId == appId }.sorted { ($0.appId, $0.id) < ($1.appId, $1.id) }
     }
 
     // MARK: - Problems

@@ -150,6 +150,15 @@ public protocol EventOutbox: Sendable {
     func disabledDestinations(appId: String) async throws -> [String: String]
     /// How many deliveries are in each state, per destination of the app.
     func deliveryCounts(appId: String) async throws -> [String: [DeliveryState: Int]]
+    /// Adds or replaces a webhook added through the admin API (keeping its creation time);
+    /// returns whether it was new.
+    @discardableResult
+    func saveWebhook(_ webhook: StoredWebhook) async throws -> Bool
+    /// Removes one; returns whether it existed.
+    @discardableResult
+    func deleteWebhook(appId: String, id: String) async throws -> Bool
+    /// Every stored webhook (all apps when `appId` is nil), by app and id.
+    func storedWebhooks(appId: String?) async throws -> [StoredWebhook]
 }
 
 /// Background jobs, leased so that no two workers run the same job at once (PostgreSQL:

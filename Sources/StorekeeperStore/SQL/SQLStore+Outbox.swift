@@ -187,4 +187,49 @@ extension SQLStore {
             return result
         }
     }
+
+    @discardableResult
+    public func saveWebhook(_ webhook: StoredWebhook) async throws -> Bool {
+        @Sendable func text(_ list: [String]?) -> String? {
+            list.flatMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) }
+        }
+        return try await backend.transaction { db in
+            let existed =
+                try await db.raw("SELECT id FROM webhooks WHERE app_id = \(bind: webhook.appId) AND id = \(bind: webhook.id)").first() != nil
+            try await db.raw(
+                """
+                INSERT INTO webhooks (app_id, id, url, secrets, events, environments, created_at, updated_at)
+                VALUES (\(bind: webhook.appId), \(bind: webhook.id), \(bind: webhook.url), \(bind: text(webhook.secrets) ?? "[]"),
+                \(bind: text(webhook.events)), \(bind: text(webhook.environments)), \(bind: webhook.createdAt.millisecondsSince1970),
+                \(bind: webhook.updatedAt.millisecondsSince1970))
+                ON CONFLICT (app_id, id) DO UPDATE SET url = excluded.url, secrets = excluded.secrets, events = excluded.events,
+                environments = excluded.environments, updated_at = excluded.updated_at
+                """
+            ).run()
+            return !existed
+        }
+    }
+
+    @discardableResult
+    public func deleteWebhook(appId: String, id: String) async throws -> Bool {
+        try await backend.transaction { db in
+            try await db.raw("DELETE FROM webhooks WHERE app_id = \(bind: appId) AND id = \(bind: id) RETURNING id").first() != nil
+        }
+    }
+
+    public func storedWebhooks(appId: String?) async throws -> [StoredWebhook] {
+        try await backend.read { db in
+            var query: SQLQueryString = "SELECT * FROM webhooks"
+            if let appId { query += " WHERE app_id = \(bind: appId)" }
+            return try await db.raw(query + " ORDER BY app_id, id").all().map { row in
+                func list(_ column: String) throws -> [String]? {
+                    try row.optionalString(column).flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) }
+                }
+                return StoredWebhook(
+                    appId: try row.string("app_id"), id: try row.string("id"), url: try row.string("url"), secrets: try list("secrets") ?? [],
+                    events: try list("events"), environments: try list("environments"), createdAt: try row.date("created_at"),
+                    updatedAt: try row.date("updated_at"))
+            }
+        }
+    }
 }

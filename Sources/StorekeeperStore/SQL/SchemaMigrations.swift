@@ -135,6 +135,10 @@ enum SchemaMigrations {
                     """,
                     "CREATE UNIQUE INDEX problems_open_cause ON problems (app_id, cause_key) WHERE status = 'open'",
                     "CREATE INDEX problems_app ON problems (app_id, status, id)",
+                    """
+                    CREATE TABLE webhooks (app_id TEXT NOT NULL, id TEXT NOT NULL, url TEXT NOT NULL, secrets TEXT NOT NULL, events TEXT,
+                    environments TEXT, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL, PRIMARY KEY (app_id, id))
+                    """,
                 ]
             ),
         ]

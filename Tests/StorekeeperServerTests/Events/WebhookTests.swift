@@ -210,6 +210,56 @@ struct WebhookTests {
         }
     }
 
+    @Test("webhooks added through the admin API: checked like the configuration's, a secret made once, used at once, changed and removed")
+    func managedWebhooks() async throws {
+        try await ServerHarness.run(.sqlite, configure: Self.configure) { harness, client in
+            let transport = RecordingTransport()
+            let work = try Self.work(harness, transport)
+            let put = try await client.call(
+                .put, "/v1/apps/alpha/webhooks/extra", key: Fixture.alphaAdmin, body: #"{"url": "http://127.0.0.1:9/extra"}"#)
+            #expect(put.status == 201)
+            let secret = try #require(put.json["secret"] as? String)
+            #expect(secret.hasPrefix("whsec_"))
+            #expect(try await client.call(.put, "/v1/apps/alpha/webhooks/extra", key: Fixture.alphaKey, body: "{}").status == 403)
+            #expect(
+                try await client.call(.put, "/v1/apps/alpha/webhooks/backend", key: Fixture.alphaAdmin, body: #"{"url": "http://127.0.0.1:9/x"}"#)
+                    .status == 409)
+            let list = try await client.call(.get, "/v1/apps/alpha/destinations", key: Fixture.alphaAdmin)
+            #expect(!list.text.contains(secret) && list.text.contains("\"managedBy\":\"api\""))
+            let t0 = Fixture.t0
+            harness.clock.set(t0 + 60)
+            let first = try SignedData.transaction(id: "8701", original: "8701", purchase: t0, expires: t0 + 30 * Fixture.day, signed: t0)
+            let body = "{\"signedTransaction\": \"\(try harness.ca.signTransaction(first))\"}"
+            #expect(try await client.call(.post, "/v1/apps/alpha/customers/kim/purchases", key: Fixture.alphaKey, body: body).status == 200)
+            #expect(try await work.dispatcher.drain() == 2)
+            let extra = try #require(await transport.posts.first { $0.url.hasSuffix("/extra") })
+            let key = try #require(WebhookConfiguration.key(of: secret))
+            let signature = WebhookMessage.signature(
+                id: extra.headers["webhook-id"] ?? "", timestamp: Int64(extra.headers["webhook-timestamp"] ?? "") ?? 0, body: extra.body, keys: [key])
+            #expect(extra.headers["webhook-signature"] == signature)
+            // Narrowed to renewals, then removed: later events do not go there.
+            let narrow = try await client.call(
+                .put, "/v1/apps/alpha/webhooks/extra", key: Fixture.alphaAdmin,
+                body: #"{"url": "http://127.0.0.1:9/extra", "secret": "\#(secret)", "events": ["subscription.renewed"]}"#)
+            #expect(narrow.status == 200 && narrow.json["secret"] == nil)
+            let grant = #"{"productId": "pro.lifetime", "grantId": "g-7", "reason": "goodwill"}"#
+            #expect(try await client.call(.post, "/v1/apps/alpha/customers/kim/grants", key: Fixture.alphaAdmin, body: grant).status == 201)
+            #expect(try await work.dispatcher.drain() == 1)
+            #expect(try await client.call(.delete, "/v1/apps/alpha/webhooks/extra", key: Fixture.alphaAdmin).status == 200)
+            #expect(try await client.call(.delete, "/v1/apps/alpha/webhooks/extra", key: Fixture.alphaAdmin).status == 404)
+            #expect(await transport.posts.filter { $0.url.hasSuffix("/extra") }.count == 1)
+            let actions = try await harness.store.auditEntries(appId: "alpha", limit: 10).map(\.action)
+            #expect(actions.contains("add_webhook") && actions.contains("change_webhook") && actions.contains("delete_webhook"))
+        }
+        // Without allowPrivateNetworks, no webhook may point into a private network.
+        try await ServerHarness.run(.memory) { _, client in
+            for url in ["http://10.0.0.1/x", "https://127.0.0.1/x", "https://169.254.169.254/latest", "ftp://example.com/x", "https://localhost/x"] {
+                let refused = try await client.call(.put, "/v1/apps/alpha/webhooks/inner", key: Fixture.alphaAdmin, body: #"{"url": "\#(url)"}"#)
+                #expect(refused.status == 400, "\(url)")
+            }
+        }
+    }
+
     @Test("two dispatchers on one database send each event once", arguments: ServerBackend.databases)
     func replicas(backend: ServerBackend) async throws {
         try await ServerHarness.run(backend, configure: Self.configure) { harness, client in

@@ -55,7 +55,7 @@ struct LedgerUpgradeTests {
             try await db.raw("DROP TABLE dashboard_sessions").run()
             try await db.raw("DROP INDEX audit_customer").run()
             try await db.raw("DROP INDEX customers_recent").run()
-            for table in ["event_deliveries", "delivery_attempts", "disabled_destinations", "problems"] {
+            for table in ["event_deliveries", "delivery_attempts", "disabled_destinations", "problems", "webhooks"] {
                 try await db.raw("DROP TABLE \(unsafeRaw: table)").run()
             }
         }
