@@ -23,7 +23,8 @@ struct DatabaseOutageTests {
         let forwarder = try TCPForwarder(upstreamPort: components.port ?? 5432)
         defer { forwarder.stop() }
         components.port = forwarder.port
-        components.queryItems = (components.queryItems ?? []) + [URLQueryItem(name: "connect_timeout", value: "2")]
+        components.queryItems =
+            (components.queryItems ?? []).filter { $0.name != "connect_timeout" } + [URLQueryItem(name: "connect_timeout", value: "2")]
         let proxied = try #require(components.string)
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-outage-\(UUID().uuidString)")
