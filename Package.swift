@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "AppStoreTestSigning", targets: ["AppStoreTestSigning"]),
         .library(name: "SubscriptionEngine", targets: ["SubscriptionEngine"]),
         .library(name: "SubscriptionAnalytics", targets: ["SubscriptionAnalytics"]),
+        .library(name: "StorekeeperKit", targets: ["StorekeeperKit"]),
         .executable(name: "storekeeper", targets: ["storekeeper"]),
     ],
     dependencies: [
@@ -36,6 +37,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         // Everything Apple sends or accepts, as Codable values. Foundation only.
@@ -122,6 +124,8 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -147,6 +151,23 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The client SDK for apps: a platform-independent core (server calls, purchase delivery,
+        // the signed offline cache, certificate pins) and a thin StoreKit 2 adapter.
+        .target(
+            name: "StorekeeperKit",
+            dependencies: [
+                "AppStoreJOSE",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: [.linux])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(platforms: [.linux])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(platforms: [.linux])),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: .when(platforms: [.linux])),
+                .product(name: "NIOTLS", package: "swift-nio", condition: .when(platforms: [.linux])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(platforms: [.linux])),
+            ]
+        ),
         // The command-line tool's commands, as a library so tests can call them.
         .target(
             name: "StorekeeperCLI",
@@ -164,6 +185,7 @@ let package = Package(
                 "StorekeeperStore",
                 "StorekeeperServer",
                 "AppStoreSimulator",
+                "StorekeeperKit",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -278,6 +300,25 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
 
+        .testTarget(
+            name: "StorekeeperKitTests",
+            dependencies: [
+                "StorekeeperKit", "StorekeeperServer", "StorekeeperStore", "AppStoreJOSE", "AppStoreTestSigning", "AppStoreModels",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The StoreKit 2 adapter's source (a link to Sources/StorekeeperKit/StoreKit) compiled on
+        // Linux against StoreKit's declarations from Apple's documentation (Tests/StoreKitShim).
+        .testTarget(
+            name: "StoreKitAdapterCheck",
+            dependencies: ["StorekeeperKit", .target(name: "StoreKit", condition: .when(platforms: [.linux]))],
+            swiftSettings: [.define("STOREKEEPER_STOREKIT_CHECK")]
+        ),
+        .target(name: "StoreKit", path: "Tests/StoreKitShim"),
         // Helpers shared by the test targets (Apple's Python reference verifier, subprocesses).
         .target(name: "StorekeeperTestSupport", path: "Tests/StorekeeperTestSupport"),
     ],

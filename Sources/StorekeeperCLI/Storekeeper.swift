@@ -22,6 +22,8 @@ public struct Storekeeper: AsyncParsableCommand {
             OfferCommand.self,
             DemoCommand.self,
             SimulateCommand.self,
+            SimulatorCommand.self,
+            DeviceCommand.self,
             ImportCommand.self,
         ]
     )

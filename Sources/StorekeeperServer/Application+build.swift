@@ -1,6 +1,8 @@
 import Foundation
 import Hummingbird
 import HummingbirdCore
+import HummingbirdTLS
+import NIOSSL
 import Logging
 import ServiceLifecycle
 import StorekeeperStore
@@ -116,9 +118,10 @@ public func buildApplication(configuration: ServerConfiguration, dependencies: S
             metadata: ["app": "\(app.id)", "environments": "\(app.environments)"])
     }
     let limits = configuration.connections
+    let http1 = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .milliseconds(Int64(limits.idleTimeoutSeconds * 1000))))
     var app = Application(
         router: router,
-        server: .http1(configuration: .init(idleTimeout: .milliseconds(Int64(limits.idleTimeoutSeconds * 1000)))),
+        server: try configuration.tls.map { try HTTPServerBuilder.tls(http1, tlsConfiguration: try $0.serverConfiguration()) } ?? http1,
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port), serverName: "storekeeper",
             availableConnectionsDelegate: MaximumAvailableConnections(limits.maximumConnections)),
@@ -129,6 +132,8 @@ public func buildApplication(configuration: ServerConfiguration, dependencies: S
         logger: dependencies.logger
     )
     let apps = configuration.apps
+    let stateKeyFile = configuration.stateSigningKey
+    let stateKeyBox = api.stateSigningKey
     let initialAdmin = configuration.dashboard.initialAdmin
     let clock = dependencies.clock
     let logger = dependencies.logger
@@ -141,6 +146,9 @@ public func buildApplication(configuration: ServerConfiguration, dependencies: S
             try await store.saveApp(AppRecord(id: app.id, bundleId: app.bundleId, createdAt: clock()))
         }
         try await directory.reloadWebhooks(store: store, now: clock())
+        let stateKey = try await StateSigningKey.resolve(file: stateKeyFile, store: store, now: clock())
+        stateKeyBox.set(stateKey)
+        logger.info("customer states are signed", metadata: ["keyId": "\(stateKey.keyId)"])
         if let admin = initialAdmin, try await store.dashboardUser(email: admin.email) == nil {
             try await store.saveDashboardUser(
                 DashboardUser(email: admin.email, passwordHash: admin.passwordHash, role: .admin, apps: nil, createdAt: clock(), updatedAt: clock()))
@@ -150,4 +158,20 @@ public func buildApplication(configuration: ServerConfiguration, dependencies: S
         startup.open()
     }
     return app
+}
+
+extension TLSFiles {
+    /// NIO's server configuration from the PEM files.
+    func serverConfiguration() throws -> TLSConfiguration {
+        do {
+            let chain = try NIOSSLCertificate.fromPEMFile(certificate)
+            guard !chain.isEmpty else { throw ConfigurationError("tls.certificate \(certificate) holds no certificate") }
+            let privateKey = try NIOSSLPrivateKey(file: key, format: .pem)
+            return TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(privateKey))
+        } catch let error as ConfigurationError {
+            throw error
+        } catch {
+            throw ConfigurationError("cannot read the TLS certificate \(certificate) or key \(key): \(error)")
+        }
+    }
 }

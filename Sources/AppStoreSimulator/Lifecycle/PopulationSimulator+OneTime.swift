@@ -31,7 +31,7 @@ extension PopulationSimulator {
     }
 
     /// A one-time purchase: Apple sends `ONE_TIME_CHARGE`; the device reports the transaction.
-    func buyOnce(_ customer: Int, productId: String, at date: Date) throws {
+    func buyOnce(_ customer: Int, productId: String, at date: Date, appAccountToken: String? = nil) throws {
         guard let product = products[productId] else { return }
         let customerId = customerId(customer)
         if product.type == .nonConsumable,
@@ -39,7 +39,7 @@ extension PopulationSimulator {
         {
             return
         }
-        let token = store.transactions(ofCustomer: customerId).first?.appAccountToken
+        let token = appAccountToken ?? store.transactions(ofCustomer: customerId).first?.appAccountToken
         let transaction = makeTransaction(
             product: product, originalTransactionId: nil, purchaseDate: date, originalPurchaseDate: nil, expiresDate: nil,
             reason: .purchase, appAccountToken: token, storefront: storefront(ofCustomer: customer))

@@ -68,13 +68,17 @@ public final class PopulationSimulator {
 
     /// Names of scripted customers, by number.
     var customerNames: [Int: String] = [:]
+    /// Customers that simulated devices named, by number, and their numbers by id.
+    var deviceCustomerIds: [Int: String] = [:]
+    var deviceCustomerNumbers: [String: Int] = [:]
     /// Scripted outcomes that override the dice: billing recovery per chain, price-increase consent.
     var forcedBilling: [String: String] = [:]
     var forcedConsent: [String: Bool] = [:]
 
     /// The app's id of a customer (what its server knows the customer by).
     public func customerId(_ number: Int) -> String {
-        customerNames[number].map { "customer-\($0)" } ?? "customer-\(number)"
+        if let exact = deviceCustomerIds[number] { return exact }
+        return customerNames[number].map { "customer-\($0)" } ?? "customer-\(number)"
     }
 
     private func apply(_ event: LifecycleEvent, at date: Date) throws {

@@ -20,12 +20,23 @@ public struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The address to listen on.")
     var host: String?
 
+    @Option(help: "Serve HTTPS: a PEM file with the certificate chain, leaf first (with --tls-key).")
+    var tlsCertificate: String?
+
+    @Option(help: "Serve HTTPS: a PEM file with the certificate's private key (with --tls-certificate).")
+    var tlsKey: String?
+
     public init() {}
 
     public func run() async throws {
         var configuration = try options.configuration()
         if let port { configuration.port = port }
         if let host { configuration.host = host }
+        switch (tlsCertificate, tlsKey) {
+        case (let certificate?, let key?): configuration.tls = TLSFiles(certificate: certificate, key: key)
+        case (nil, nil): break
+        default: throw CLIFailure.usage("--tls-certificate and --tls-key go together")
+        }
         guard !configuration.apps.isEmpty else { throw CLIFailure.usage("the configuration declares no app") }
         let logger = Logger(label: "storekeeper")
         for warning in SecurityWarnings.of(configuration, configurationFile: options.configurationFile()) {

@@ -24,6 +24,8 @@ struct StorekeeperAPI: Sendable {
     var appleClients = AppleClients()
     /// Each app's snapshot index, kept up to date from the ledger (the metrics routes).
     var analyticsCache = AnalyticsCache()
+    /// The key customer states are signed with, read at startup.
+    var stateSigningKey = StateSigningKeyBox()
 
     func addRoutes(to router: Router<APIRequestContext>) {
         router.get("/health") { _, _ in try await health() }
@@ -48,9 +50,11 @@ struct StorekeeperAPI: Sendable {
             .get("metrics/:name", use: metricSeries)
             .get("cohorts", use: cohorts)
             .post("customers/:customerId/tokens", use: mintCustomerToken)
+            .get("state-signing-key", use: stateSigningPublicKey)
         app.group().add(middleware: authenticator(.pathCustomer))
             .get("customers/:customerId", use: customer)
             .get("customers/:customerId/events", use: events)
+            .get("customers/:customerId/signed-state", use: signedState)
             .post("customers/:customerId/purchases", use: postPurchase)
             .post("customers/:customerId/problems", use: reportProblem)
         let admin = app.group().add(middleware: authenticator(.admin))

@@ -30,6 +30,11 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
     public var connections: ConnectionLimits
     /// The dashboard's sessions and its first admin.
     public var dashboard: DashboardConfiguration
+    /// Serve HTTPS with this certificate and key instead of plain HTTP.
+    public var tls: TLSFiles?
+    /// A PEM file with the P-256 private key that signs customer-state answers for the SDK's
+    /// offline cache; `nil` makes one once and keeps it in the database (shared by replicas).
+    public var stateSigningKey: String?
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "storekeeper-data", databaseURL: String? = nil,
@@ -66,6 +71,8 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
             ?? defaults.maximumNotificationBodySize
         connections = try container.decodeIfPresent(ConnectionLimits.self, forKey: .connections) ?? defaults.connections
         dashboard = try container.decodeIfPresent(DashboardConfiguration.self, forKey: .dashboard) ?? defaults.dashboard
+        tls = try container.decodeIfPresent(TLSFiles.self, forKey: .tls)
+        stateSigningKey = try container.decodeIfPresent(String.self, forKey: .stateSigningKey)
     }
 
     public var description: String {
@@ -129,6 +136,10 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
         if let directory = value("STOREKEEPER_DATA_DIR") { dataDirectory = directory }
         if let url = value("STOREKEEPER_DATABASE_URL") { databaseURL = url }
         if let level = value("STOREKEEPER_LOG_LEVEL") { logLevel = level }
+        if let path = value("STOREKEEPER_STATE_SIGNING_KEY") { stateSigningKey = path }
+        if let certificate = value("STOREKEEPER_TLS_CERTIFICATE"), let key = value("STOREKEEPER_TLS_KEY") {
+            tls = TLSFiles(certificate: certificate, key: key)
+        }
         if let size = value("STOREKEEPER_MAX_BODY_BYTES") {
             guard let number = Int(size) else { throw ConfigurationError("STOREKEEPER_MAX_BODY_BYTES must be a number") }
             maximumBodySize = number
@@ -253,5 +264,16 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
         @unknown default:
             return "unreadable"
         }
+    }
+}
+
+/// The PEM files of a TLS server: the certificate chain (leaf first) and its private key.
+public struct TLSFiles: Sendable, Codable, Hashable {
+    public var certificate: String
+    public var key: String
+
+    public init(certificate: String, key: String) {
+        self.certificate = certificate
+        self.key = key
     }
 }

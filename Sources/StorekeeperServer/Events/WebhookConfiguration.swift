@@ -118,7 +118,7 @@ enum PrivateNetworks {
         while let entry = cursor {
             var buffer = [CChar](repeating: 0, count: Int(NI_MAXHOST))
             if getnameinfo(entry.pointee.ai_addr, entry.pointee.ai_addrlen, &buffer, socklen_t(buffer.count), nil, 0, NI_NUMERICHOST) == 0 {
-                let address = String(cString: buffer)
+                let address = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
                 if isPrivate(host: address) { return true }
             }
             cursor = entry.pointee.ai_next

@@ -36,6 +36,7 @@ public actor InMemoryStore: StorekeeperStorage {
     private var disabled: [AppKey: String] = [:]
     private var problemRows: [Problem] = []
     private var webhookRows: [AppKey: StoredWebhook] = [:]
+    private var serverKeys: [String: String] = [:]
     private var aliasOwners: [AppKey: String] = [:]
     private var ledgerRows: [LedgerEntry] = []
     private var dashboardUserRecords: [String: DashboardUser] = [:]
@@ -73,6 +74,12 @@ public actor InMemoryStore: StorekeeperStorage {
     public func ping() async throws {}
 
     // MARK: - Apps and customers
+
+    public func serverKey(name: String, proposed: String, now: Date) async throws -> String {
+        if let stored = serverKeys[name] { return stored }
+        serverKeys[name] = proposed
+        return proposed
+    }
 
     public func saveApp(_ app: AppRecord) async throws {
         var record = app

@@ -2,7 +2,7 @@ import Foundation
 
 /// Everything the server stores, behind one value: what `buildApplication` takes.
 public protocol StorekeeperStorage: AppRepository, CustomerRepository, LedgerRepository, NotificationInbox, EventLog,
-    JobQueue, AuditLog, ReconciliationQueries, DashboardUserRepository, EventOutbox, ProblemRegistry
+    JobQueue, AuditLog, ReconciliationQueries, DashboardUserRepository, EventOutbox, ProblemRegistry, ServerKeyStore
 {
     /// Which backend this is (`sqlite`, `postgresql`, `memory`), for logs and `/health`.
     var backendName: String { get }
@@ -216,4 +216,11 @@ public protocol ProblemRegistry: Sendable {
     func resolveProblem(appId: String, id: Int64, at: Date, by: String, event: @Sendable (Problem) -> EventRecord?) async throws -> Problem?
     /// The app's problems in `status` (any when `nil`), newest first.
     func problems(appId: String, status: ProblemStatus?, limit: Int) async throws -> [Problem]
+}
+
+/// Keys the server makes for itself once and shares between replicas.
+public protocol ServerKeyStore: Sendable {
+    /// The value stored under `name`; when there is none, `proposed` is stored and answered.
+    /// Replicas asking at once all get the one value that won.
+    func serverKey(name: String, proposed: String, now: Date) async throws -> String
 }

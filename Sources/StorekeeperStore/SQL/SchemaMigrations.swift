@@ -141,11 +141,18 @@ enum SchemaMigrations {
                     """,
                 ]
             ),
+            (
+                8,
+                [
+                    // Keys the server makes once and every replica shares (the customer-state signing key).
+                    "CREATE TABLE server_keys (name TEXT PRIMARY KEY, value TEXT NOT NULL, created_at BIGINT NOT NULL)"
+                ]
+            ),
         ]
     }
 
     /// The newest version this build knows.
-    static let latestVersion = 7
+    static let latestVersion = 8
 
     /// Applies the missing steps; returns their versions.
     static func migrate(_ db: any SQLDatabase, dialect: SQLStoreDialect, now: Int64) async throws -> [Int] {

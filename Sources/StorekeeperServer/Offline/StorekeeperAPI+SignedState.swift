@@ -1,0 +1,70 @@
+import Foundation
+import Hummingbird
+import SubscriptionEngine
+
+extension StorekeeperAPI {
+    /// What the server signs about a customer: the entitlements at the signing instant, for the
+    /// SDK's offline cache. Dates are milliseconds since 1970 (as Apple's signed data).
+    struct SignedCustomerState: Codable, Sendable {
+        var iss = "storekeeper"
+        var appId: String
+        var customerId: String
+        /// The server's clock when it signed: the SDK's offline window starts here.
+        var signedDate: Int64
+        var entitlements: [SignedEntitlement]
+    }
+
+    struct SignedEntitlement: Codable, Sendable {
+        var identifier: String
+        var productId: String
+        var productType: String
+        var originalTransactionId: String
+        var expiresDate: Int64?
+        /// Whether the subscription granting it renews (`nil` for other products).
+        var willRenew: Bool?
+        var basis: String
+        var ownership: String
+    }
+
+    struct SignedStateResponse: ResponseEncodable {
+        var signedState: String
+        var keyId: String
+    }
+
+    struct SigningKeyResponse: ResponseEncodable {
+        var keyId: String
+        var algorithm = "ES256"
+        /// The public key, PEM (`BEGIN PUBLIC KEY`).
+        var publicKey: String
+    }
+
+    /// `GET /v1/apps/{appId}/customers/{customerId}/signed-state`: the customer's entitlements
+    /// now, signed with the server's state key (an unknown customer gets a signed empty list).
+    func signedState(_ request: Request, _ context: APIRequestContext) async throws -> SignedStateResponse {
+        let (app, id) = (try context.caller().app, try context.customerId())
+        guard let key = stateSigningKey.value else { throw APIError.retryLater("the state signing key is not loaded yet") }
+        let now = clock()
+        let entries = try await store.ledger(appId: app.id, customerId: id)
+        let state = CustomerState(history: PurchaseHistory(ledger: entries), catalog: app.catalog, at: now)
+        let renewal = Dictionary(state.subscriptions.map { ($0.originalTransactionId, $0.willAutoRenew) }, uniquingKeysWith: { first, _ in first })
+        let claims = SignedCustomerState(
+            appId: app.id, customerId: id, signedDate: Self.milliseconds(now),
+            entitlements: state.entitlements.map { entitlement in
+                SignedEntitlement(
+                    identifier: entitlement.identifier, productId: entitlement.productId, productType: entitlement.productType.rawValue,
+                    originalTransactionId: entitlement.originalTransactionId, expiresDate: entitlement.expiresDate.map(Self.milliseconds),
+                    willRenew: entitlement.productType == .autoRenewable ? renewal[entitlement.originalTransactionId] ?? nil : nil,
+                    basis: entitlement.basis.rawValue, ownership: entitlement.ownership.rawValue)
+            })
+        return SignedStateResponse(signedState: try key.sign(claims), keyId: key.keyId)
+    }
+
+    /// `GET /v1/apps/{appId}/state-signing-key`: the public key customer states are signed with.
+    func stateSigningPublicKey(_ request: Request, _ context: APIRequestContext) async throws -> SigningKeyResponse {
+        _ = try context.caller()
+        guard let key = stateSigningKey.value else { throw APIError.retryLater("the state signing key is not loaded yet") }
+        return SigningKeyResponse(keyId: key.keyId, publicKey: key.publicKeyPEM)
+    }
+
+    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
+}

@@ -1,0 +1,1 @@
+../../Sources/StorekeeperKit/StoreKit/StoreKitBackend.swift

@@ -1,0 +1,90 @@
+import Crypto
+import Foundation
+import Hummingbird
+import Logging
+import StorekeeperServer
+import StorekeeperStore
+import Synchronization
+import Testing
+
+@testable import StorekeeperKit
+
+@Suite("StorekeeperKit against the server: signed states over pinned TLS")
+struct ServerPinningTests {
+    static let appKey = "sk_app_storekeeperkit_tests_0123456789"
+
+    /// Runs a server over TLS with `certificate` on a free port; `body` gets its URL.
+    func withTLSServer(_ certificate: TestTLSCertificate, _ body: @Sendable (URL) async throws -> Void) async throws {
+        let directory = temporaryDirectory()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let files = try certificate.write(to: directory)
+        var configuration = ServerConfiguration(
+            host: "127.0.0.1", port: 0, dataDirectory: directory.path,
+            apps: [
+                AppConfiguration(
+                    id: "app", bundleId: "com.example.kit", environments: [.sandbox],
+                    apiKeys: [APIKeyConfiguration(key: Self.appKey, role: .app)])
+            ])
+        configuration.tls = TLSFiles(certificate: files.certificate, key: files.key)
+        var logger = Logger(label: "test.kit")
+        logger.logLevel = .warning
+        let port = Mutex(0)
+        var dependencies = ServerDependencies(store: InMemoryStore(), logger: logger, runsInboxWorker: false)
+        dependencies.runsDispatcher = false
+        dependencies.onServerRunning = { bound in port.withLock { $0 = bound } }
+        let app = try buildApplication(configuration: configuration, dependencies: dependencies)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await app.runService() }
+            var bound = 0
+            for _ in 0..<200 where bound == 0 {
+                try await Task.sleep(for: .milliseconds(25))
+                bound = port.withLock { $0 }
+            }
+            try #require(bound > 0, "the server did not start")
+            try await body(URL(string: "https://127.0.0.1:\(bound)")!)
+            group.cancelAll()
+        }
+    }
+
+    func storekeeper(_ url: URL, pins: [String], directory: URL) throws -> Storekeeper {
+        try Storekeeper(
+            configuration: StorekeeperConfiguration(
+                serverURL: url, appId: "app", apiKey: Self.appKey, appUserId: "alice", certificatePins: pins, stateDirectory: directory,
+                requestTimeout: 10),
+            store: FakeStore())
+    }
+
+    @Test("with the server's pin the SDK reads the server's signed state (key fetched once and pinned); with another pin it refuses")
+    func pinning() async throws {
+        let certificate = try TestTLSCertificate()
+        try await withTLSServer(certificate) { url in
+            let directory = temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let info = try await storekeeper(url, pins: ["sha256/" + certificate.pin], directory: directory).customerInfo()
+            #expect(info.source == .server && info.customerId == "alice" && info.entitlements.isEmpty)
+            #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("server-key.pem").path))
+
+            let other = temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: other) }
+            let wrongPin = Data(SHA256.hash(data: P256.Signing.PrivateKey().publicKey.derRepresentation)).base64EncodedString()
+            do {
+                _ = try await storekeeper(url, pins: [wrongPin], directory: other).customerInfo()
+                Issue.record("a server without the pinned key was trusted")
+            } catch let error as StorekeeperError {
+                #expect(error.code == .pinMismatch)
+            }
+            #expect(!FileManager.default.fileExists(atPath: other.appendingPathComponent("server-key.pem").path))
+        }
+    }
+
+    @Test("a pin is the SHA-256 of the certificate's SubjectPublicKeyInfo; malformed pins are configuration errors")
+    func pins() throws {
+        let certificate = try TestTLSCertificate()
+        #expect(CertificatePins.pin(certificateDER: certificate.der) == certificate.pin)
+        #expect(try CertificatePins([certificate.pin]).matches(chain: [certificate.der]))
+        #expect(try !CertificatePins([TestTLSCertificate().pin]).matches(chain: [certificate.der]))
+        #expect(throws: StorekeeperError.self) { try CertificatePins(["not base64!"]) }
+        #expect(throws: StorekeeperError.self) { try CertificatePins([Data(count: 20).base64EncodedString()]) }
+    }
+}
