@@ -5,7 +5,7 @@ import PackageDescription
 
 let package = Package(
     name: "Storekeeper",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
     products: [
         .library(name: "AppStoreModels", targets: ["AppStoreModels"]),
         .library(name: "AppStoreJOSE", targets: ["AppStoreJOSE"]),
@@ -248,6 +248,7 @@ let package = Package(
                 "SubscriptionEngine",
                 "storekeeper",
                 "AppStoreSimulator",
+                "StorekeeperTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ]

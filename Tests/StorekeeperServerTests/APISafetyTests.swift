@@ -90,6 +90,7 @@ struct APISafetyTests {
                 "/health", "/metrics", "/verifyReceipt", "/v1/apps/{appId}/notifications", "/v1/apps/{appId}/subscriptions/{originalTransactionId}",
                 "/v1/apps/{appId}/customers/{customerId}", "/v1/apps/{appId}/customers/{customerId}/events",
                 "/v1/apps/{appId}/customers/{customerId}/purchases", "/v1/apps/{appId}/customers/{customerId}/grants",
+                "/v1/apps/{appId}/customers/{customerId}/signed-state", "/v1/apps/{appId}/state-signing-key",
             ] {
                 #expect(paths[path] != nil, "\(path) is not described")
             }

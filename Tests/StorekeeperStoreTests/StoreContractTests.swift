@@ -25,6 +25,21 @@ struct StoreContractTests {
         }
     }
 
+    @Test("a server key is made once: concurrent first uses all get the one stored value", arguments: TestBackend.available)
+    func serverKeys(backend: TestBackend) async throws {
+        try await withTestStore(backend) { store in
+            let values = try await withThrowingTaskGroup(of: String.self) { group in
+                for index in 0..<8 {
+                    group.addTask { try await store.serverKey(name: "state", proposed: "value-\(index)", now: Self.t0) }
+                }
+                return try await group.reduce(into: [String]()) { $0.append($1) }
+            }
+            #expect(Set(values).count == 1)
+            #expect(try await store.serverKey(name: "state", proposed: "later", now: Self.t0) == values.first)
+            #expect(try await store.serverKey(name: "other", proposed: "second", now: Self.t0) == "second")
+        }
+    }
+
     @Test("dashboard users are created, then updated in place; emails match in any case", arguments: TestBackend.available)
     func dashboardUsers(backend: TestBackend) async throws {
         try await withTestStore(backend) { store in

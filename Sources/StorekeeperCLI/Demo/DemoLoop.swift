@@ -21,6 +21,8 @@ struct DemoLoop {
     let stop: DemoStop
     let receiver: DemoReceiver
     let receiverPort: Int
+    /// The customers' phones, each running StorekeeperKit's core.
+    let devices: DemoDevices
 
     var serverBase: String { "http://127.0.0.1:\(serverPort)" }
 
@@ -118,14 +120,13 @@ struct DemoLoop {
         max(1, (days / 12).rounded()) * 86_400
     }
 
-    /// Posts the purchases the devices saw to the server, as the app would.
+    /// Hands the purchases the customers made to their phones' StorekeeperKit, which delivers
+    /// each through the server (posted, finished once recorded).
     func report(_ purchases: [DevicePurchase]) async throws -> Int {
         for purchase in purchases {
-            let body = try JSONSerialization.data(withJSONObject: ["signedTransaction": purchase.signedTransaction])
-            let path = "/v1/apps/\(DemoWorld.appId)/customers/\(purchase.customerId)/purchases"
-            let (status, text) = try await send(.POST, path, body: body)
-            guard (200..<300).contains(status) else {
-                throw CLIFailure(exitCode: 1, message: "the server refused a purchase (\(status)): \(text.prefix(300))")
+            let outcome = try await devices.deliver(purchase)
+            guard case .delivered = outcome else {
+                throw CLIFailure(exitCode: 1, message: "a purchase did not reach the server through StorekeeperKit: \(outcome)")
             }
         }
         return purchases.count

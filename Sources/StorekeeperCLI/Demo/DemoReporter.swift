@@ -44,7 +44,8 @@ struct DemoReporter {
         say(
             "Simulated \(Self.number(settings.days)) days in \(String(format: "%.1f", seconds)) s: "
                 + "\(delivery.notifications) notifications (\(delivery.attempts) attempts, \(delivery.dropped) lost for good, "
-                + "\(delivery.duplicatesSent) duplicates), \(purchases) purchases reported by devices, \(processed) inbox entries processed")
+                + "\(delivery.duplicatesSent) duplicates), \(purchases) purchases delivered by the devices' StorekeeperKit, \(processed) inbox entries processed"
+        )
         let snapshot = counter.snapshot
         let calls = snapshot.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         let subscriptions = max(1, world.store.subscriptions().count)

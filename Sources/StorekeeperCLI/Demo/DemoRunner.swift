@@ -136,7 +136,10 @@ struct DemoRunner {
             let work = try ServerWork(configuration: configuration, dependencies: quiet, owner: "demo")
             return try await DemoLoop(
                 world: world, settings: settings, work: work, counter: counter,
-                client: client, serverPort: serverPort, stop: stop, receiver: receiver, receiverPort: receiverPort
+                client: client, serverPort: serverPort, stop: stop, receiver: receiver, receiverPort: receiverPort,
+                devices: DemoDevices(
+                    serverURL: URL(string: "http://127.0.0.1:\(serverPort)")!, apiKey: world.adminKey,
+                    directory: world.directory.appendingPathComponent("devices"))
             ).run()
         }
     }

@@ -1,0 +1,138 @@
+import Foundation
+import StorekeeperTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The "done" as a newcomer runs it: `storekeeper simulator serve` and `storekeeper serve`
+/// started separately, then `storekeeper device …` against them.
+@Suite("storekeeper device against a local App Store and a server", .serialized)
+struct DeviceCommandTests {
+    /// A long-running `storekeeper` child whose output goes to a file.
+    final class Background {
+        let process = Process()
+        let log: URL
+
+        init(_ arguments: [String], log: URL) throws {
+            self.log = log
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+            process.executableURL = StorekeeperProcess.executable
+            process.arguments = arguments
+            let handle = try FileHandle(forWritingTo: log)
+            process.standardOutput = handle
+            process.standardError = handle
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+        }
+
+        var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+
+        /// Waits until the output holds `text` (or the process ended, or 60 s passed).
+        func wait(for text: String) async -> Bool {
+            for _ in 0..<600 {
+                if output.contains(text) { return true }
+                if !process.isRunning { return false }
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+            return false
+        }
+
+        func stop() {
+            guard process.isRunning else { return }
+            process.terminate()
+            let deadline = Date().addingTimeInterval(15)
+            while process.isRunning, Date() < deadline { usleep(50_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
+    }
+
+    @Test(
+        "buy through the SDK core, serve the signed cache offline until the window ends or the file is edited, retry a failed post, give up as a problem"
+    )
+    func lifecycle() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: StorekeeperProcess.executable.path), "build the storekeeper product first")
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ca = directory.appendingPathComponent("local-app-store").path
+        let (simulatorPort, serverPort) = (LoopbackPort.free(), LoopbackPort.free())
+        let simulator = try Background(
+            [
+                "simulator", "serve", "--port", "\(simulatorPort)", "--ca", ca,
+                "--notification-url", "http://127.0.0.1:\(serverPort)/v1/apps/local/notifications",
+            ], log: directory.appendingPathComponent("simulator.log"))
+        defer { simulator.stop() }
+        #expect(await simulator.wait(for: "Local App Store on"), "the simulator did not start: \(simulator.output)")
+        let config = "\(ca)/storekeeper.json"
+        func startServer(_ name: String) async throws -> Background {
+            let server = try Background(
+                ["serve", "--config", config, "--port", "\(serverPort)"], log: directory.appendingPathComponent("\(name).log"))
+            #expect(await server.wait(for: "listening on"), "the server did not start: \(server.output)")
+            return server
+        }
+        var server = try await startServer("server-1")
+        defer { server.stop() }
+        let identity = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(ca)/local-app-store.json"))) as? [String: Any])
+        let appKey = try #require(identity["appKey"] as? String)
+        func device(_ command: String, _ customer: String, _ extra: [String] = []) throws -> StorekeeperProcess.Output {
+            try StorekeeperProcess.run(
+                [
+                    "device", command, "--server", "http://127.0.0.1:\(serverPort)", "--api-key", appKey,
+                    "--simulator", "http://127.0.0.1:\(simulatorPort)", "--customer", customer,
+                    "--state-dir", directory.appendingPathComponent("devices/\(customer)").path, "--timeout", "3",
+                ] + extra, timeout: 60)
+        }
+        func entitlements(_ output: StorekeeperProcess.Output) throws -> (source: String?, products: [String]) {
+            let info = try output.json()["customerInfo"] as? [String: Any]
+            let products = (info?["entitlements"] as? [[String: Any]] ?? []).compactMap { $0["productId"] as? String }
+            return (info?["source"] as? String, products)
+        }
+
+        // A purchase: delivered, and the printed customer info holds the entitlement.
+        let bought = try device("purchase", "alice", ["--product", "premium.monthly"])
+        #expect(bought.exitCode == 0, "\(bought.text) \(bought.standardError)")
+        #expect(try bought.json()["outcome"] as? String == "delivered")
+        #expect(try entitlements(bought) == ("server", ["premium.monthly"]))
+
+        // The server stops: the cached, signed entitlement, and it says so.
+        server.stop()
+        let cached = try device("customer-info", "alice")
+        #expect(cached.exitCode == 0, "\(cached.standardError)")
+        #expect(try entitlements(cached) == ("cache", ["premium.monthly"]))
+        try await Task.sleep(for: .milliseconds(1100))
+        let expired = try device("customer-info", "alice", ["--offline-window", "1"])
+        #expect(expired.exitCode == 1 && expired.standardError.contains("offline window ended"), "\(expired.standardError)")
+        let cacheFile = directory.appendingPathComponent("devices/alice/customer-state.json")
+        let text = try String(contentsOf: cacheFile, encoding: .utf8)
+        try text.replacingOccurrences(of: "\"uptime\":", with: "\"uptime\":1").write(to: cacheFile, atomically: true, encoding: .utf8)
+        let edited = try device("customer-info", "alice")
+        #expect(edited.exitCode == 1 && edited.standardError.contains("changed outside"), "\(edited.standardError)")
+
+        // A purchase whose post fails: charged, not finished, kept; the next run delivers it.
+        let failed = try device("purchase", "bob", ["--product", "premium.yearly", "--attempts", "3"])
+        #expect(failed.exitCode == 3, "\(failed.text) \(failed.standardError)")
+        #expect(try failed.json()["outcome"] as? String == "charged_not_delivered")
+        server = try await startServer("server-2")
+        let retried = try device("pending", "bob")
+        #expect(retried.exitCode == 0)
+        #expect((try retried.json()["pending"] as? [Any])?.isEmpty == true, "\(retried.text)")
+        #expect(try entitlements(try device("customer-info", "bob")) == ("server", ["premium.yearly"]))
+        // The restarted server signs with the same key (kept in its database): the key alice
+        // pinned from the first server still verifies.
+        #expect(try entitlements(try device("customer-info", "alice")) == ("server", ["premium.monthly"]))
+
+        // Past the bound: given up on, and reported to the server once it is back.
+        server.stop()
+        #expect(try device("purchase", "carol", ["--product", "premium.monthly", "--attempts", "2"]).exitCode == 3)
+        let givenUp = try device("pending", "carol", ["--attempts", "2"])
+        let waiting = try #require((try givenUp.json()["pending"] as? [[String: Any]])?.first, "\(givenUp.text)")
+        #expect(waiting["state"] as? String == "givenUp" && waiting["problemReported"] as? Bool == false)
+        server = try await startServer("server-3")
+        let reported = try device("pending", "carol", ["--attempts", "2"])
+        let problem = try #require((try reported.json()["pending"] as? [[String: Any]])?.first, "\(reported.text)")
+        #expect(problem["problemReported"] as? Bool == true)
+    }
+}
