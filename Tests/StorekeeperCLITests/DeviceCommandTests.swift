@@ -11,7 +11,8 @@ import Glibc
 @Suite("storekeeper device against a local App Store and a server", .serialized)
 struct DeviceCommandTests {
     /// A long-running `storekeeper` child whose output goes to a file.
-    final class Background {
+    final class Background: @unchecked Sendable {
+        // `@unchecked`: set up in `init`; `Process` is used from one thread at a time.
         let process = Process()
         let log: URL
 
@@ -37,6 +38,11 @@ struct DeviceCommandTests {
                 try? await Task.sleep(for: .milliseconds(100))
             }
             return false
+        }
+
+        /// ``stop()`` without blocking the cooperative pool.
+        func stopped() async {
+            await offThePool { self.stop() }
         }
 
         func stop() {
@@ -77,13 +83,15 @@ struct DeviceCommandTests {
         let identity = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(ca)/local-app-store.json"))) as? [String: Any])
         let appKey = try #require(identity["appKey"] as? String)
-        func device(_ command: String, _ customer: String, _ extra: [String] = []) throws -> StorekeeperProcess.Output {
-            try StorekeeperProcess.run(
-                [
-                    "device", command, "--server", "http://127.0.0.1:\(serverPort)", "--api-key", appKey,
-                    "--simulator", "http://127.0.0.1:\(simulatorPort)", "--customer", customer,
-                    "--state-dir", directory.appendingPathComponent("devices/\(customer)").path, "--timeout", "3",
-                ] + extra, timeout: 60)
+        func device(_ command: String, _ customer: String, _ extra: [String] = []) async throws -> StorekeeperProcess.Output {
+            try await offThePool {
+                try StorekeeperProcess.run(
+                    [
+                        "device", command, "--server", "http://127.0.0.1:\(serverPort)", "--api-key", appKey,
+                        "--simulator", "http://127.0.0.1:\(simulatorPort)", "--customer", customer,
+                        "--state-dir", directory.appendingPathComponent("devices/\(customer)").path, "--timeout", "3",
+                    ] + extra, timeout: 60)
+            }
         }
         func entitlements(_ output: StorekeeperProcess.Output) throws -> (source: String?, products: [String]) {
             let info = try output.json()["customerInfo"] as? [String: Any]
@@ -92,47 +100,64 @@ struct DeviceCommandTests {
         }
 
         // A purchase: delivered, and the printed customer info holds the entitlement.
-        let bought = try device("purchase", "alice", ["--product", "premium.monthly"])
+        let bought = try await device("purchase", "alice", ["--product", "premium.monthly"])
         #expect(bought.exitCode == 0, "\(bought.text) \(bought.standardError)")
         #expect(try bought.json()["outcome"] as? String == "delivered")
         #expect(try entitlements(bought) == ("server", ["premium.monthly"]))
 
         // The server stops: the cached, signed entitlement, and it says so.
-        server.stop()
-        let cached = try device("customer-info", "alice")
+        await server.stopped()
+        let cached = try await device("customer-info", "alice")
         #expect(cached.exitCode == 0, "\(cached.standardError)")
         #expect(try entitlements(cached) == ("cache", ["premium.monthly"]))
         try await Task.sleep(for: .milliseconds(1100))
-        let expired = try device("customer-info", "alice", ["--offline-window", "1"])
+        let expired = try await device("customer-info", "alice", ["--offline-window", "1"])
         #expect(expired.exitCode == 1 && expired.standardError.contains("offline window ended"), "\(expired.standardError)")
         let cacheFile = directory.appendingPathComponent("devices/alice/customer-state.json")
         let text = try String(contentsOf: cacheFile, encoding: .utf8)
         try text.replacingOccurrences(of: "\"uptime\":", with: "\"uptime\":1").write(to: cacheFile, atomically: true, encoding: .utf8)
-        let edited = try device("customer-info", "alice")
+        let edited = try await device("customer-info", "alice")
         #expect(edited.exitCode == 1 && edited.standardError.contains("changed outside"), "\(edited.standardError)")
 
         // A purchase whose post fails: charged, not finished, kept; the next run delivers it.
-        let failed = try device("purchase", "bob", ["--product", "premium.yearly", "--attempts", "3"])
+        let failed = try await device("purchase", "bob", ["--product", "premium.yearly", "--attempts", "3"])
         #expect(failed.exitCode == 3, "\(failed.text) \(failed.standardError)")
         #expect(try failed.json()["outcome"] as? String == "charged_not_delivered")
         server = try await startServer("server-2")
-        let retried = try device("pending", "bob")
+        let retried = try await device("pending", "bob")
         #expect(retried.exitCode == 0)
         #expect((try retried.json()["pending"] as? [Any])?.isEmpty == true, "\(retried.text)")
-        #expect(try entitlements(try device("customer-info", "bob")) == ("server", ["premium.yearly"]))
+        #expect(try entitlements(try await device("customer-info", "bob")) == ("server", ["premium.yearly"]))
         // The restarted server signs with the same key (kept in its database): the key alice
         // pinned from the first server still verifies.
-        #expect(try entitlements(try device("customer-info", "alice")) == ("server", ["premium.monthly"]))
+        #expect(try entitlements(try await device("customer-info", "alice")) == ("server", ["premium.monthly"]))
 
         // Past the bound: given up on, and reported to the server once it is back.
-        server.stop()
-        #expect(try device("purchase", "carol", ["--product", "premium.monthly", "--attempts", "2"]).exitCode == 3)
-        let givenUp = try device("pending", "carol", ["--attempts", "2"])
+        await server.stopped()
+        #expect(try await device("purchase", "carol", ["--product", "premium.monthly", "--attempts", "2"]).exitCode == 3)
+        let givenUp = try await device("pending", "carol", ["--attempts", "2"])
         let waiting = try #require((try givenUp.json()["pending"] as? [[String: Any]])?.first, "\(givenUp.text)")
         #expect(waiting["state"] as? String == "givenUp" && waiting["problemReported"] as? Bool == false)
         server = try await startServer("server-3")
-        let reported = try device("pending", "carol", ["--attempts", "2"])
+        let reported = try await device("pending", "carol", ["--attempts", "2"])
         let problem = try #require((try reported.json()["pending"] as? [[String: Any]])?.first, "\(reported.text)")
         #expect(problem["problemReported"] as? Bool == true)
+    }
+}
+
+/// Runs blocking work (a child process, waiting for its exit) on a thread of its own, so the
+/// two-thread cooperative pool keeps serving the other suites' tasks.
+func offThePool<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
+}
+
+func offThePool(_ body: @escaping @Sendable () -> Void) async {
+    await withCheckedContinuation { continuation in
+        Thread {
+            body()
+            continuation.resume()
+        }.start()
     }
 }

@@ -37,7 +37,7 @@ struct ServerPinningTests {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await app.runService() }
             var bound = 0
-            for _ in 0..<200 where bound == 0 {
+            for _ in 0..<1200 where bound == 0 {
                 try await Task.sleep(for: .milliseconds(25))
                 bound = port.withLock { $0 }
             }
@@ -51,7 +51,7 @@ struct ServerPinningTests {
         try Storekeeper(
             configuration: StorekeeperConfiguration(
                 serverURL: url, appId: "app", apiKey: Self.appKey, appUserId: "alice", certificatePins: pins, stateDirectory: directory,
-                requestTimeout: 10),
+                requestTimeout: 30),
             store: FakeStore())
     }
 
