@@ -65,6 +65,31 @@ struct ServerPinningTests {
             #expect(info.source == .server && info.customerId == "alice" && info.entitlements.isEmpty)
             #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("server-key.pem").path))
 
+            // With a customer token (what an app should hold): its own customer's signed state,
+            // and nobody else's.
+            let transport = PinnedHTTPTransport(pins: try CertificatePins([certificate.pin]))
+            let minted = try await transport.send(
+                TransportRequest(
+                    method: "POST", url: url.appendingPathComponent("v1/apps/app/customers/alice/tokens"),
+                    headers: ["Authorization": "Bearer \(Self.appKey)"]), timeout: 30)
+            let token = try #require(try JSONSerialization.jsonObject(with: minted.body) as? [String: Any])["token"] as? String
+            let tokenDirectory = temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: tokenDirectory) }
+            func device(_ customer: String) throws -> Storekeeper {
+                try Storekeeper(
+                    configuration: StorekeeperConfiguration(
+                        serverURL: url, appId: "app", apiKey: token ?? "", appUserId: customer, certificatePins: [certificate.pin],
+                        stateDirectory: tokenDirectory, requestTimeout: 30),
+                    store: FakeStore())
+            }
+            #expect(try await device("alice").customerInfo().source == .server)
+            do {
+                _ = try await device("bob").customerInfo()
+                Issue.record("alice's token read bob's state")
+            } catch let error as StorekeeperError {
+                #expect(error.status == 403)
+            }
+
             let other = temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: other) }
             let wrongPin = Data(SHA256.hash(data: P256.Signing.PrivateKey().publicKey.derRepresentation)).base64EncodedString()

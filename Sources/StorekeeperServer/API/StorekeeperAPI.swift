@@ -50,7 +50,6 @@ struct StorekeeperAPI: Sendable {
             .get("metrics/:name", use: metricSeries)
             .get("cohorts", use: cohorts)
             .post("customers/:customerId/tokens", use: mintCustomerToken)
-            .get("state-signing-key", use: stateSigningPublicKey)
         app.group().add(middleware: authenticator(.pathCustomer))
             .get("customers/:customerId", use: customer)
             .get("customers/:customerId/events", use: events)
@@ -67,6 +66,7 @@ struct StorekeeperAPI: Sendable {
             .post("problems/:problemId/resolve", use: resolveProblem)
         app.group().add(middleware: authenticator(.bodyCustomer))
             .post("offers/sign", use: signOffer)
+            .get("state-signing-key", use: stateSigningPublicKey)
     }
 
     func authenticator(_ policy: AccessPolicy) -> APIAuthenticator {

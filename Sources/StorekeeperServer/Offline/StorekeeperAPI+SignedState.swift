@@ -59,7 +59,8 @@ extension StorekeeperAPI {
         return SignedStateResponse(signedState: try key.sign(claims), keyId: key.keyId)
     }
 
-    /// `GET /v1/apps/{appId}/state-signing-key`: the public key customer states are signed with.
+    /// `GET /v1/apps/{appId}/state-signing-key` (a key or any customer token of the app): the
+    /// public key customer states are signed with.
     func stateSigningPublicKey(_ request: Request, _ context: APIRequestContext) async throws -> SigningKeyResponse {
         _ = try context.caller()
         guard let key = stateSigningKey.value else { throw APIError.retryLater("the state signing key is not loaded yet") }
