@@ -130,6 +130,8 @@ final class FakeServer: StorekeeperTransport, Sendable {
         /// The answer to purchase posts.
         var purchaseStatus = 200
         var stateEntitlements: [SignedCustomerState.Entitlement] = []
+        /// Customers whose purchase posts answer 409 (the purchase is another customer's).
+        var conflictingCustomers: Set<String> = []
     }
     let state = Mutex(State())
     let signer = TestStateSigner()
@@ -146,7 +148,9 @@ final class FakeServer: StorekeeperTransport, Sendable {
         }
         guard online else { throw StorekeeperError(.network, "offline") }
         let path = request.url.path
-        if path.hasSuffix("/purchases") {
+        if path.hasSuffix("/purchases"),
+            !state.withLock({ $0.conflictingCustomers }).contains(request.url.deletingLastPathComponent().lastPathComponent)
+        {
             let body = status < 300 ? "{}" : #"{"error":{"code":"invalid_transaction","message":"refused"}}"#
             return TransportResponse(status: status, body: Data(body.utf8))
         }
@@ -157,6 +161,25 @@ final class FakeServer: StorekeeperTransport, Sendable {
         }
         if path.hasSuffix("/state-signing-key") {
             return TransportResponse(status: 200, body: try JSONEncoder().encode(["keyId": "test", "publicKey": signer.publicKeyPEM]))
+        }
+        if path.hasSuffix("/offers/sign") {
+            let answer: [String: Any] = [
+                "format": "legacy", "productId": "premium.monthly", "offerId": "WINBACK", "keyId": "KEY1",
+                "nonce": "6c1f7a3e-0000-4000-8000-000000000001", "timestamp": 1_790_000_000_000, "signature": "c2lnbmF0dXJl",
+            ]
+            return TransportResponse(status: 200, body: try JSONSerialization.data(withJSONObject: answer))
+        }
+        if path.hasSuffix("/customers/known") {
+            let answer: [String: Any] = [
+                "eligibility": ["group": ["introductoryOffer": false, "promotionalOffer": true, "eligibleWinBackOfferIds": ["WB1"]]]
+            ]
+            return TransportResponse(status: 200, body: try JSONSerialization.data(withJSONObject: answer))
+        }
+        if path.hasSuffix("/purchases"),
+            state.withLock({ $0.conflictingCustomers }).contains(request.url.deletingLastPathComponent().lastPathComponent)
+        {
+            let body = #"{"error":{"code":"transaction_belongs_to_another_customer","message":"linked to another customer"}}"#
+            return TransportResponse(status: 409, body: Data(body.utf8))
         }
         if path.hasSuffix("/problems") {
             return TransportResponse(status: 201, body: Data("{}".utf8))
