@@ -56,6 +56,10 @@ public struct APIError: Error, HTTPResponseError, Sendable {
         public static let notEligible: Code = "not_eligible"
         /// Only a failed notification can be retried (409).
         public static let notFailed: Code = "not_failed"
+        /// The offerings document refers to what does not exist or splits traffic wrongly (422).
+        public static let invalidOfferings: Code = "invalid_offerings"
+        /// Another change was saved since the version the request names (409).
+        public static let versionConflict: Code = "version_conflict"
         /// No such route or resource (404).
         public static let notFound: Code = "not_found"
         /// The notification URL stores only what verifies; everything else gets this one answer (400).

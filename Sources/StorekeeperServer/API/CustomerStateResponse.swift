@@ -13,6 +13,8 @@ struct CustomerStateResponse: ResponseEncodable {
     var consumables: [ConsumablePurchase]
     var eligibility: [String: GroupEligibility]
     var originalTransactionIds: [String]
+    /// Entitlements the other apps of the project grant (also in ``entitlements``).
+    var sharedEntitlements: [SharedEntitlement]?
 
     init(customerId: String, state: CustomerState, aliases: [CustomerAlias]) {
         self.customerId = customerId

@@ -40,6 +40,7 @@ struct StorekeeperAPI: Sendable {
                 body: ResponseBody(byteBuffer: OpenAPIDocument.bytes))
         }
         router.post("/verifyReceipt", use: verifyReceipt)
+        router.get("v1/projects/:projectId/customers/:customerId", use: projectCustomer)
         let app = router.group("v1/apps/:appId")
         // Apple calls the notification URL without a key; every other route has an authenticator.
         app.post("notifications", use: receiveNotification)
@@ -61,6 +62,7 @@ struct StorekeeperAPI: Sendable {
             .post("notifications/:notificationId/retry", use: retryNotification)
             .post("customers/:customerId/grants", use: postGrant)
         addSupportRoutes(to: admin)
+        addOfferingRoutes(admin: admin, customers: app.group().add(middleware: authenticator(.pathCustomer)))
         addDestinationRoutes(to: admin)
         admin.get("problems", use: listProblems)
             .post("problems/:problemId/resolve", use: resolveProblem)
@@ -118,14 +120,24 @@ struct StorekeeperAPI: Sendable {
 
     func customerState(app: AppRuntime, customerId: String) async throws -> CustomerStateResponse {
         let entries = try await store.ledger(appId: app.id, customerId: customerId)
-        let state = CustomerState(history: PurchaseHistory(ledger: entries), catalog: app.catalog, at: clock())
-        return CustomerStateResponse(customerId: customerId, state: state, aliases: try await store.aliases(appId: app.id, customerId: customerId))
+        let now = clock()
+        let state = CustomerState(history: PurchaseHistory(ledger: entries), catalog: app.catalog, at: now)
+        var response = CustomerStateResponse(
+            customerId: customerId, state: state, aliases: try await store.aliases(appId: app.id, customerId: customerId))
+        let shared = try await sharedEntitlements(app: app, customerId: customerId, now: now)
+        if !shared.isEmpty {
+            response.sharedEntitlements = shared
+            response.entitlements += shared.map(\.entitlement)
+        }
+        return response
     }
 
     func customer(_ request: Request, _ context: APIRequestContext) async throws -> CustomerStateResponse {
         let (app, id) = (try context.caller().app, try context.customerId())
-        guard try await store.customerExists(appId: app.id, customerId: id) else { throw APIError.notFound }
-        return try await customerState(app: app, customerId: id)
+        let state = try await customerState(app: app, customerId: id)
+        // A customer only another app of the project knows is still this app's customer there.
+        guard try await store.customerExists(appId: app.id, customerId: id) || state.sharedEntitlements != nil else { throw APIError.notFound }
+        return state
     }
 
     func subscription(_ request: Request, _ context: APIRequestContext) async throws -> SubscriptionResponse {

@@ -6,6 +6,9 @@ public struct AppDirectory: Sendable {
     /// What the notification URL admitted and refused lately (shared by the API and the work).
     let intake = IntakeCounters()
     private let keys: [(key: String, appId: String, role: APIKeyConfiguration.Role)]
+    /// The projects, and each app's project.
+    public let projects: [String: ProjectConfiguration]
+    let projectOfApp: [String: String]
 
     public init(configuration: ServerConfiguration) throws {
         var apps: [String: AppRuntime] = [:]
@@ -16,6 +19,15 @@ public struct AppDirectory: Sendable {
         }
         self.apps = apps
         self.keys = keys
+        projects = Dictionary(configuration.projects.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        projectOfApp = Dictionary(
+            configuration.projects.flatMap { project in project.apps.map { ($0, project.id) } }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The other apps of `appId`'s project.
+    func projectPeers(of appId: String) -> [AppRuntime] {
+        guard let project = projectOfApp[appId].flatMap({ projects[$0] }) else { return [] }
+        return project.apps.filter { $0 != appId }.compactMap { apps[$0] }
     }
 
     /// Who presents `credential` on a route of `appId` at `now`: an API key (compared with

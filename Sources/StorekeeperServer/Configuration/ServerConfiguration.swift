@@ -35,6 +35,8 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
     /// A PEM file with the P-256 private key that signs customer-state answers for the SDK's
     /// offline cache; `nil` makes one once and keeps it in the database (shared by replicas).
     public var stateSigningKey: String?
+    /// Groups of apps of one developer whose customers' entitlements are shared.
+    public var projects: [ProjectConfiguration] = []
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "storekeeper-data", databaseURL: String? = nil,
@@ -73,6 +75,7 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
         dashboard = try container.decodeIfPresent(DashboardConfiguration.self, forKey: .dashboard) ?? defaults.dashboard
         tls = try container.decodeIfPresent(TLSFiles.self, forKey: .tls)
         stateSigningKey = try container.decodeIfPresent(String.self, forKey: .stateSigningKey)
+        projects = try container.decodeIfPresent([ProjectConfiguration].self, forKey: .projects) ?? []
     }
 
     public var description: String {
@@ -160,6 +163,20 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
         guard maximumNotificationBodySize >= 1024 else { throw ConfigurationError("maximumNotificationBodySize must be at least 1024 bytes") }
         try connections.validate()
         try inbox.validate()
+        var inProject: [String: String] = [:]
+        for project in projects {
+            guard !project.id.isEmpty, project.id.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) else {
+                throw ConfigurationError("project id '\(project.id)' must be letters, digits, '-', '_' or '.'")
+            }
+            guard project.apps.count >= 2 else { throw ConfigurationError("project \(project.id) needs at least two apps") }
+            for app in project.apps {
+                guard apps.contains(where: { $0.id == app }) else { throw ConfigurationError("project \(project.id): no app \(app)") }
+                if let other = inProject.updateValue(project.id, forKey: app) {
+                    throw ConfigurationError("app \(app) is in projects \(other) and \(project.id)")
+                }
+            }
+        }
+        guard Set(projects.map(\.id)).count == projects.count else { throw ConfigurationError("a project id appears twice") }
         var seen = Set<String>()
         for app in apps {
             guard !app.id.isEmpty, app.id.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) else {
@@ -275,5 +292,18 @@ public struct TLSFiles: Sendable, Codable, Hashable {
     public init(certificate: String, key: String) {
         self.certificate = certificate
         self.key = key
+    }
+}
+
+/// Apps of one developer whose customers share entitlements: a customer known to two of them
+/// (the same customer id, or the same app account token) who subscribes in one is entitled in
+/// the others. Each subscription's state is still decided in its own app; API keys stay per app.
+public struct ProjectConfiguration: Sendable, Codable, Hashable {
+    public var id: String
+    public var apps: [String]
+
+    public init(id: String, apps: [String]) {
+        self.id = id
+        self.apps = apps
     }
 }

@@ -52,6 +52,10 @@ public enum WebhookMessage {
         data["problemKind"] = details.problemKind
         data["summary"] = details.problemKind == nil ? nil : details.reason
         data["evidence"] = details.evidence
+        data["experimentId"] = details.experimentId
+        data["variant"] = details.variant
+        data["placement"] = details.placement
+        data["offeringId"] = details.offeringId
         return data
     }
 

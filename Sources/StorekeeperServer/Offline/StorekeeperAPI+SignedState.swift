@@ -46,10 +46,11 @@ extension StorekeeperAPI {
         let now = clock()
         let entries = try await store.ledger(appId: app.id, customerId: id)
         let state = CustomerState(history: PurchaseHistory(ledger: entries), catalog: app.catalog, at: now)
+        let shared = try await sharedEntitlements(app: app, customerId: id, now: now).map(\.entitlement)
         let renewal = Dictionary(state.subscriptions.map { ($0.originalTransactionId, $0.willAutoRenew) }, uniquingKeysWith: { first, _ in first })
         let claims = SignedCustomerState(
             appId: app.id, customerId: id, signedDate: Self.milliseconds(now),
-            entitlements: state.entitlements.map { entitlement in
+            entitlements: (state.entitlements + shared).map { entitlement in
                 SignedEntitlement(
                     identifier: entitlement.identifier, productId: entitlement.productId, productType: entitlement.productType.rawValue,
                     originalTransactionId: entitlement.originalTransactionId, expiresDate: entitlement.expiresDate.map(Self.milliseconds),

@@ -37,6 +37,8 @@ public actor InMemoryStore: StorekeeperStorage {
     private var problemRows: [Problem] = []
     private var webhookRows: [AppKey: StoredWebhook] = [:]
     private var serverKeys: [String: String] = [:]
+    private var offeringRows: [String: [OfferingVersion]] = [:]
+    private var enrolmentRows: [AppKey: ExperimentEnrolment] = [:]
     private var aliasOwners: [AppKey: String] = [:]
     private var ledgerRows: [LedgerEntry] = []
     private var dashboardUserRecords: [String: DashboardUser] = [:]
@@ -74,6 +76,25 @@ public actor InMemoryStore: StorekeeperStorage {
     public func ping() async throws {}
 
     // MARK: - Apps and customers
+
+    public func offeringVersion(appId: String, version: Int?) async throws -> OfferingVersion? {
+        guard let version else { return offeringRows[appId]?.last }
+        return offeringRows[appId]?.first { $0.version == version }
+    }
+
+    public func offeringVersions(appId: String, limit: Int) async throws -> [OfferingVersion] {
+        Array((offeringRows[appId] ?? []).reversed().prefix(max(1, min(limit, 1000))))
+    }
+
+    public func enrolment(appId: String, experimentId: String, customerId: String) async throws -> ExperimentEnrolment? {
+        enrolmentRows[AppKey(appId: appId, key: experimentId + "\u{0}" + customerId)]
+    }
+
+    public func enrolments(appId: String, experimentId: String) async throws -> [ExperimentEnrolment] {
+        enrolmentRows.values.filter { $0.appId == appId && $0.experimentId == experimentId }.sorted {
+            ($0.enrolledAt, $0.customerId) < ($1.enrolledAt, $1.customerId)
+        }
+    }
 
     public func serverKey(name: String, proposed: String, now: Date) async throws -> String {
         if let stored = serverKeys[name] { return stored }
@@ -169,6 +190,26 @@ public actor InMemoryStore: StorekeeperStorage {
                     throw StoreError(code: .aliasConflict, message: "\(alias.kind.rawValue) \(alias.value) belongs to another customer")
                 }
                 newOwners[key] = owner
+            }
+        }
+        let currentOfferings = offeringRows[appId]?.last?.version ?? 0
+        if let version = changeset.offeringVersion, version.expectedVersion != currentOfferings {
+            throw StoreError(
+                code: .versionConflict, message: "the offerings are at version \(currentOfferings), not \(version.expectedVersion): read them again")
+        }
+        if let version = changeset.offeringVersion {
+            offeringRows[appId, default: []].append(
+                OfferingVersion(
+                    appId: appId, version: currentOfferings + 1, document: version.document, actor: version.actor, note: version.note,
+                    createdAt: changeset.at.toMilliseconds))
+        }
+        for enrolment in changeset.enrolments {
+            let key = AppKey(appId: appId, key: enrolment.experimentId + "\u{0}" + enrolment.customerId)
+            if enrolmentRows[key] == nil {
+                var row = enrolment
+                row.appId = appId
+                row.enrolledAt = enrolment.enrolledAt.toMilliseconds
+                enrolmentRows[key] = row
             }
         }
         for link in changeset.links where customers.insert(AppKey(appId: appId, key: link.customerId)).inserted {

@@ -23,6 +23,11 @@ public struct Changeset: Sendable, Hashable {
     public var jobs: [JobRecord] = []
     /// The inbox row this changeset completes, when it comes from a notification.
     public var inboxOutcome: InboxOutcome?
+    /// A new offerings version, saved only when the newest is `expectedVersion` (0: none yet);
+    /// otherwise the changeset fails with ``StoreError/Code/versionConflict`` and writes nothing.
+    public var offeringVersion: NewOfferingVersion?
+    /// First exposures to experiments; an existing enrolment is kept.
+    public var enrolments: [ExperimentEnrolment] = []
 
     public init(
         appId: String, at: Date, links: [CustomerLink] = [], entries: [LedgerEntry] = [], events: [EventRecord] = [],
@@ -76,5 +81,20 @@ public struct ChangesetResult: Sendable, Hashable {
     public init(newEntries: Int, newEvents: Int) {
         self.newEntries = newEntries
         self.newEvents = newEvents
+    }
+}
+
+/// An offerings version to save over `expectedVersion`.
+public struct NewOfferingVersion: Sendable, Hashable {
+    public var document: String
+    public var actor: String
+    public var note: String?
+    public var expectedVersion: Int
+
+    public init(document: String, actor: String, note: String? = nil, expectedVersion: Int) {
+        self.document = document
+        self.actor = actor
+        self.note = note
+        self.expectedVersion = expectedVersion
     }
 }

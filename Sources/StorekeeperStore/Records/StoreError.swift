@@ -28,6 +28,8 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let aliasConflict = Code(rawValue: "alias_conflict")
         /// A stored row could not be read back.
         public static let corruptRow = Code(rawValue: "corrupt_row")
+        /// Something changed since the caller read it (an offerings version saved meanwhile).
+        public static let versionConflict = Code(rawValue: "version_conflict")
         /// The schema is newer than this build knows.
         public static let schemaTooNew = Code(rawValue: "schema_too_new")
     }

@@ -2,7 +2,8 @@ import Foundation
 
 /// Everything the server stores, behind one value: what `buildApplication` takes.
 public protocol StorekeeperStorage: AppRepository, CustomerRepository, LedgerRepository, NotificationInbox, EventLog,
-    JobQueue, AuditLog, ReconciliationQueries, DashboardUserRepository, EventOutbox, ProblemRegistry, ServerKeyStore
+    JobQueue, AuditLog, ReconciliationQueries, DashboardUserRepository, EventOutbox, ProblemRegistry, ServerKeyStore,
+    OfferingStore
 {
     /// Which backend this is (`sqlite`, `postgresql`, `memory`), for logs and `/health`.
     var backendName: String { get }

@@ -7,6 +7,19 @@ extension SQLStore {
         try await backend.transaction { db in
             let appId = changeset.appId
             let now = changeset.at.millisecondsSince1970
+            if let version = changeset.offeringVersion {
+                try await Self.saveOfferingVersion(version, appId: appId, at: now, db)
+            }
+            for enrolment in changeset.enrolments {
+                try await db.raw(
+                    """
+                    INSERT INTO experiment_enrolments (app_id, experiment_id, customer_id, variant, enrolled_at)
+                    VALUES (\(bind: appId), \(bind: enrolment.experimentId), \(bind: enrolment.customerId), \(bind: enrolment.variant),
+                    \(bind: enrolment.enrolledAt.millisecondsSince1970))
+                    ON CONFLICT (app_id, experiment_id, customer_id) DO NOTHING
+                    """
+                ).run()
+            }
             for link in changeset.links {
                 try await Self.link(link, appId: appId, at: now, db)
             }

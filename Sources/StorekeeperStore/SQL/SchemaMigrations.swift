@@ -148,11 +148,25 @@ enum SchemaMigrations {
                     "CREATE TABLE server_keys (name TEXT PRIMARY KEY, value TEXT NOT NULL, created_at BIGINT NOT NULL)"
                 ]
             ),
+            (
+                9,
+                [
+                    // Offerings: the whole document per version (the newest is in force).
+                    """
+                    CREATE TABLE offering_versions (app_id TEXT NOT NULL, version INTEGER NOT NULL, document TEXT NOT NULL,
+                    actor TEXT NOT NULL, note TEXT, created_at BIGINT NOT NULL, PRIMARY KEY (app_id, version))
+                    """,
+                    """
+                    CREATE TABLE experiment_enrolments (app_id TEXT NOT NULL, experiment_id TEXT NOT NULL, customer_id TEXT NOT NULL,
+                    variant TEXT NOT NULL, enrolled_at BIGINT NOT NULL, PRIMARY KEY (app_id, experiment_id, customer_id))
+                    """,
+                ]
+            ),
         ]
     }
 
     /// The newest version this build knows.
-    static let latestVersion = 8
+    static let latestVersion = 9
 
     /// Applies the missing steps; returns their versions.
     static func migrate(_ db: any SQLDatabase, dialect: SQLStoreDialect, now: Int64) async throws -> [Int] {

@@ -49,6 +49,12 @@ public struct EventDetails: Sendable, Hashable, Codable {
     /// its evidence.
     public var problemKind: String?
     public var evidence: [String: String]?
+    /// `experiment.enrolled`: the experiment, the variant the customer got, its placement and
+    /// offering.
+    public var experimentId: String?
+    public var variant: String?
+    public var placement: String?
+    public var offeringId: String?
 
     public init(
         from: String? = nil, to: String? = nil, productId: String? = nil, expiresDate: Date? = nil, transactionId: String? = nil,

@@ -55,7 +55,10 @@ struct LedgerUpgradeTests {
             try await db.raw("DROP TABLE dashboard_sessions").run()
             try await db.raw("DROP INDEX audit_customer").run()
             try await db.raw("DROP INDEX customers_recent").run()
-            for table in ["event_deliveries", "delivery_attempts", "disabled_destinations", "problems", "webhooks", "server_keys"] {
+            for table in [
+                "event_deliveries", "delivery_attempts", "disabled_destinations", "problems", "webhooks", "server_keys", "offering_versions",
+                "experiment_enrolments",
+            ] {
                 try await db.raw("DROP TABLE \(unsafeRaw: table)").run()
             }
         }
@@ -93,7 +96,7 @@ struct LedgerUpgradeTests {
             try await Self.downgrade(database, duplicateOf: "5001")
             #expect(try await harness.store.schemaVersion() == 3)
             #expect(try await harness.store.ledger(appId: "alpha", customerId: "carol").count == 6)
-            #expect(try await harness.store.migrate() == [4, 5, 6, 7, 8])
+            #expect(try await harness.store.migrate() == [4, 5, 6, 7, 8, 9])
 
             let upgraded = try await harness.store.ledger(appId: "alpha", customerId: "carol")
             #expect(upgraded.map(\.key) == ledger.map(\.key))

@@ -1,0 +1,94 @@
+import Foundation
+import Hummingbird
+import StorekeeperStore
+import SubscriptionAnalytics
+import SubscriptionEngine
+
+extension StorekeeperAPI {
+    struct ExperimentResultsResponse: ResponseEncodable {
+        struct Variant: Encodable {
+            var id: String
+            var offering: String
+            var exposed: Int
+            var trialsStarted: Int
+            var trialConversions: Int
+            var payingCustomers: Int
+            var refunds: Int
+            /// Revenue and proceeds per exposed customer realized within 7, 14 and 30 days of
+            /// exposure, in the reporting currency.
+            var revenuePerExposed: [String: Decimal]
+            var proceedsPerExposed: [String: Decimal]
+        }
+        var experiment: String
+        var status: String
+        var winner: String?
+        var environment: String
+        var currency: String
+        var asOf: Date
+        var variants: [Variant]
+        /// Paying customers per exposed customer: Beta-Binomial posteriors.
+        var conversion: [ExperimentStatistics.Comparison]
+        /// 30-day proceeds per exposed customer: the Bayesian bootstrap.
+        var proceedsPerCustomer: [ExperimentStatistics.Comparison]
+    }
+
+    /// `GET /v1/apps/{appId}/experiments/{id}/results[?environment=Sandbox]` (admin): per variant,
+    /// what its exposed customers did after exposure, and the statistics (README, "Experiments").
+    func experimentResults(_ request: Request, _ context: APIRequestContext) async throws -> ExperimentResultsResponse {
+        let app = try context.caller().app
+        let id = try context.pathParameter("experimentId")
+        let (_, document) = try await offerings(app: app)
+        guard let experiment = document.experiment(id) else { throw APIError.notFound }
+        let environment = request.uri.queryParameters.get("environment").map { String($0) } ?? (app.accepts(.production) ? "Production" : "Sandbox")
+        guard ["Production", "Sandbox"].contains(environment) else { throw APIError.badRequest("environment must be Production or Sandbox") }
+        let now = clock()
+        let analytics = SubscriptionAnalytics(catalog: app.catalog, configuration: app.configuration.analytics, environment: environment)
+        let enrolments = Dictionary(grouping: try await store.enrolments(appId: app.id, experimentId: id), by: \.variant)
+        var variants: [ExperimentResultsResponse.Variant] = []
+        var conversions: [(id: String, exposed: Int, converted: Int)] = []
+        var proceeds: [(id: String, values: [Double])] = []
+        for variant in experiment.variants {
+            var row = ExperimentResultsResponse.Variant(
+                id: variant.id, offering: variant.offering, exposed: 0, trialsStarted: 0, trialConversions: 0, payingCustomers: 0, refunds: 0,
+                revenuePerExposed: [:], proceedsPerExposed: [:])
+            var revenue: [Int: Decimal] = [7: 0, 14: 0, 30: 0]
+            var proceed: [Int: Decimal] = [7: 0, 14: 0, 30: 0]
+            var values: [Double] = []
+            for enrolment in enrolments[variant.id] ?? [] {
+                row.exposed += 1
+                let history = PurchaseHistory(ledger: try await store.ledger(appId: app.id, customerId: enrolment.customerId)).restricted(
+                    to: environment)
+                let after = history.effectivePurchases.filter { $0.purchaseDate >= enrolment.enrolledAt && $0.ownership == Ownership.purchased }
+                let trials = after.filter { $0.offer?.kind == .freeTrial }
+                row.trialsStarted += trials.isEmpty ? 0 : 1
+                let paid = after.filter { ($0.price?.milliunits ?? 0) > 0 }
+                if !paid.isEmpty { row.payingCustomers += 1 }
+                if !trials.isEmpty, paid.contains(where: { $0.originalTransactionId == trials[0].originalTransactionId }) {
+                    row.trialConversions += 1
+                }
+                if after.contains(where: { $0.revocation?.kind == .refund || $0.revocation?.kind == .proratedRefund }) { row.refunds += 1 }
+                for days in [7, 14, 30] {
+                    let end = min(now, enrolment.enrolledAt.addingTimeInterval(Double(days) * 86_400))
+                    let figures = analytics.revenue(of: [history], from: enrolment.enrolledAt, to: end)
+                    revenue[days, default: 0] += figures.revenue.value
+                    proceed[days, default: 0] += figures.proceeds.value
+                    if days == 30 { values.append(NSDecimalNumber(decimal: figures.proceeds.value).doubleValue) }
+                }
+            }
+            for days in [7, 14, 30] {
+                let divisor = Decimal(max(1, row.exposed))
+                row.revenuePerExposed["\(days)d"] = CustomerEvents.rounded((revenue[days] ?? 0) / divisor)
+                row.proceedsPerExposed["\(days)d"] = CustomerEvents.rounded((proceed[days] ?? 0) / divisor)
+            }
+            variants.append(row)
+            conversions.append((variant.id, row.exposed, row.payingCustomers))
+            proceeds.append((variant.id, values))
+        }
+        let seed = UInt64(truncatingIfNeeded: ExperimentAssignment.bucket(experimentId: id, customerId: "statistics"))
+        return ExperimentResultsResponse(
+            experiment: id, status: experiment.status.rawValue, winner: experiment.winner, environment: environment,
+            currency: app.configuration.analytics.reportingCurrency, asOf: now, variants: variants,
+            conversion: ExperimentStatistics.conversions(conversions, seed: seed),
+            proceedsPerCustomer: ExperimentStatistics.amounts(proceeds, seed: seed))
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import Hummingbird
+import StorekeeperStore
+import SubscriptionEngine
+
+extension StorekeeperAPI {
+    struct OfferingsResponse: ResponseEncodable {
+        var version: Int
+        var actor: String?
+        var note: String?
+        var createdAt: Date?
+        var document: OfferingsDocument
+    }
+
+    struct OfferingsVersionsResponse: ResponseEncodable {
+        struct Item: Encodable {
+            var version: Int
+            var actor: String
+            var note: String?
+            var createdAt: Date
+        }
+        var versions: [Item]
+    }
+
+    struct SaveOfferingsRequest: Decodable {
+        /// The version the change was made over (409 when another change landed meanwhile).
+        var expectedVersion: Int?
+        var note: String?
+        var document: OfferingsDocument
+    }
+
+    struct StopExperimentRequest: Decodable {
+        /// The variant to roll out as the placement's offering.
+        var winner: String
+    }
+
+    func addOfferingRoutes(admin: RouterGroup<APIRequestContext>, customers: RouterGroup<APIRequestContext>) {
+        admin.get("offerings", use: currentOfferings)
+            .put("offerings", use: saveOfferings)
+            .get("offerings/versions", use: offeringVersions)
+            .post("offerings/versions/:version/restore", use: restoreOfferings)
+            .post("experiments/:experimentId/stop", use: stopExperiment)
+            .get("experiments/:experimentId/results", use: experimentResults)
+        customers.get("customers/:customerId/offerings", use: customerOffering)
+    }
+
+    /// The newest document (version 0 and an empty document before the first save).
+    func offerings(app: AppRuntime) async throws -> (version: OfferingVersion?, document: OfferingsDocument) {
+        guard let stored = try await store.offeringVersion(appId: app.id, version: nil) else { return (nil, OfferingsDocument()) }
+        do {
+            return (stored, try JSONDecoder.offerings.decode(OfferingsDocument.self, from: Data(stored.document.utf8)))
+        } catch {
+            throw APIError(.internalServerError, code: .internalError, message: "offerings version \(stored.version) cannot be read")
+        }
+    }
+
+    /// `GET /v1/apps/{appId}/offerings` (admin).
+    func currentOfferings(_ request: Request, _ context: APIRequestContext) async throws -> OfferingsResponse {
+        let app = try context.caller().app
+        let (stored, document) = try await offerings(app: app)
+        return OfferingsResponse(
+            version: stored?.version ?? 0, actor: stored?.actor, note: stored?.note, createdAt: stored?.createdAt, document: document)
+    }
+
+    /// `PUT /v1/apps/{appId}/offerings` (admin): validates and saves a new version, audited.
+    func saveOfferings(_ request: Request, _ context: APIRequestContext) async throws -> OfferingsResponse {
+        let (app, principal) = (try context.caller().app, try context.caller().principal)
+        let input = try JSONBody.decode(SaveOfferingsRequest.self, from: try await body(request))
+        let current = try await store.offeringVersion(appId: app.id, version: nil)?.version ?? 0
+        return try await save(
+            input.document, app: app, actor: principal.actor, note: input.note, expectedVersion: input.expectedVersion ?? current,
+            action: "offerings.save")
+    }
+
+    /// `GET /v1/apps/{appId}/offerings/versions` (admin): newest first.
+    func offeringVersions(_ request: Request, _ context: APIRequestContext) async throws -> OfferingsVersionsResponse {
+        let app = try context.caller().app
+        let versions = try await store.offeringVersions(appId: app.id, limit: try Self.limit(request))
+        return OfferingsVersionsResponse(
+            versions: versions.map { .init(version: $0.version, actor: $0.actor, note: $0.note, createdAt: $0.createdAt) })
+    }
+
+    /// `POST /v1/apps/{appId}/offerings/versions/{version}/restore` (admin): saves that version's
+    /// document again as the newest.
+    func restoreOfferings(_ request: Request, _ context: APIRequestContext) async throws -> OfferingsResponse {
+        let (app, principal) = (try context.caller().app, try context.caller().principal)
+        guard let number = Int(try context.pathParameter("version")), number > 0 else { throw APIError.badRequest("version must be a number") }
+        guard let old = try await store.offeringVersion(appId: app.id, version: number) else { throw APIError.notFound }
+        let document = try JSONDecoder.offerings.decode(OfferingsDocument.self, from: Data(old.document.utf8))
+        let current = try await store.offeringVersion(appId: app.id, version: nil)?.version ?? 0
+        return try await save(
+            document, app: app, actor: principal.actor, note: "restored version \(number)", expectedVersion: current, action: "offerings.restore")
+    }
+
+    /// `POST /v1/apps/{appId}/experiments/{id}/stop` (admin): stops the experiment and rolls the
+    /// winner's offering out as its placement's default.
+    func stopExperiment(_ request: Request, _ context: APIRequestContext) async throws -> OfferingsResponse {
+        let (app, principal) = (try context.caller().app, try context.caller().principal)
+        let id = try context.pathParameter("experimentId")
+        let input = try JSONBody.decode(StopExperimentRequest.self, from: try await body(request))
+        let (stored, document) = try await offerings(app: app)
+        var edited = document
+        guard let index = edited.experiments.firstIndex(where: { $0.id == id }) else { throw APIError.notFound }
+        guard let winner = edited.experiments[index].variants.first(where: { $0.id == input.winner }) else {
+            throw APIError.badRequest("experiment \(id) has no variant \(input.winner)")
+        }
+        edited.experiments[index].status = .stopped
+        edited.experiments[index].winner = winner.id
+        edited.experiments[index].stopAt = edited.experiments[index].stopAt.map { min($0, clock()) } ?? clock()
+        if let placement = edited.placements.firstIndex(where: { $0.id == edited.experiments[index].placement }) {
+            edited.placements[placement].defaultOffering = winner.offering
+        }
+        return try await save(
+            edited, app: app, actor: principal.actor, note: "stopped \(id), rolled out \(winner.id)", expectedVersion: stored?.version ?? 0,
+            action: "experiment.stop")
+    }
+
+    func save(
+        _ document: OfferingsDocument, app: AppRuntime, actor: String, note: String?, expectedVersion: Int, action: String
+    ) async throws -> OfferingsResponse {
+        let catalog = app.catalog.products.isEmpty ? nil : Set(app.catalog.products.map(\.productId))
+        let problems = document.problems(catalogProducts: catalog)
+        guard problems.isEmpty else { throw APIError(.unprocessableContent, code: .invalidOfferings, message: problems.joined(separator: "; ")) }
+        if let note, note.utf8.count > 500 { throw APIError.badRequest("note must be at most 500 bytes") }
+        let text = String(decoding: try JSONEncoder.offerings.encode(document), as: UTF8.self)
+        guard text.utf8.count <= 512 * 1024 else { throw APIError(.contentTooLarge, code: .payloadTooLarge, message: "offerings above 512 KiB") }
+        let now = clock()
+        var changeset = Changeset(
+            appId: app.id, at: now,
+            audit: [
+                AuditEntry(
+                    appId: app.id, actor: actor, action: action, reason: note, details: ["version": String(expectedVersion + 1)], at: now)
+            ])
+        changeset.offeringVersion = NewOfferingVersion(document: text, actor: actor, note: note, expectedVersion: expectedVersion)
+        do {
+            try await store.apply(changeset)
+        } catch let error as StoreError where error.code == .versionConflict {
+            throw APIError(.conflict, code: .versionConflict, message: error.message)
+        }
+        return OfferingsResponse(version: expectedVersion + 1, actor: actor, note: note, createdAt: now, document: document)
+    }
+}
+
+extension JSONDecoder {
+    /// Offerings documents: ISO 8601 dates (with or without fractions).
+    static let offerings: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            guard let date = Timestamp.date(from: text) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "\(text) is not an ISO 8601 date"))
+            }
+            return date
+        }
+        return decoder
+    }()
+}
+
+extension JSONEncoder {
+    static let offerings: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(Timestamp.string(from: date))
+        }
+        return encoder
+    }()
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// Bayesian comparisons of an experiment's variants, as the README states them.
+///
+/// - Conversion rates: each variant's rate has a Beta(1 + conversions, 1 + exposed − conversions)
+///   posterior (a uniform prior). From `draws` joint samples: the probability that a variant's
+///   rate beats the control's, the probability that it is the best of all, and the 2.5 % and
+///   97.5 % quantiles of (variant − control): a 95 % credible interval of the difference.
+/// - Revenue per exposed customer (most of them zeros): the Bayesian bootstrap — each draw
+///   weights the customers with Dirichlet(1, …, 1) weights and takes the weighted mean; customers
+///   with the same value share a Gamma(count) weight, which is the same distribution and keeps a
+///   draw proportional to the number of distinct values. Same outputs.
+///
+/// Every draw comes from a ``SplitMix64`` seeded by the caller: the same data gives the same
+/// answer.
+public enum ExperimentStatistics {
+    /// One variant's posterior summary.
+    public struct Comparison: Sendable, Hashable, Codable {
+        public var variant: String
+        /// The observed value: the conversion rate, or the mean revenue per exposed customer.
+        public var observed: Double
+        /// The posterior mean.
+        public var posteriorMean: Double
+        /// P(variant > control); 0.5 for the control itself.
+        public var probabilityToBeatControl: Double
+        /// P(variant is the best of all).
+        public var probabilityToBeBest: Double
+        /// The 95 % credible interval of (variant − control).
+        public var differenceLower: Double
+        public var differenceUpper: Double
+    }
+
+    /// Conversions: `(variant, exposed, converted)`, the control first.
+    public static func conversions(
+        _ variants: [(id: String, exposed: Int, converted: Int)], draws: Int = 20_000, seed: UInt64 = 1
+    )
+        -> [Comparison]
+    {
+        var generator = SplitMix64(seed: seed)
+        let samples = (0..<max(1, draws)).map { _ in
+            variants.map { variant in
+                PosteriorSampling.beta(
+                    alpha: 1 + Double(max(0, variant.converted)), beta: 1 + Double(max(0, variant.exposed - variant.converted)),
+                    using: &generator)
+            }
+        }
+        let observed = variants.map { $0.exposed > 0 ? Double($0.converted) / Double($0.exposed) : 0 }
+        return summarize(ids: variants.map(\.id), observed: observed, samples: samples)
+    }
+
+    /// Revenue (or any amount) per exposed customer: each variant's values, one per exposed
+    /// customer (zeros included), the control first.
+    public static func amounts(_ variants: [(id: String, values: [Double])], draws: Int = 4_000, seed: UInt64 = 1) -> [Comparison] {
+        var generator = SplitMix64(seed: seed)
+        let grouped = variants.map { variant in
+            Dictionary(variant.values.map { ($0, 1) }, uniquingKeysWith: +).sorted { $0.key < $1.key }
+        }
+        let samples = (0..<max(1, draws)).map { _ in
+            grouped.map { groups -> Double in
+                var total = 0.0
+                var weighted = 0.0
+                for (value, count) in groups {
+                    let weight = PosteriorSampling.gamma(shape: Double(count), using: &generator)
+                    total += weight
+                    weighted += weight * value
+                }
+                return total > 0 ? weighted / total : 0
+            }
+        }
+        let observed = variants.map { $0.values.isEmpty ? 0 : $0.values.reduce(0, +) / Double($0.values.count) }
+        return summarize(ids: variants.map(\.id), observed: observed, samples: samples)
+    }
+
+    static func summarize(ids: [String], observed: [Double], samples: [[Double]]) -> [Comparison] {
+        guard !ids.isEmpty else { return [] }
+        var beats = [Int](repeating: 0, count: ids.count)
+        var best = [Int](repeating: 0, count: ids.count)
+        var sums = [Double](repeating: 0, count: ids.count)
+        var differences = [[Double]](repeating: [], count: ids.count)
+        for draw in samples {
+            let top = draw.indices.max { draw[$0] < draw[$1] } ?? 0
+            best[top] += 1
+            for index in draw.indices {
+                sums[index] += draw[index]
+                if draw[index] > draw[0] { beats[index] += 1 }
+                differences[index].append(draw[index] - draw[0])
+            }
+        }
+        let count = Double(samples.count)
+        return ids.indices.map { index in
+            let sorted = differences[index].sorted()
+            return Comparison(
+                variant: ids[index], observed: observed[index], posteriorMean: sums[index] / count,
+                probabilityToBeatControl: index == 0 ? 0.5 : Double(beats[index]) / count, probabilityToBeBest: Double(best[index]) / count,
+                differenceLower: PosteriorSampling.quantile(sorted, 0.025), differenceUpper: PosteriorSampling.quantile(sorted, 0.975))
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+
+/// A small, seeded random number generator (SplitMix64), so an experiment's statistics are the
+/// same on every run and replica.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    public init(seed: UInt64) {
+        state = seed
+    }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Draws from the distributions the experiment statistics need.
+enum PosteriorSampling {
+    /// A uniform draw in (0, 1).
+    static func uniform(using generator: inout some RandomNumberGenerator) -> Double {
+        (Double(generator.next() >> 11) + 0.5) / 9_007_199_254_740_992
+    }
+
+    /// A standard normal draw (Box–Muller).
+    static func normal(using generator: inout some RandomNumberGenerator) -> Double {
+        let (u, v) = (uniform(using: &generator), uniform(using: &generator))
+        return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
+    }
+
+    /// A Gamma(shape, 1) draw: Marsaglia and Tsang's method, boosted for shapes below 1.
+    static func gamma(shape: Double, using generator: inout some RandomNumberGenerator) -> Double {
+        guard shape >= 1 else {
+            return gamma(shape: shape + 1, using: &generator) * pow(uniform(using: &generator), 1 / shape)
+        }
+        let d = shape - 1.0 / 3
+        let c = 1 / (9 * d).squareRoot()
+        while true {
+            var x = 0.0
+            var v = 0.0
+            repeat {
+                x = normal(using: &generator)
+                v = 1 + c * x
+            } while v <= 0
+            v = v * v * v
+            let u = uniform(using: &generator)
+            if u < 1 - 0.0331 * x * x * x * x || log(u) < 0.5 * x * x + d * (1 - v + log(v)) { return d * v }
+        }
+    }
+
+    /// A Beta(alpha, beta) draw, from two Gamma draws.
+    static func beta(alpha: Double, beta: Double, using generator: inout some RandomNumberGenerator) -> Double {
+        let x = gamma(shape: alpha, using: &generator)
+        let y = gamma(shape: beta, using: &generator)
+        return x / (x + y)
+    }
+
+    /// The `q` quantile of sorted values (linear interpolation).
+    static func quantile(_ sorted: [Double], _ q: Double) -> Double {
+        guard !sorted.isEmpty else { return 0 }
+        let position = q * Double(sorted.count - 1)
+        let lower = Int(position.rounded(.down))
+        let upper = min(lower + 1, sorted.count - 1)
+        return sorted[lower] + (sorted[upper] - sorted[lower]) * (position - Double(lower))
+    }
+}
