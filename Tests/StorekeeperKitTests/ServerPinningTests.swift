@@ -12,6 +12,7 @@ import Testing
 @Suite("StorekeeperKit against the server: signed states over pinned TLS")
 struct ServerPinningTests {
     static let appKey = "sk_app_storekeeperkit_tests_0123456789"
+    static let adminKey = "sk_admin_storekeeperkit_tests_0123456789"
 
     /// Runs a server over TLS with `certificate` on a free port; `body` gets its URL.
     func withTLSServer(_ certificate: TestTLSCertificate, _ body: @Sendable (URL) async throws -> Void) async throws {
@@ -24,7 +25,7 @@ struct ServerPinningTests {
             apps: [
                 AppConfiguration(
                     id: "app", bundleId: "com.example.kit", environments: [.sandbox],
-                    apiKeys: [APIKeyConfiguration(key: Self.appKey, role: .app)])
+                    apiKeys: [APIKeyConfiguration(key: Self.appKey, role: .app), APIKeyConfiguration(key: Self.adminKey, role: .admin)])
             ])
         configuration.tls = TLSFiles(certificate: files.certificate, key: files.key)
         var logger = Logger(label: "test.kit")
@@ -111,5 +112,60 @@ struct ServerPinningTests {
         #expect(try !CertificatePins([TestTLSCertificate().pin]).matches(chain: [certificate.der]))
         #expect(throws: StorekeeperError.self) { try CertificatePins(["not base64!"]) }
         #expect(throws: StorekeeperError.self) { try CertificatePins([Data(count: 20).base64EncodedString()]) }
+    }
+
+    @Test("the SDK fetches a placement's offering; a targeting change applies at the next fetch; offline it serves the last one")
+    func offerings() async throws {
+        let certificate = try TestTLSCertificate()
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let transport = PinnedHTTPTransport(pins: try CertificatePins([certificate.pin]))
+        @Sendable func document(_ usOffering: String) -> Data {
+            let object: [String: Any] = [
+                "document": [
+                    "offerings": [
+                        ["id": "monthly-first", "packages": [["id": "m", "productId": "premium.monthly"]], "metadata": ["title": "Pro"]],
+                        [
+                            "id": "annual-first",
+                            "packages": [["id": "y", "productId": "premium.yearly"], ["id": "m", "productId": "premium.monthly"]],
+                        ],
+                    ],
+                    "placements": [
+                        [
+                            "id": "paywall", "defaultOffering": "monthly-first",
+                            "rules": [["id": "us", "offering": usOffering, "storefronts": ["USA"]]],
+                        ]
+                    ],
+                ]
+            ]
+            return (try? JSONSerialization.data(withJSONObject: object)) ?? Data()
+        }
+        let url = Mutex<URL?>(nil)
+        try await withTLSServer(certificate) { server in
+            url.withLock { $0 = server }
+            func put(_ usOffering: String) async throws -> Int {
+                try await transport.send(
+                    TransportRequest(
+                        method: "PUT", url: server.appendingPathComponent("v1/apps/app/offerings"),
+                        headers: ["Authorization": "Bearer \(Self.adminKey)", "Content-Type": "application/json"], body: document(usOffering)),
+                    timeout: 30
+                ).status
+            }
+            #expect(try await put("annual-first") == 200)
+            let sdk = try storekeeper(server, pins: [certificate.pin], directory: directory)
+            let first = try await sdk.offering(placement: "paywall", storefront: "USA")
+            #expect(first.offeringId == "annual-first" && first.packages.map(\.productId) == ["premium.yearly", "premium.monthly"])
+            #expect(first.chosenBy == ["kind": "rule", "rule": "us"] && first.source == .server)
+            #expect(first.packages.first?.eligibility?.introductoryOffer == true || first.packages.first?.eligibility == nil)
+            #expect(
+                try await sdk.offering(placement: "paywall", storefront: "FRA").metadata.flatMap { String(data: $0, encoding: .utf8) }
+                    == #"{"title":"Pro"}"#)
+            #expect(try await put("monthly-first") == 200)
+            #expect(try await sdk.offering(placement: "paywall", storefront: "USA").offeringId == "monthly-first")
+        }
+        // The server is gone: the last answer, marked as the cache's.
+        let offline = try storekeeper(try #require(url.withLock { $0 }), pins: [certificate.pin], directory: directory)
+        let cached = try await offline.offering(placement: "paywall", storefront: "USA")
+        #expect(cached.offeringId == "monthly-first" && cached.source == .cache)
     }
 }

@@ -14,29 +14,33 @@ struct ServerClient: Sendable {
     }
 
     /// `/v1/apps/{appId}/…` with each segment percent-encoded.
-    func url(_ segments: [String]) throws -> URL {
+    func url(_ segments: [String], query: [URLQueryItem] = []) throws -> URL {
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "/?#%")
         let base =
             configuration.serverURL.absoluteString.hasSuffix("/")
             ? String(configuration.serverURL.absoluteString.dropLast()) : configuration.serverURL.absoluteString
         let path = (["v1", "apps", configuration.appId] + segments).map { $0.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0 }
-        guard let url = URL(string: base + "/" + path.joined(separator: "/")) else {
+        guard var components = URLComponents(string: base + "/" + path.joined(separator: "/")) else {
             throw StorekeeperError(.configuration, "cannot make a URL from \(base)")
         }
+        if !query.isEmpty { components.queryItems = query }
+        guard let url = components.url else { throw StorekeeperError(.configuration, "cannot make a URL from \(base)") }
         return url
     }
 
     /// Sends a request; a 2xx answer's body, or a ``StorekeeperError`` (`server`) with the
     /// server's status and error code.
-    func call(_ method: String, _ segments: [String], body: (some Encodable)? = Optional<[String: String]>.none) async throws -> Data {
+    func call(
+        _ method: String, _ segments: [String], query: [URLQueryItem] = [], body: (some Encodable)? = Optional<[String: String]>.none
+    ) async throws -> Data {
         var headers = ["Authorization": "Bearer \(configuration.apiKey)", "Accept": "application/json"]
         var data: Data?
         if let body {
             headers["Content-Type"] = "application/json"
             data = try JSONEncoder().encode(body)
         }
-        let request = TransportRequest(method: method, url: try url(segments), headers: headers, body: data)
+        let request = TransportRequest(method: method, url: try url(segments, query: query), headers: headers, body: data)
         let response = try await transport.send(request, timeout: configuration.requestTimeout)
         guard (200..<300).contains(response.status) else {
             let detail = try? JSONDecoder().decode(ErrorBody.self, from: response.body)
