@@ -24,6 +24,7 @@ public struct Storekeeper: AsyncParsableCommand {
             SimulateCommand.self,
             SimulatorCommand.self,
             DeviceCommand.self,
+            ExperimentCommand.self,
             ImportCommand.self,
         ]
     )

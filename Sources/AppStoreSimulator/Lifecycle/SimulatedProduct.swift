@@ -23,6 +23,13 @@ public struct SimulatedProduct: Sendable, Hashable, Codable {
     public var freeTrialDays: Int?
     /// Whether Family Sharing is on for the product.
     public var familyShareable: Bool
+    /// How demand falls with the price, for customers shown the product on a paywall: they buy
+    /// with a base probability × (reference price / price) ^ elasticity. `nil` or 0: price does
+    /// not matter.
+    public var priceElasticity: Double?
+    /// How much a free trial draws customers shown the product: × this when it has a trial
+    /// (`nil`: 1).
+    public var trialAppetite: Double?
 
     public init(
         productId: String, type: ProductType, subscriptionGroupIdentifier: String? = nil, level: Int? = nil, period: String? = nil,
@@ -39,6 +46,18 @@ public struct SimulatedProduct: Sendable, Hashable, Codable {
         self.localPrices = localPrices
         self.freeTrialDays = freeTrialDays
         self.familyShareable = familyShareable
+    }
+
+    /// The chance that a customer shown this product first on a paywall buys it: `base` scaled by
+    /// the price against `referencePrice` (``priceElasticity``) and by ``trialAppetite`` when the
+    /// product has a free trial; between 0 and 1.
+    public func purchaseProbability(base: Double, referencePrice: Int64) -> Double {
+        var probability = base
+        if let elasticity = priceElasticity, elasticity != 0, price > 0, referencePrice > 0 {
+            probability *= pow(Double(referencePrice) / Double(price), elasticity)
+        }
+        if (freeTrialDays ?? 0) > 0 { probability *= trialAppetite ?? 1 }
+        return min(1, max(0, probability))
     }
 
     /// What a customer in `storefront` pays: the local price in its currency, else the base price.

@@ -28,8 +28,8 @@ extension StorekeeperAPI {
         var variants: [Variant]
         /// Paying customers per exposed customer: Beta-Binomial posteriors.
         var conversion: [ExperimentStatistics.Comparison]
-        /// 30-day proceeds per exposed customer: the Bayesian bootstrap.
-        var proceedsPerCustomer: [ExperimentStatistics.Comparison]
+        /// 30-day revenue per exposed customer: the Bayesian bootstrap.
+        var revenuePerCustomer: [ExperimentStatistics.Comparison]
     }
 
     /// `GET /v1/apps/{appId}/experiments/{id}/results[?environment=Sandbox]` (admin): per variant,
@@ -46,7 +46,7 @@ extension StorekeeperAPI {
         let enrolments = Dictionary(grouping: try await store.enrolments(appId: app.id, experimentId: id), by: \.variant)
         var variants: [ExperimentResultsResponse.Variant] = []
         var conversions: [(id: String, exposed: Int, converted: Int)] = []
-        var proceeds: [(id: String, values: [Double])] = []
+        var revenues: [(id: String, values: [Double])] = []
         for variant in experiment.variants {
             var row = ExperimentResultsResponse.Variant(
                 id: variant.id, offering: variant.offering, exposed: 0, trialsStarted: 0, trialConversions: 0, payingCustomers: 0, refunds: 0,
@@ -72,7 +72,7 @@ extension StorekeeperAPI {
                     let figures = analytics.revenue(of: [history], from: enrolment.enrolledAt, to: end)
                     revenue[days, default: 0] += figures.revenue.value
                     proceed[days, default: 0] += figures.proceeds.value
-                    if days == 30 { values.append(NSDecimalNumber(decimal: figures.proceeds.value).doubleValue) }
+                    if days == 30 { values.append(NSDecimalNumber(decimal: figures.revenue.value).doubleValue) }
                 }
             }
             for days in [7, 14, 30] {
@@ -82,13 +82,13 @@ extension StorekeeperAPI {
             }
             variants.append(row)
             conversions.append((variant.id, row.exposed, row.payingCustomers))
-            proceeds.append((variant.id, values))
+            revenues.append((variant.id, values))
         }
         let seed = UInt64(truncatingIfNeeded: ExperimentAssignment.bucket(experimentId: id, customerId: "statistics"))
         return ExperimentResultsResponse(
             experiment: id, status: experiment.status.rawValue, winner: experiment.winner, environment: environment,
             currency: app.configuration.analytics.reportingCurrency, asOf: now, variants: variants,
             conversion: ExperimentStatistics.conversions(conversions, seed: seed),
-            proceedsPerCustomer: ExperimentStatistics.amounts(proceeds, seed: seed))
+            revenuePerCustomer: ExperimentStatistics.amounts(revenues, seed: seed))
     }
 }
