@@ -266,6 +266,17 @@ def main():
         check(found["key"] not in page, "the settings page shows the admin key")
         check("fingerprint" in page, "the settings page does not mask secrets")
 
+        visit(f"{prefix}/offerings", "offerings")
+        area = driver.find_element(By.ID, "document")
+        area.clear()
+        area.send_keys('{"offerings": [{"id": "default", "packages": [{"id": "monthly", "productId": "premium.monthly"}]}], '
+                       '"placements": [{"id": "onboarding", "defaultOffering": "default"}]}')
+        driver.find_element(By.ID, "note").send_keys("from the browser test")
+        driver.find_element(By.CSS_SELECTOR, "form.offerings-form button[type=submit]").click()
+        check(wait_for(lambda: "Saved version 1." in driver.page_source),
+              "the offerings were not saved: " + driver.find_element(By.TAG_NAME, "main").text[:300])
+        check("from the browser test" in driver.page_source, "the new version is not listed")
+
         visit(f"{prefix}/users", "users")
         viewer, viewer_password = "viewer@example.com", "viewer-password-1234"
         driver.find_element(By.ID, "user-email").send_keys(viewer)

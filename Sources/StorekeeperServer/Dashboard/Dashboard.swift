@@ -26,6 +26,7 @@ struct Dashboard: Sendable {
         addChartRoutes(to: signedIn)
         addCustomerRoutes(to: signedIn)
         addOperationsRoutes(to: signedIn)
+        addOfferingRoutes(to: signedIn)
     }
 
     // MARK: - Sign-in
@@ -201,7 +202,7 @@ struct Dashboard: Sendable {
         if visitor.mayWorkOnCustomers {
             sections += [("customers", "Customers"), ("notifications", "Notifications"), ("problems", "Problems"), ("audit", "Audit log")]
         }
-        if visitor.isAdmin { sections += [("settings", "Settings"), ("users", "Users")] }
+        if visitor.isAdmin { sections += [("offerings", "Offerings"), ("settings", "Settings"), ("users", "Users")] }
         return DashboardFrame(
             email: visitor.user.email, role: visitor.user.role.rawValue, csrf: visitor.csrf, appId: app?.id,
             currency: app?.configuration.analytics.reportingCurrency, timeZone: app?.configuration.analytics.timeZone,

@@ -37,10 +37,18 @@ extension StorekeeperAPI {
     func experimentResults(_ request: Request, _ context: APIRequestContext) async throws -> ExperimentResultsResponse {
         let app = try context.caller().app
         let id = try context.pathParameter("experimentId")
+        let environment = request.uri.queryParameters.get("environment").map { String($0) }
+        guard [nil, "Production", "Sandbox"].contains(environment) else { throw APIError.badRequest("environment must be Production or Sandbox") }
+        guard let results = try await experimentResults(app: app, id: id, environment: environment) else { throw APIError.notFound }
+        return results
+    }
+
+    /// An experiment's results now (`nil` for an unknown experiment), in `environment` (the
+    /// app's Production when it takes it, else Sandbox).
+    func experimentResults(app: AppRuntime, id: String, environment: String?) async throws -> ExperimentResultsResponse? {
         let (_, document) = try await offerings(app: app)
-        guard let experiment = document.experiment(id) else { throw APIError.notFound }
-        let environment = request.uri.queryParameters.get("environment").map { String($0) } ?? (app.accepts(.production) ? "Production" : "Sandbox")
-        guard ["Production", "Sandbox"].contains(environment) else { throw APIError.badRequest("environment must be Production or Sandbox") }
+        guard let experiment = document.experiment(id) else { return nil }
+        let environment = environment ?? (app.accepts(.production) ? "Production" : "Sandbox")
         let now = clock()
         let analytics = SubscriptionAnalytics(catalog: app.catalog, configuration: app.configuration.analytics, environment: environment)
         let enrolments = Dictionary(grouping: try await store.enrolments(appId: app.id, experimentId: id), by: \.variant)

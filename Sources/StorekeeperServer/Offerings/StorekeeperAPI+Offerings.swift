@@ -96,13 +96,16 @@ extension StorekeeperAPI {
     /// winner's offering out as its placement's default.
     func stopExperiment(_ request: Request, _ context: APIRequestContext) async throws -> OfferingsResponse {
         let (app, principal) = (try context.caller().app, try context.caller().principal)
-        let id = try context.pathParameter("experimentId")
         let input = try JSONBody.decode(StopExperimentRequest.self, from: try await body(request))
+        return try await stopExperiment(id: try context.pathParameter("experimentId"), winner: input.winner, app: app, actor: principal.actor)
+    }
+
+    func stopExperiment(id: String, winner winnerId: String, app: AppRuntime, actor: String) async throws -> OfferingsResponse {
         let (stored, document) = try await offerings(app: app)
         var edited = document
         guard let index = edited.experiments.firstIndex(where: { $0.id == id }) else { throw APIError.notFound }
-        guard let winner = edited.experiments[index].variants.first(where: { $0.id == input.winner }) else {
-            throw APIError.badRequest("experiment \(id) has no variant \(input.winner)")
+        guard let winner = edited.experiments[index].variants.first(where: { $0.id == winnerId }) else {
+            throw APIError.badRequest("experiment \(id) has no variant \(winnerId)")
         }
         edited.experiments[index].status = .stopped
         edited.experiments[index].winner = winner.id
@@ -111,7 +114,7 @@ extension StorekeeperAPI {
             edited.placements[placement].defaultOffering = winner.offering
         }
         return try await save(
-            edited, app: app, actor: principal.actor, note: "stopped \(id), rolled out \(winner.id)", expectedVersion: stored?.version ?? 0,
+            edited, app: app, actor: actor, note: "stopped \(id), rolled out \(winner.id)", expectedVersion: stored?.version ?? 0,
             action: "experiment.stop")
     }
 
@@ -122,7 +125,7 @@ extension StorekeeperAPI {
         let problems = document.problems(catalogProducts: catalog)
         guard problems.isEmpty else { throw APIError(.unprocessableContent, code: .invalidOfferings, message: problems.joined(separator: "; ")) }
         if let note, note.utf8.count > 500 { throw APIError.badRequest("note must be at most 500 bytes") }
-        let text = String(decoding: try JSONEncoder.offerings.encode(document), as: UTF8.self)
+        let text = String(decoding: try JSONEncoder.offerings().encode(document), as: UTF8.self)
         guard text.utf8.count <= 512 * 1024 else { throw APIError(.contentTooLarge, code: .payloadTooLarge, message: "offerings above 512 KiB") }
         let now = clock()
         var changeset = Changeset(
@@ -157,13 +160,14 @@ extension JSONDecoder {
 }
 
 extension JSONEncoder {
-    static let offerings: JSONEncoder = {
+    /// Offerings documents as stored (sorted keys; `pretty` for people).
+    static func offerings(pretty: Bool = false) -> JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys]
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
             try container.encode(Timestamp.string(from: date))
         }
         return encoder
-    }()
+    }
 }
