@@ -83,13 +83,13 @@ struct DeviceCommandTests {
         let identity = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(ca)/local-app-store.json"))) as? [String: Any])
         let appKey = try #require(identity["appKey"] as? String)
-        func device(_ command: String, _ customer: String, _ extra: [String] = []) async throws -> StorekeeperProcess.Output {
+        func device(_ command: String, _ customer: String, _ extra: [String] = [], phone: String? = nil) async throws -> StorekeeperProcess.Output {
             try await offThePool {
                 try StorekeeperProcess.run(
                     [
                         "device", command, "--server", "http://127.0.0.1:\(serverPort)", "--api-key", appKey,
                         "--simulator", "http://127.0.0.1:\(simulatorPort)", "--customer", customer,
-                        "--state-dir", directory.appendingPathComponent("devices/\(customer)").path, "--timeout", "3",
+                        "--state-dir", directory.appendingPathComponent("devices/\(phone ?? customer)").path, "--timeout", "3",
                     ] + extra, timeout: 60)
             }
         }
@@ -131,6 +131,11 @@ struct DeviceCommandTests {
         // The restarted server signs with the same key (kept in its database): the key alice
         // pinned from the first server still verifies.
         #expect(try entitlements(try await device("customer-info", "alice")) == ("server", ["premium.monthly"]))
+        // A restore (a new phone, nothing kept): the App Store's current transactions are posted
+        // again and the customer's information comes from the server.
+        let restored = try await device("restore", "alice", phone: "alice-new-phone")
+        #expect(restored.exitCode == 0, "\(restored.standardError)")
+        #expect(try entitlements(restored) == ("server", ["premium.monthly"]))
 
         // Past the bound: given up on, and reported to the server once it is back.
         await server.stopped()
