@@ -1,6 +1,5 @@
 import AppStoreModels
 import Foundation
-import SwiftASN1
 
 extension AppReceipt {
     /// The largest receipt accepted, far above any real one (the biggest known is ~80 KB).
@@ -75,20 +74,53 @@ extension AppReceipt {
 
     /// Reads `SET OF SEQUENCE { type INTEGER, version INTEGER, value OCTET STRING }`.
     private static func attributes(of bytes: [UInt8], what: String) throws(ReceiptDecodingFailure) -> [ReceiptAttribute] {
-        let root: ASN1Node
+        let input = bytes[...]
+        let root: ReceiptTLV
         do {
-            root = try BER.parse(bytes)
+            root = try ReceiptTLV.whole(input)
         } catch {
             throw ReceiptDecodingFailure("\(what): not ASN.1")
         }
-        return try root.children(.set, what).map { node throws(ReceiptDecodingFailure) in
-            let fields = try node.children(.sequence, "\(what) attribute")
-            guard fields.count == 3 else { throw ReceiptDecodingFailure("\(what) attribute: expected 3 fields") }
-            return ReceiptAttribute(
-                type: try fields[0].smallInteger("\(what) attribute type"),
-                version: try fields[1].smallInteger("\(what) attribute version"),
-                value: Data(try fields[2].octetStringBytes("\(what) attribute value"))
-            )
+        guard root.tag == 0x11, root.isConstructed, let nodes = try? root.children(in: input) else {
+            throw ReceiptDecodingFailure("\(what): expected a constructed SET")
         }
+        var attributes: [ReceiptAttribute] = []
+        attributes.reserveCapacity(nodes.count)
+        for node in nodes {
+            guard node.tag == 0x10, node.isConstructed, let fields = try? node.children(in: input, depth: 2) else {
+                throw ReceiptDecodingFailure("\(what) attribute: expected a constructed SEQUENCE")
+            }
+            guard fields.count == 3 else { throw ReceiptDecodingFailure("\(what) attribute: expected 3 fields") }
+            attributes.append(
+                ReceiptAttribute(
+                    type: try smallInteger(fields[0], in: input, "\(what) attribute type"),
+                    version: try smallInteger(fields[1], in: input, "\(what) attribute version"),
+                    value: Data(try octetString(fields[2], in: input, "\(what) attribute value", depth: 3))))
+        }
+        return attributes
+    }
+
+    private static func smallInteger(_ node: ReceiptTLV, in bytes: ArraySlice<UInt8>, _ what: String) throws(ReceiptDecodingFailure) -> Int {
+        guard node.tag == 0x02, !node.isConstructed else { throw ReceiptDecodingFailure("\(what): expected a primitive INTEGER") }
+        guard let value = ReceiptIntegerDecoding.int64(bytes[node.content]), let int = Int(exactly: value) else {
+            throw ReceiptDecodingFailure("\(what): integer out of range")
+        }
+        return int
+    }
+
+    /// The bytes of an OCTET STRING, joining the segments of a constructed (BER) one.
+    private static func octetString(
+        _ node: ReceiptTLV, in bytes: ArraySlice<UInt8>, _ what: String, depth: Int
+    ) throws(ReceiptDecodingFailure)
+        -> [UInt8]
+    {
+        guard node.tag == 0x04, depth < 11 else { throw ReceiptDecodingFailure("\(what): expected an OCTET STRING") }
+        guard node.isConstructed else { return Array(bytes[node.content]) }
+        guard let segments = try? node.children(in: bytes, depth: depth) else { throw ReceiptDecodingFailure("\(what): expected an OCTET STRING") }
+        var joined: [UInt8] = []
+        for segment in segments {
+            joined += try octetString(segment, in: bytes, what, depth: depth + 1)
+        }
+        return joined
     }
 }

@@ -1,6 +1,5 @@
 import AppStoreModels
 import Foundation
-import SwiftASN1
 
 /// Typed access to receipt attributes by type number; the first attribute of a type wins.
 ///
@@ -20,22 +19,20 @@ struct AttributeReader {
     }
 
     func string(_ type: Int) throws(ReceiptDecodingFailure) -> String? {
-        guard let node = try node(type) else { return nil }
-        let stringTypes: [ASN1Identifier] = [.utf8String, .ia5String, .printableString, .visibleString]
-        guard stringTypes.contains(node.identifier), case .primitive(let bytes) = node.content else {
+        guard let (bytes, node) = try node(type) else { return nil }
+        // UTF8String, PrintableString, IA5String, VisibleString; primitive only.
+        guard [0x0C, 0x13, 0x16, 0x1A].contains(node.identifier) else {
             throw ReceiptDecodingFailure("attribute \(type): expected a string")
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
+        guard let text = String(validating: bytes[node.content], as: UTF8.self) else {
             throw ReceiptDecodingFailure("attribute \(type): invalid UTF-8")
         }
         return text.isEmpty ? nil : text
     }
 
     func integer(_ type: Int) throws(ReceiptDecodingFailure) -> Int64? {
-        guard let node = try node(type) else { return nil }
-        guard node.identifier == .integer, case .primitive(let bytes) = node.content,
-            let value = ReceiptIntegerDecoding.int64(bytes)
-        else {
+        guard let (bytes, node) = try node(type) else { return nil }
+        guard node.identifier == 0x02, let value = ReceiptIntegerDecoding.int64(bytes[node.content]) else {
             throw ReceiptDecodingFailure("attribute \(type): expected a 64-bit integer")
         }
         return value
@@ -49,10 +46,12 @@ struct AttributeReader {
         return date
     }
 
-    private func node(_ type: Int) throws(ReceiptDecodingFailure) -> ASN1Node? {
+    /// The attribute's value: one ASN.1 element taking all of its bytes.
+    private func node(_ type: Int) throws(ReceiptDecodingFailure) -> (ArraySlice<UInt8>, ReceiptTLV)? {
         guard let value = byType[type] else { return nil }
+        let bytes = [UInt8](value)[...]
         do {
-            return try BER.parse(Array(value))
+            return (bytes, try ReceiptTLV.whole(bytes))
         } catch {
             throw ReceiptDecodingFailure("attribute \(type): value is not ASN.1")
         }

@@ -19,15 +19,32 @@ struct ReceiptChainValidator: Sendable {
     /// copy of a configured root, as Apple embeds the Apple Inc. Root): a receipt carrying
     /// anything else, such as a damaged copy of the root, was not produced by Apple as is.
     func failure(signer: Certificate, embedded: [Certificate], at time: Date) -> String? {
+        if case .failure(let failure) = check(signer: signer, embedded: embedded, at: time) { return failure.reason }
+        return nil
+    }
+
+    /// Why a chain is refused.
+    struct Refusal: Error, Sendable {
+        var reason: String
+    }
+
+    /// The chain valid at `time` — the signer, then the intermediate and the root when the
+    /// signer is not itself a root — or why there is none.
+    func check(signer: Certificate, embedded: [Certificate], at time: Date) -> Result<[Certificate], Refusal> {
+        func refuse(_ reason: String) -> Result<[Certificate], Refusal> { .failure(Refusal(reason: reason)) }
         if roots.contains(signer) {
-            return Self.validityFailure(signer, at: time, role: "signing root")
+            if let failure = Self.validityFailure(signer, at: time, role: "signing root")
                 ?? Self.strayFailure(embedded, chain: [signer], roots: roots)
+            {
+                return refuse(failure)
+            }
+            return .success([signer])
         }
-        if let failure = Self.validityFailure(signer, at: time, role: "leaf") { return failure }
-        if let failure = Self.leafFailure(signer) { return failure }
+        if let failure = Self.validityFailure(signer, at: time, role: "leaf") { return refuse(failure) }
+        if let failure = Self.leafFailure(signer) { return refuse(failure) }
 
         let issuers = embedded.filter { $0 != signer && $0.subject == signer.issuer }
-        guard !issuers.isEmpty else { return "no certificate in the receipt issued the signing certificate" }
+        guard !issuers.isEmpty else { return refuse("no certificate in the receipt issued the signing certificate") }
         var lastFailure = "the signing certificate's signature does not verify with its issuer's key"
         for intermediate in issuers where intermediate.publicKey.isValidSignature(signer.signature, for: signer) {
             if let failure = Self.validityFailure(intermediate, at: time, role: "intermediate")
@@ -46,11 +63,12 @@ struct ReceiptChainValidator: Sendable {
                     lastFailure = failure
                     continue
                 }
-                return Self.strayFailure(embedded, chain: [signer, intermediate], roots: roots)
+                if let failure = Self.strayFailure(embedded, chain: [signer, intermediate], roots: roots) { return refuse(failure) }
+                return .success([signer, intermediate, root])
             }
             lastFailure = "the intermediate's signature does not verify with a configured root"
         }
-        return lastFailure
+        return refuse(lastFailure)
     }
 
     private static func strayFailure(_ embedded: [Certificate], chain: [Certificate], roots: [Certificate]) -> String? {

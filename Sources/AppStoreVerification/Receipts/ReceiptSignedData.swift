@@ -22,13 +22,19 @@ struct ReceiptSignedData {
     var content: [UInt8]
     /// The certificates embedded in the container, in their order.
     var certificates: [Certificate]
+    /// Their DER encodings, in the same order.
+    var certificateEncodings: [[UInt8]]
     /// The signatures over the payload.
     var signerInfos: [ReceiptSignerInfo]
 
     private static let tag0 = ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific)
     private static let tag1 = ASN1Identifier(tagWithNumber: 1, tagClass: .contextSpecific)
 
-    init(berEncoded bytes: [UInt8]) throws(ReceiptDecodingFailure) {
+    /// Parses the container; `certificate` reads each embedded certificate's DER (a verifier
+    /// passes one that remembers the certificates it has seen).
+    init(
+        berEncoded bytes: [UInt8], certificate: ([UInt8]) throws -> Certificate = { try Certificate(derEncoded: $0) }
+    ) throws(ReceiptDecodingFailure) {
         let root: ASN1Node
         do {
             root = try BER.parse(bytes)
@@ -68,13 +74,16 @@ struct ReceiptSignedData {
 
         var index = 3
         var certificates: [Certificate] = []
+        var encodings: [[UInt8]] = []
         if signedData[index].identifier == Self.tag0 {
             for node in try signedData[index].children(Self.tag0, "SignedData.certificates") {
                 guard node.identifier == .sequence, !node.encodedBytes.isEmpty else {
                     throw ReceiptDecodingFailure("SignedData.certificates: unsupported certificate choice")
                 }
                 do {
-                    certificates.append(try Certificate(derEncoded: Array(node.encodedBytes)))
+                    let der = Array(node.encodedBytes)
+                    certificates.append(try certificate(der))
+                    encodings.append(der)
                 } catch {
                     throw ReceiptDecodingFailure("SignedData.certificates: unreadable certificate")
                 }
@@ -82,6 +91,7 @@ struct ReceiptSignedData {
             index += 1
         }
         self.certificates = certificates
+        certificateEncodings = encodings
         if index < signedData.count, signedData[index].identifier == Self.tag1 {
             index += 1
         }

@@ -18,6 +18,17 @@ import X509
 /// (exported from the `.storekit` configuration) to accept local StoreKit Testing receipts.
 public struct ReceiptVerifier: Sendable {
     private let chainValidator: ReceiptChainValidator
+    /// Certificates already parsed, by their DER: an app's receipts embed the same few.
+    private let certificateCache = BoundedCache<[UInt8], Certificate>(capacity: 64)
+    /// Chains already verified, by the DER of the signer and of every embedded certificate, with
+    /// the window in which all of the chain's certificates are valid: a receipt created inside
+    /// it needs no chain check again (its signature over the payload is still checked).
+    private let chainCache = BoundedCache<ChainKey, DateInterval>(capacity: 64)
+
+    struct ChainKey: Hashable, Sendable {
+        var signer: [UInt8]
+        var embedded: [[UInt8]]
+    }
     /// When set, receipts from another environment get 21007 (sandbox receipt, production
     /// expected) or 21008 (production receipt, sandbox expected), as the two Apple endpoints answer.
     public var expectedEnvironment: AppStoreEnvironment?
@@ -79,7 +90,12 @@ public struct ReceiptVerifier: Sendable {
         let container: ReceiptSignedData
         let receipt: AppReceipt
         do {
-            container = try ReceiptSignedData(berEncoded: bytes)
+            container = try ReceiptSignedData(berEncoded: bytes) { [certificateCache] der in
+                if let known = certificateCache.value(for: der) { return known }
+                let parsed = try Certificate(derEncoded: der)
+                certificateCache.insert(parsed, for: der)
+                return parsed
+            }
             guard container.contentType == ReceiptObjectIdentifiers.data else {
                 return .invalid(status: .malformedReceipt, reason: "the signed content is not PKCS#7 data")
             }
@@ -93,15 +109,31 @@ public struct ReceiptVerifier: Sendable {
                 return .invalid(status: .notAuthenticated, reason: failure)
             }
             receipt = try AppReceipt(payload: container.content)
-            if let failure = chainValidator.failure(
-                signer: signer, embedded: container.certificates, at: receipt.receiptCreationDate)
-            {
+            if let failure = chainFailure(signer: signer, container: container, at: receipt.receiptCreationDate) {
                 return .invalid(status: .notAuthenticated, reason: failure)
             }
         } catch {
             return .invalid(status: .malformedReceipt, reason: "malformed receipt: \(error)")
         }
         return policyResult(receipt, deviceIdentifier: deviceIdentifier, now: now)
+    }
+
+    /// The chain's check at `time`, from the cache when this exact set of certificates was
+    /// verified before and `time` falls where all of that chain's certificates are valid.
+    private func chainFailure(signer: Certificate, container: ReceiptSignedData, at time: Date) -> String? {
+        let key = container.certificates.firstIndex(of: signer).map {
+            ChainKey(signer: container.certificateEncodings[$0], embedded: container.certificateEncodings)
+        }
+        if let key, let window = chainCache.value(for: key), window.contains(time) { return nil }
+        switch chainValidator.check(signer: signer, embedded: container.certificates, at: time) {
+        case .failure(let refusal):
+            return refusal.reason
+        case .success(let chain):
+            if let key, let start = chain.map(\.notValidBefore).max(), let end = chain.map(\.notValidAfter).min(), start <= end {
+                chainCache.insert(DateInterval(start: start, end: end), for: key)
+            }
+            return nil
+        }
     }
 
     private func policyResult(_ receipt: AppReceipt, deviceIdentifier: UUID?, now: Date) -> ReceiptValidationResult {

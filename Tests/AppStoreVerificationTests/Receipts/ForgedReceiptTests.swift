@@ -86,6 +86,28 @@ import Testing
         #expect(verifier.verify(inTime, now: afterExpiry).status == .valid)
     }
 
+    @Test func aVerifiedChainIsRememberedOnlyForTheDatesItsCertificatesCover() throws {
+        let authority = try authority(TestReceiptAuthorities.appStore)
+        let verifier = try verifier(trusting: TestReceiptAuthorities.appStore)
+        let afterExpiry = Date(timeIntervalSince1970: 1_900_000_000)
+        // The chain is verified once (and remembered) by a receipt created in time …
+        let inTime = try authority.sign(try TestReceiptAuthorities.receipt())
+        #expect(verifier.verify(inTime, now: TestReceiptAuthorities.now).status == .valid)
+        #expect(verifier.verify(inTime, now: TestReceiptAuthorities.now).status == .valid)
+        // … which does not make the same certificates valid at dates they do not cover.
+        let late = try authority.sign(try TestReceiptAuthorities.receipt(creationDate: afterExpiry))
+        let lateResult = verifier.verify(late, now: afterExpiry)
+        #expect(lateResult.status == .notAuthenticated)
+        #expect(lateResult.reason?.contains("not valid at the receipt's creation date") == true)
+        let early = try authority.sign(try TestReceiptAuthorities.receipt(creationDate: Date(timeIntervalSince1970: 1_500_000_000)))
+        #expect(verifier.verify(early, now: TestReceiptAuthorities.now).status == .notAuthenticated)
+        // The signature over the payload is still checked on every receipt: a tampered payload
+        // with the remembered certificates is refused.
+        var tampered = [UInt8](inTime)
+        if let index = tampered.lastIndex(of: UInt8(ascii: "e")) { tampered[index] = UInt8(ascii: "f") }
+        #expect(verifier.verify(Data(tampered), now: TestReceiptAuthorities.now).status != .valid)
+    }
+
     @Test func realLegacyReceiptIsValidAfterItsCertificatesExpired() throws {
         let result = try ReceiptVerifier().verify(
             try ReceiptFixtures.receipt("tpinappreceipt-sandbox-legacy-2020"), now: ReceiptFixtures.now)
