@@ -9,7 +9,7 @@ public struct ExperimentCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "experiment",
         abstract: "Run an experiment scenario through the server, the simulator and StorekeeperKit, and check its results.",
-        discussion: "Scenario files: Scenarios/experiment-*.yaml. Exit 0 when the results meet the scenario's expectation, 1 otherwise."
+        discussion: "Scenario files: Scenarios/experiments/*.yaml. Exit 0 when the results meet the scenario's expectation, 1 otherwise."
     )
 
     @Argument(help: "The experiment scenario (.yaml, .yml or .json).")

@@ -3,7 +3,7 @@ import Foundation
 import StorekeeperServer
 import Yams
 
-/// An experiment scenario file (`Scenarios/experiment-*.yaml`): a population arriving at a
+/// An experiment scenario file (`Scenarios/experiments/*.yaml`): a population arriving at a
 /// placement whose offering the server chooses, customers who react to what they are shown
 /// (each product's price elasticity and trial appetite), and what the results must say.
 ///

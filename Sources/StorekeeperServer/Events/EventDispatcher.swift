@@ -352,7 +352,11 @@ public struct EventDispatcher: Service {
             let chunk = Array(events[start..<end])
             start = end
             if integration.type == .amplitude {
-                let body = IntegrationMessages.json(["api_key": integration.apiKey ?? "", "events": chunk.map(\.1)])
+                let body = IntegrationMessages.json([
+                    "api_key": integration.apiKey ?? "", "events": chunk.map(\.1),
+                    // Amplitude refuses ids shorter than 5 characters unless told otherwise.
+                    "options": ["min_id_length": 1],
+                ])
                 try await post(chunk.map(\.0), url: url, headers: [("content-type", "application/json")], body: body, app: app)
             } else {
                 let credentials = Data("\(integration.serviceAccountUsername ?? ""):\(integration.serviceAccountSecret ?? "")".utf8)

@@ -5,7 +5,8 @@ import Foundation
 /// `baseURL` (the vendor's host by default) to which the vendor's path is appended — tests and
 /// the demo point it at local receivers.
 ///
-/// - `slack`: `url` (an incoming webhook); a message per event, at most one a second.
+/// - `slack`: `url` (an incoming webhook; with `baseURL`, its path goes there); a message per
+///   event, at most one a second.
 /// - `telegram`: `botToken`, `chatId`; Bot API `sendMessage` with HTML.
 /// - `amplitude`: `apiKey`, `region` (`EU` for the EU endpoint); HTTP V2 API batches.
 /// - `mixpanel`: `projectId`, `serviceAccountUsername`, `serviceAccountSecret`, `region` (`EU`);
@@ -50,7 +51,11 @@ public struct IntegrationConfiguration: Sendable, Codable, Hashable {
         let eu = region?.uppercased() == "EU"
         switch type {
         case .slack:
-            return url
+            // The webhook's path (and query) on `baseURL` when one is set.
+            guard let url, let baseURL else { return url }
+            guard let parts = URLComponents(string: url) else { return nil }
+            let base = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+            return base + parts.percentEncodedPath + (parts.percentEncodedQuery.map { "?" + $0 } ?? "")
         case .telegram:
             guard let botToken else { return nil }
             return (baseURL ?? "https://api.telegram.org") + "/bot\(botToken)/sendMessage"

@@ -11,7 +11,8 @@ struct IntegrationTests {
         let index = configuration.apps.firstIndex { $0.id == "alpha" }!
         configuration.apps[index].allowPrivateNetworks = true
         var slack = IntegrationConfiguration(id: "ops-slack", type: .slack)
-        slack.url = "http://127.0.0.1:9/slack/T000/B000/XXX"
+        slack.url = "https://hooks.slack.com/slack/T000/B000/XXX"
+        slack.baseURL = "http://127.0.0.1:9/"
         slack.templates = ["subscription.started": "Welcome {customerId} <{productId}>"]
         var telegram = IntegrationConfiguration(id: "ops-telegram", type: .telegram)
         telegram.botToken = "123:abc"
@@ -57,6 +58,8 @@ struct IntegrationTests {
 
             let slack = try #require(byPath["/slack/T000/B000/XXX"])
             #expect(slack.count == 2)
+            // The webhook's path went to the local baseURL, never to Slack's host.
+            #expect(slack.allSatisfy { $0.url.hasPrefix("http://127.0.0.1:9/slack/") })
             let welcome = try #require(slack.first { ($0.json["text"] as? String)?.hasPrefix("Welcome") == true })
             #expect(welcome.json["text"] as? String == "Welcome zoe&lt;&amp;&gt; &lt;pro.monthly&gt;")
             #expect((welcome.json["blocks"] as? [[String: Any]])?.first?["type"] as? String == "section")
@@ -69,6 +72,7 @@ struct IntegrationTests {
             #expect(amplitude.count == 1)  // both events in one batch
             let events = try #require(amplitude.first?.json["events"] as? [[String: Any]])
             #expect(amplitude.first?.json["api_key"] as? String == "amp-key" && events.count == 2)
+            #expect((amplitude.first?.json["options"] as? [String: Any])?["min_id_length"] as? Int == 1)
             let started = try #require(events.first { $0["event_type"] as? String == "subscription.started" })
             #expect(started["user_id"] as? String == "zoe<&>" && (started["insert_id"] as? String)?.hasPrefix("evt_") == true)
             #expect(started["revenue"] as? Double == 9.99 && started["quantity"] as? Int == 1 && started["productId"] as? String == "pro.monthly")
