@@ -29,6 +29,28 @@ struct InboxContractTests {
         }
     }
 
+    @Test("notifications arriving together are each answered once durable, repeats with the first row's id", arguments: TestBackend.available)
+    func concurrentReceives(backend: TestBackend) async throws {
+        try await withTestStore(backend) { store in
+            let bodies = (0..<60).map { "{\"n\":\($0 % 40)}" }
+            let answers = try await withThrowingTaskGroup(of: (String, InboxInsertion).self) { group in
+                for body in bodies { group.addTask { (body, try await store.receive(Self.notification(body))) } }
+                var answers: [(String, InboxInsertion)] = []
+                for try await answer in group { answers.append(answer) }
+                return answers
+            }
+            let byBody = Dictionary(grouping: answers, by: \.0)
+            #expect(byBody.count == 40)
+            for (body, answered) in byBody {
+                #expect(Set(answered.map(\.1.id)).count == 1, "one row for \(body)")
+                #expect(answered.filter { if case .inserted = $0.1 { true } else { false } }.count == 1)
+                let row = try #require(try await store.notification(id: answered[0].1.id))
+                #expect(row.body == body)
+            }
+            #expect(try await store.pendingCount() == 40)
+        }
+    }
+
     @Test("pending rows are leased to one owner at a time and freed by an expired lease or a restart", arguments: TestBackend.available)
     func leases(backend: TestBackend) async throws {
         try await withTestStore(backend) { store in

@@ -270,6 +270,62 @@ struct StoreContractTests {
         }
     }
 
+    @Test(
+        "changesets applied together are written in order in one transaction: all of them, or none when one is refused",
+        arguments: TestBackend.available)
+    func batches(backend: TestBackend) async throws {
+        try await withTestStore(backend) { store in
+            func entry(_ id: String, chain: String, signed: TimeInterval) -> LedgerEntry {
+                LedgerEntry(
+                    appId: "a", fact: .purchase(Self.purchase(id, chain: chain, signed: signed)), source: "notificationV2", recordedAt: Self.t0)
+            }
+            #expect(try await store.apply([Changeset]()).isEmpty)
+            let results = try await store.apply([
+                Changeset(
+                    appId: "a", at: Self.t0, links: [CustomerLink(customerId: "alice", aliases: [.originalTransactionId("t1")])],
+                    entries: [entry("t1", chain: "t1", signed: 0)]),
+                // The same fact again, in the same batch: already there by then.
+                Changeset(appId: "a", at: Self.t0, entries: [entry("t1", chain: "t1", signed: 0), entry("t2", chain: "t1", signed: 10)]),
+                Changeset(appId: "b", at: Self.t0, entries: [entry("t1", chain: "t1", signed: 0)]),
+            ])
+            #expect(results.map(\.newEntries) == [1, 1, 1])
+            #expect(try await store.ledger(appId: "a", customerId: "alice").count == 2)
+            // Events: one repeated across the batch is new once, with one delivery per destination.
+            func event(_ key: String) -> EventRecord {
+                var event = EventRecord(
+                    appId: "a", originalTransactionId: "t1", type: .notificationProcessed, occurredAt: Self.t0, idempotencyKey: key)
+                event.destinations = ["hook", "slack"]
+                return event
+            }
+            var withJob = Changeset(appId: "a", at: Self.t0, events: [event("e1"), event("e2")])
+            withJob.jobs = [JobRecord(appId: "a", kind: "refresh", payload: "{}", runAt: Self.t0, idempotencyKey: "j1")]
+            let eventResults = try await store.apply([
+                Changeset(appId: "a", at: Self.t0, events: [event("e1")]), withJob, withJob,
+            ])
+            #expect(eventResults.map(\.newEvents) == [1, 1, 0])
+            #expect(
+                try await store.deliveries(appId: "a", destination: "hook", state: nil, limit: 10).map(\.event.idempotencyKey).sorted() == [
+                    "e1", "e2",
+                ])
+            #expect(try await store.deliveries(appId: "a", destination: "slack", state: nil, limit: 10).count == 2)
+            #expect(try await store.eventKeys(appId: "a", originalTransactionId: "t1") == ["e1", "e2"])
+            // The second changeset links an alias the first gives another customer: nothing is written.
+            let refused: [Changeset] = [
+                Changeset(
+                    appId: "a", at: Self.t0, links: [CustomerLink(customerId: "bob", aliases: [.originalTransactionId("t9")])],
+                    entries: [entry("t9", chain: "t9", signed: 0)]),
+                Changeset(appId: "a", at: Self.t0, links: [CustomerLink(customerId: "carol", aliases: [.originalTransactionId("t9")])]),
+            ]
+            await #expect { try await store.apply(refused) } throws: { ($0 as? StoreError)?.code == .aliasConflict }
+            #expect(try await store.ledger(appId: "a", originalTransactionId: "t9").isEmpty)
+            #expect(try await store.customer(appId: "a", alias: .originalTransactionId("t9")) == nil)
+            #expect(try await !store.customerExists(appId: "a", customerId: "bob"))
+            // Each alone goes through, as the processor does when a shared transaction fails.
+            #expect(try await store.apply(refused[0]).newEntries == 1)
+            await #expect { try await store.apply(refused[1]) } throws: { ($0 as? StoreError)?.code == .aliasConflict }
+        }
+    }
+
     @Test("facts recorded before the chain was linked belong to the customer once it is", arguments: TestBackend.available)
     func lateLinking(backend: TestBackend) async throws {
         try await withTestStore(backend) { store in

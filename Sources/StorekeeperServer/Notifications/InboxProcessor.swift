@@ -41,13 +41,19 @@ public struct InboxProcessor: Sendable {
     /// Processes pending rows until none is left; returns how many were handled.
     ///
     /// The V2 rows of a batch are verified concurrently first (signature checks are pure
-    /// computation and touch no store); their effects are then decided and applied one row at
-    /// a time in inbox order, exactly as without the head start.
+    /// computation and touch no store). The batch is then cut, in inbox order, into runs of
+    /// rows about different chains and notifications (a row naming a chain or a
+    /// `notificationUUID` that an earlier row of the run names starts the next run; a V1 row,
+    /// which queues refreshes as it goes, is a run of its own). A run's rows are decided
+    /// concurrently — none reads what another writes — and written together: one transaction,
+    /// one durable commit. Every decision thus reads what the rows before it wrote, exactly as
+    /// one at a time.
     ///
     /// A row whose processing throws is left pending under its lease (so it waits a lease
     /// before its next try) and never stops the rows after it; once it has been claimed
-    /// `maximumAttempts` times it is marked ``InboxState/failed`` with its last error. Only an
-    /// unreachable database ends the drain early (the worker retries later).
+    /// `maximumAttempts` times it is marked ``InboxState/failed`` with its last error. When a
+    /// run's transaction fails, each of its rows is written alone, so one bad row holds back no
+    /// other. Only an unreachable database ends the drain early (the worker retries later).
     @discardableResult
     public func drain(batchSize: Int = 32, leaseSeconds: Double = 30, maximumAttempts: Int = 5) async throws -> Int {
         var handled = 0
@@ -57,63 +63,170 @@ public struct InboxProcessor: Sendable {
                 limit: batchSize, owner: owner, now: now, leaseUntil: now.addingTimeInterval(leaseSeconds))
             if batch.isEmpty { return handled }
             let verifications = await verifyConcurrently(batch, now: now)
-            for row in batch {
-                handled += 1
-                guard row.attempts <= maximumAttempts else {
-                    try await fail(row, reason: "abandoned: processing did not finish in \(maximumAttempts) attempts")
-                    continue
-                }
-                do {
-                    try await process(row, verification: row.id.flatMap { verifications[$0] })
-                } catch {
-                    if (error as? StoreError)?.code == .unavailable { throw error }
-                    let reason = "processing_failed: " + InboxText.summary(of: error)
-                    logger.warning(
-                        "notification processing failed",
-                        metadata: [
-                            "app": "\(row.appId)", "inbox_id": "\(row.id ?? 0)", "attempt": "\(row.attempts)", "error": "\(reason)",
-                        ])
-                    if row.attempts >= maximumAttempts { try await fail(row, reason: reason) }
-                }
+            for run in Self.runs(of: batch, verifications: verifications, apps: apps) {
+                handled += run.count
+                try await process(run: run, verifications: verifications, maximumAttempts: maximumAttempts)
             }
         }
     }
 
+    /// The batch cut into runs whose rows can be decided together (see
+    /// ``drain(batchSize:leaseSeconds:maximumAttempts:)``).
+    static func runs(of batch: [InboxNotification], verifications: [Int64: V2Verification], apps: AppDirectory) -> [[InboxNotification]] {
+        var runs: [[InboxNotification]] = []
+        var current: [InboxNotification] = []
+        var named: Set<String> = []
+        for row in batch {
+            let names = Self.names(of: row, verification: row.id.flatMap { verifications[$0] }, apps: apps)
+            if let names, names.isDisjoint(with: named) {
+                current.append(row)
+                named.formUnion(names)
+                continue
+            }
+            if !current.isEmpty { runs.append(current) }
+            if let names {
+                current = [row]
+                named = names
+            } else {
+                runs.append([row])
+                current = []
+                named = []
+            }
+        }
+        if !current.isEmpty { runs.append(current) }
+        return runs
+    }
+
+    /// Decides a run's rows concurrently, then writes what was decided in one transaction.
+    func process(run: [InboxNotification], verifications: [Int64: V2Verification], maximumAttempts: Int) async throws {
+        let decisions = await withTaskGroup(of: (Int, Result<Changeset?, any Error>).self) { group in
+            for (index, row) in run.enumerated() {
+                group.addTask {
+                    guard row.attempts <= maximumAttempts else {
+                        return (index, .success(self.failure(row, reason: "abandoned: processing did not finish in \(maximumAttempts) attempts")))
+                    }
+                    do {
+                        return (index, .success(try await self.decide(row, verification: row.id.flatMap { verifications[$0] })))
+                    } catch {
+                        return (index, .failure(error))
+                    }
+                }
+            }
+            var decisions = [Result<Changeset?, any Error>](repeating: .success(nil), count: run.count)
+            for await (index, decision) in group { decisions[index] = decision }
+            return decisions
+        }
+        var decided: [(row: InboxNotification, changeset: Changeset)] = []
+        for (row, decision) in zip(run, decisions) {
+            switch decision {
+            case .success(let changeset?): decided.append((row, changeset))
+            case .success(nil): continue
+            case .failure(let error):
+                if (error as? StoreError)?.code == .unavailable { throw error }
+                try await failed(row, error: error, maximumAttempts: maximumAttempts)
+            }
+        }
+        try await commit(decided, maximumAttempts: maximumAttempts)
+    }
+
+    /// What a row's decision reads and writes beyond its own inbox row: its chain and its
+    /// `notificationUUID`, within its app; nil when the row must run alone (V1).
+    static func names(of row: InboxNotification, verification: V2Verification?, apps: AppDirectory) -> Set<String>? {
+        guard row.version == .v2 else { return apps.apps[row.appId] == nil ? [] : nil }
+        guard case .verified(let value, _) = verification else { return [] }
+        var names: Set<String> = []
+        if let chain = value.transaction?.originalTransactionId ?? value.renewalInfo?.originalTransactionId {
+            names.insert("\(row.appId)\u{1F}chain\u{1F}\(chain)")
+        }
+        if let uuid = value.notification.notificationUUID {
+            names.insert("\(row.appId)\u{1F}uuid\u{1F}\(uuid.lowercased())")
+        }
+        return names
+    }
+
+    /// Writes a run's changesets in one transaction, then reports each row; when the
+    /// transaction fails, writes each row alone (a failing row is handled as any other failure).
+    func commit(_ rows: [(row: InboxNotification, changeset: Changeset)], maximumAttempts: Int) async throws {
+        guard !rows.isEmpty else { return }
+        do {
+            try await store.apply(rows.map(\.changeset))
+            for (row, changeset) in rows { report(row, changeset) }
+            return
+        } catch {
+            if (error as? StoreError)?.code == .unavailable { throw error }
+        }
+        for (row, changeset) in rows {
+            do {
+                try await store.apply(changeset)
+                report(row, changeset)
+            } catch {
+                if (error as? StoreError)?.code == .unavailable { throw error }
+                try await failed(row, error: error, maximumAttempts: maximumAttempts)
+            }
+        }
+    }
+
+    /// Logs a row whose processing threw, and fails it for good on its last attempt.
+    private func failed(_ row: InboxNotification, error: any Error, maximumAttempts: Int) async throws {
+        let reason = "processing_failed: " + InboxText.summary(of: error)
+        logger.warning(
+            "notification processing failed",
+            metadata: [
+                "app": "\(row.appId)", "inbox_id": "\(row.id ?? 0)", "attempt": "\(row.attempts)", "error": "\(reason)",
+            ])
+        if row.attempts >= maximumAttempts { try await fail(row, reason: reason) }
+    }
+
     /// Marks a poison row failed, with its reason, so it no longer takes a worker's time.
     func fail(_ row: InboxNotification, reason: String) async throws {
-        guard let id = row.id else { return }
+        guard let changeset = failure(row, reason: reason) else { return }
+        try await store.apply(changeset)
+        report(row, changeset)
+    }
+
+    /// The changeset that marks a row failed for good.
+    func failure(_ row: InboxNotification, reason: String) -> Changeset? {
+        guard let id = row.id else { return nil }
         let now = clock()
-        try await store.apply(
-            Changeset(
-                appId: row.appId, at: now,
-                inboxOutcome: InboxOutcome(
-                    inboxId: id, state: .failed, failureReason: reason, processedAt: now)))
-        metrics?.notificationProcessed(state: InboxState.failed.rawValue)
-        logger.error("notification failed for good", metadata: ["app": "\(row.appId)", "inbox_id": "\(id)", "reason": "\(reason)"])
+        return Changeset(
+            appId: row.appId, at: now, inboxOutcome: InboxOutcome(inboxId: id, state: .failed, failureReason: reason, processedAt: now))
     }
 
     /// Processes one row and records its outcome; `verification` is the row's V2 verification
     /// when it was done ahead (see ``drain(batchSize:leaseSeconds:maximumAttempts:)``).
     func process(_ row: InboxNotification, verification: V2Verification? = nil) async throws {
-        guard let id = row.id else { return }
-        let now = clock()
-        let changeset: Changeset
-        if let app = apps.apps[row.appId] {
-            switch row.version {
-            case .v2: changeset = try await processV2(row, id: id, app: app, now: now, verification: verification)
-            case .v1: changeset = try await processV1(row, id: id, app: app, now: now)
-            }
-        } else {
-            changeset = Self.rejected(row, id: id, reason: "unknown_app: no app \(row.appId) is configured", now: now)
-        }
+        guard let changeset = try await decide(row, verification: verification) else { return }
         try await store.apply(changeset)
+        report(row, changeset)
+    }
+
+    /// The changeset a row makes, written by the caller; nil for a row without an id.
+    func decide(_ row: InboxNotification, verification: V2Verification?) async throws -> Changeset? {
+        guard let id = row.id else { return nil }
+        let now = clock()
+        guard let app = apps.apps[row.appId] else {
+            return Self.rejected(row, id: id, reason: "unknown_app: no app \(row.appId) is configured", now: now)
+        }
+        switch row.version {
+        case .v2: return try await processV2(row, id: id, app: app, now: now, verification: verification)
+        case .v1: return try await processV1(row, id: id, app: app, now: now)
+        }
+    }
+
+    /// Counts a written row's outcome and logs a rejection.
+    private func report(_ row: InboxNotification, _ changeset: Changeset) {
         let state = changeset.inboxOutcome?.state ?? .pending
         metrics?.notificationProcessed(state: state.rawValue)
+        if state == .failed {
+            logger.error(
+                "notification failed for good",
+                metadata: ["app": "\(row.appId)", "inbox_id": "\(row.id ?? 0)", "reason": "\(changeset.inboxOutcome?.failureReason ?? "")"])
+        }
         if state == .rejected {
             logger.notice(
                 "notification rejected",
                 metadata: [
-                    "app": "\(row.appId)", "inbox_id": "\(id)", "reason": "\(changeset.inboxOutcome?.failureReason ?? "")",
+                    "app": "\(row.appId)", "inbox_id": "\(row.id ?? 0)", "reason": "\(changeset.inboxOutcome?.failureReason ?? "")",
                 ])
         }
     }

@@ -179,24 +179,52 @@ public actor InMemoryStore: StorekeeperStorage {
 
     @discardableResult
     public func apply(_ changeset: Changeset) async throws -> ChangesetResult {
-        let appId = changeset.appId
+        try await apply([changeset])[0]
+    }
+
+    @discardableResult
+    public func apply(_ changesets: [Changeset]) async throws -> [ChangesetResult] {
         // Checked whole before anything is written, so a refused changeset changes nothing.
+        var owners: [AppKey: String] = [:]
+        var offerings: [String: Int] = [:]
+        var checked: [[AppKey: String]] = []
+        for changeset in changesets {
+            checked.append(try check(changeset, owners: &owners, offerings: &offerings))
+        }
+        return zip(changesets, checked).map { write($0, newOwners: $1) }
+    }
+
+    /// The aliases `changeset` links anew, or why it is refused, given what the changesets
+    /// before it in the same batch link (`owners`) and make the offerings' version (`offerings`).
+    private func check(_ changeset: Changeset, owners: inout [AppKey: String], offerings: inout [String: Int]) throws -> [AppKey: String] {
+        let appId = changeset.appId
         var newOwners: [AppKey: String] = [:]
         for link in changeset.links {
             for alias in link.aliases {
                 let key = Self.aliasKey(alias, appId: appId)
-                let owner = aliasOwners[key] ?? newOwners[key] ?? link.customerId
+                let owner = aliasOwners[key] ?? owners[key] ?? link.customerId
                 guard owner == link.customerId else {
                     throw StoreError(code: .aliasConflict, message: "\(alias.kind.rawValue) \(alias.value) belongs to another customer")
                 }
                 newOwners[key] = owner
+                owners[key] = owner
             }
         }
-        let currentOfferings = offeringRows[appId]?.last?.version ?? 0
-        if let version = changeset.offeringVersion, version.expectedVersion != currentOfferings {
-            throw StoreError(
-                code: .versionConflict, message: "the offerings are at version \(currentOfferings), not \(version.expectedVersion): read them again")
+        let currentOfferings = offerings[appId] ?? offeringRows[appId]?.last?.version ?? 0
+        if let version = changeset.offeringVersion {
+            guard version.expectedVersion == currentOfferings else {
+                throw StoreError(
+                    code: .versionConflict,
+                    message: "the offerings are at version \(currentOfferings), not \(version.expectedVersion): read them again")
+            }
+            offerings[appId] = currentOfferings + 1
         }
+        return newOwners
+    }
+
+    private func write(_ changeset: Changeset, newOwners: [AppKey: String]) -> ChangesetResult {
+        let appId = changeset.appId
+        let currentOfferings = offeringRows[appId]?.last?.version ?? 0
         if let version = changeset.offeringVersion {
             offeringRows[appId, default: []].append(
                 OfferingVersion(

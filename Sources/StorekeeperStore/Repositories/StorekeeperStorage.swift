@@ -61,6 +61,10 @@ public protocol LedgerRepository: Sendable {
     /// another customer owns.
     @discardableResult
     func apply(_ changeset: Changeset) async throws -> ChangesetResult
+    /// Applies changesets in order in one transaction: all of them or, when one is refused or
+    /// the write fails, none. One durable commit for a batch of notifications.
+    @discardableResult
+    func apply(_ changesets: [Changeset]) async throws -> [ChangesetResult]
     /// Every entry of the customer: recorded for it, or about a chain it owns; oldest signed first.
     func ledger(appId: String, customerId: String) async throws -> [LedgerEntry]
     /// Every entry about one chain (and revocations of its transactions); oldest signed first.

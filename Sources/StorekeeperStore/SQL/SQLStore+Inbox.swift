@@ -2,31 +2,48 @@ import Foundation
 import SQLKit
 
 extension SQLStore {
+    /// Stores the notification in a transaction shared with the other notifications arriving
+    /// at the same time (``GroupCommit``): one durable commit for all of them, each answered
+    /// only once it has committed.
     public func receive(_ notification: InboxNotification) async throws -> InboxInsertion {
-        let headers = try StoreCoding.encode(notification.headers)
+        try await inboxWrites.write(notification)
+    }
+
+    /// Inserts notifications in one transaction, answering each (a repeat of an earlier row,
+    /// or of one before it in `notifications`, is a duplicate of that row).
+    static func receiveAll(_ notifications: [InboxNotification], _ backend: any SQLBackend) async throws -> [InboxInsertion] {
+        let headers = try notifications.map { try StoreCoding.encode($0.headers) }
         return try await backend.transaction { db in
-            if let row = try await db.raw(
-                """
-                INSERT INTO notification_inbox (app_id, idempotency_key, version, body, headers, received_at, state, attempts)
-                VALUES (\(bind: notification.appId), \(bind: notification.idempotencyKey), \(bind: notification.version.rawValue),
-                \(bind: notification.body), \(bind: headers), \(bind: notification.receivedAt.millisecondsSince1970),
-                \(bind: InboxState.pending.rawValue), \(bind: 0))
-                ON CONFLICT (app_id, idempotency_key) DO NOTHING RETURNING id
-                """
-            ).first() {
-                return .inserted(id: try row.int64("id"))
+            var answers: [InboxInsertion] = []
+            for (notification, headers) in zip(notifications, headers) {
+                answers.append(try await insert(notification, headers: headers, db))
             }
-            let existing = try await db.raw(
-                """
-                SELECT id FROM notification_inbox WHERE app_id = \(bind: notification.appId)
-                AND idempotency_key = \(bind: notification.idempotencyKey)
-                """
-            ).first()
-            guard let existing else {
-                throw StoreError(code: .corruptRow, message: "inbox row vanished after a conflicting insert")
-            }
-            return .duplicate(id: try existing.int64("id"))
+            return answers
         }
+    }
+
+    private static func insert(_ notification: InboxNotification, headers: String, _ db: any SQLDatabase) async throws -> InboxInsertion {
+        if let row = try await db.raw(
+            """
+            INSERT INTO notification_inbox (app_id, idempotency_key, version, body, headers, received_at, state, attempts)
+            VALUES (\(bind: notification.appId), \(bind: notification.idempotencyKey), \(bind: notification.version.rawValue),
+            \(bind: notification.body), \(bind: headers), \(bind: notification.receivedAt.millisecondsSince1970),
+            \(bind: InboxState.pending.rawValue), \(bind: 0))
+            ON CONFLICT (app_id, idempotency_key) DO NOTHING RETURNING id
+            """
+        ).first() {
+            return .inserted(id: try row.int64("id"))
+        }
+        let existing = try await db.raw(
+            """
+            SELECT id FROM notification_inbox WHERE app_id = \(bind: notification.appId)
+            AND idempotency_key = \(bind: notification.idempotencyKey)
+            """
+        ).first()
+        guard let existing else {
+            throw StoreError(code: .corruptRow, message: "inbox row vanished after a conflicting insert")
+        }
+        return .duplicate(id: try existing.int64("id"))
     }
 
     public func claimPending(limit: Int, owner: String, now: Date, leaseUntil: Date) async throws -> [InboxNotification] {

@@ -4,78 +4,214 @@ import SQLKit
 extension SQLStore {
     @discardableResult
     public func apply(_ changeset: Changeset) async throws -> ChangesetResult {
-        try await backend.transaction { db in
-            let appId = changeset.appId
+        try await backend.transaction { db in try await Self.write(changeset, db) }
+    }
+
+    @discardableResult
+    public func apply(_ changesets: [Changeset]) async throws -> [ChangesetResult] {
+        guard !changesets.isEmpty else { return [] }
+        if changesets.count == 1 { return [try await apply(changesets[0])] }
+        let encoded = try changesets.map { try $0.entries.map { try StoreCoding.encode($0.fact) } }
+        return try await backend.transaction { db in try await Self.writeAll(changesets, facts: encoded, db) }
+    }
+
+    /// Writes changesets inside the caller's transaction with a few statements for all of
+    /// them: their ledger entries in one insert, their events in another, their deliveries and
+    /// jobs likewise; links, audit entries, offerings and inbox outcomes one by one. Rows go
+    /// in in the changesets' order, so the result is the one writing them one after another
+    /// gives: a fact or event already there, or earlier in the batch, is not new.
+    private static func writeAll(_ changesets: [Changeset], facts: [[String]], _ db: any SQLDatabase) async throws -> [ChangesetResult] {
+        for changeset in changesets {
             let now = changeset.at.millisecondsSince1970
             if let version = changeset.offeringVersion {
-                try await Self.saveOfferingVersion(version, appId: appId, at: now, db)
+                try await Self.saveOfferingVersion(version, appId: changeset.appId, at: now, db)
             }
             for enrolment in changeset.enrolments {
                 try await db.raw(
                     """
                     INSERT INTO experiment_enrolments (app_id, experiment_id, customer_id, variant, enrolled_at)
-                    VALUES (\(bind: appId), \(bind: enrolment.experimentId), \(bind: enrolment.customerId), \(bind: enrolment.variant),
+                    VALUES (\(bind: changeset.appId), \(bind: enrolment.experimentId), \(bind: enrolment.customerId), \(bind: enrolment.variant),
                     \(bind: enrolment.enrolledAt.millisecondsSince1970))
                     ON CONFLICT (app_id, experiment_id, customer_id) DO NOTHING
                     """
                 ).run()
             }
             for link in changeset.links {
-                try await Self.link(link, appId: appId, at: now, db)
+                try await Self.link(link, appId: changeset.appId, at: now, db)
             }
-            var newEntries = 0
-            for entry in changeset.entries {
-                let fact = try StoreCoding.encode(entry.fact)
-                let inserted = try await db.raw(
-                    """
-                    INSERT INTO ledger (app_id, fact_key, kind, customer_id, original_transaction_id, transaction_id,
-                    source, signed_at, fact, raw, recorded_at)
-                    VALUES (\(bind: appId), \(bind: entry.key), \(bind: entry.fact.kind), \(bind: entry.customerId),
-                    \(bind: entry.fact.originalTransactionId), \(bind: entry.fact.transactionId), \(bind: entry.source.rawValue),
-                    \(bind: entry.fact.signedDate?.millisecondsSince1970), \(bind: fact), \(bind: entry.raw), \(bind: entry.recordedAt.millisecondsSince1970))
-                    ON CONFLICT (app_id, fact_key) DO NOTHING RETURNING id
-                    """
-                ).first()
-                if inserted != nil { newEntries += 1 }
-            }
-            var newEvents = 0
-            for event in changeset.events where try await Self.insertEvent(event, appId: appId, now: now, db) {
-                newEvents += 1
-            }
-            for job in changeset.jobs {
-                try await db.raw(
-                    """
-                    INSERT INTO jobs (app_id, kind, payload, run_at, idempotency_key, state, attempts)
-                    VALUES (\(bind: appId), \(bind: job.kind), \(bind: job.payload), \(bind: job.runAt.millisecondsSince1970),
-                    \(bind: job.idempotencyKey), \(bind: JobState.pending.rawValue), 0)
-                    ON CONFLICT (app_id, idempotency_key) DO NOTHING
-                    """
-                ).run()
-            }
-            for entry in changeset.audit {
-                try await db.raw(
-                    """
-                    INSERT INTO audit_log (app_id, actor, action, customer_id, reason, details, at)
-                    VALUES (\(bind: appId), \(bind: entry.actor), \(bind: entry.action), \(bind: entry.customerId),
-                    \(bind: entry.reason), \(bind: entry.detailsJSON), \(bind: entry.at.millisecondsSince1970))
-                    """
-                ).run()
-            }
-            if let outcome = changeset.inboxOutcome {
-                let metadata = outcome.metadata
-                try await db.raw(
-                    """
-                    UPDATE notification_inbox SET state = \(bind: outcome.state.rawValue), failure_reason = \(bind: outcome.failureReason),
-                    processed_at = \(bind: outcome.processedAt.millisecondsSince1970), lease_owner = NULL, lease_until = NULL,
-                    notification_uuid = \(bind: metadata?.notificationUUID?.lowercased()), notification_type = \(bind: metadata?.notificationType),
-                    subtype = \(bind: metadata?.subtype), original_transaction_id = \(bind: metadata?.originalTransactionId),
-                    signed_at = \(bind: metadata?.signedDate?.millisecondsSince1970), environment = \(bind: metadata?.environment)
-                    WHERE id = \(bind: outcome.inboxId) AND app_id = \(bind: appId)
-                    """
-                ).run()
-            }
-            return ChangesetResult(newEntries: newEntries, newEvents: newEvents)
         }
+        // Ledger entries, each counted new for the first changeset that brings it.
+        var entryRows: [(changeset: Int, entry: LedgerEntry, fact: String)] = []
+        for (index, changeset) in changesets.enumerated() {
+            for (entry, fact) in zip(changeset.entries, facts[index]) { entryRows.append((index, entry, fact)) }
+        }
+        var insertedFacts: Set<String> = []
+        for chunk in entryRows.chunked(by: 256) {
+            var query: SQLQueryString = """
+                INSERT INTO ledger (app_id, fact_key, kind, customer_id, original_transaction_id, transaction_id,
+                source, signed_at, fact, raw, recorded_at) VALUES
+                """
+            for (position, row) in chunk.enumerated() {
+                let appId = changesets[row.changeset].appId
+                let entry = row.entry
+                query += position == 0 ? " " : ", "
+                query += """
+                    (\(bind: appId), \(bind: entry.key), \(bind: entry.fact.kind), \(bind: entry.customerId),
+                    \(bind: entry.fact.originalTransactionId), \(bind: entry.fact.transactionId), \(bind: entry.source.rawValue),
+                    \(bind: entry.fact.signedDate?.millisecondsSince1970), \(bind: row.fact), \(bind: entry.raw),
+                    \(bind: entry.recordedAt.millisecondsSince1970))
+                    """
+            }
+            query += " ON CONFLICT (app_id, fact_key) DO NOTHING RETURNING app_id, fact_key"
+            for row in try await db.raw(query).all() {
+                insertedFacts.insert(try row.string("app_id") + "\u{1F}" + row.string("fact_key"))
+            }
+        }
+        var results = changesets.map { _ in ChangesetResult(newEntries: 0, newEvents: 0) }
+        for row in entryRows where insertedFacts.remove(changesets[row.changeset].appId + "\u{1F}" + row.entry.key) != nil {
+            results[row.changeset].newEntries += 1
+        }
+        // Events, then a delivery for each new event's destinations.
+        var eventRows: [(changeset: Int, event: EventRecord)] = []
+        for (index, changeset) in changesets.enumerated() {
+            for event in changeset.events { eventRows.append((index, event)) }
+        }
+        var insertedEvents: [String: Int64] = [:]
+        for chunk in eventRows.chunked(by: 256) {
+            var query: SQLQueryString = """
+                INSERT INTO events (app_id, customer_id, original_transaction_id, type, payload, occurred_at, idempotency_key) VALUES
+                """
+            for (position, row) in chunk.enumerated() {
+                let event = row.event
+                query += position == 0 ? " " : ", "
+                query += """
+                    (\(bind: changesets[row.changeset].appId), \(bind: event.customerId), \(bind: event.originalTransactionId),
+                    \(bind: event.type.rawValue), \(bind: event.details.json), \(bind: event.occurredAt.millisecondsSince1970),
+                    \(bind: event.idempotencyKey))
+                    """
+            }
+            query += " ON CONFLICT (app_id, idempotency_key) DO NOTHING RETURNING id, app_id, idempotency_key"
+            for row in try await db.raw(query).all() {
+                insertedEvents[try row.string("app_id") + "\u{1F}" + row.string("idempotency_key")] = try row.int64("id")
+            }
+        }
+        var deliveries: [(appId: String, eventId: Int64, destination: String, now: Int64)] = []
+        for row in eventRows {
+            let appId = changesets[row.changeset].appId
+            guard let eventId = insertedEvents.removeValue(forKey: appId + "\u{1F}" + row.event.idempotencyKey) else { continue }
+            results[row.changeset].newEvents += 1
+            let now = changesets[row.changeset].at.millisecondsSince1970
+            for destination in Set(row.event.destinations).sorted() { deliveries.append((appId, eventId, destination, now)) }
+        }
+        for chunk in deliveries.chunked(by: 256) {
+            var query: SQLQueryString =
+                "INSERT INTO event_deliveries (app_id, event_id, destination, state, attempts, next_attempt_at, created_at) VALUES"
+            for (position, row) in chunk.enumerated() {
+                query += position == 0 ? " " : ", "
+                query += """
+                    (\(bind: row.appId), \(bind: row.eventId), \(bind: row.destination), \(bind: DeliveryState.pending.rawValue), 0,
+                    \(bind: row.now), \(bind: row.now))
+                    """
+            }
+            query += " ON CONFLICT (event_id, destination) DO NOTHING"
+            try await db.raw(query).run()
+        }
+        let jobs = changesets.flatMap { changeset in changeset.jobs.map { (changeset.appId, $0) } }
+        for chunk in jobs.chunked(by: 256) {
+            var query: SQLQueryString = "INSERT INTO jobs (app_id, kind, payload, run_at, idempotency_key, state, attempts) VALUES"
+            for (position, (appId, job)) in chunk.enumerated() {
+                query += position == 0 ? " " : ", "
+                query += """
+                    (\(bind: appId), \(bind: job.kind), \(bind: job.payload), \(bind: job.runAt.millisecondsSince1970),
+                    \(bind: job.idempotencyKey), \(bind: JobState.pending.rawValue), 0)
+                    """
+            }
+            query += " ON CONFLICT (app_id, idempotency_key) DO NOTHING"
+            try await db.raw(query).run()
+        }
+        for changeset in changesets {
+            for entry in changeset.audit { try await insertAudit(entry, appId: changeset.appId, db) }
+            if let outcome = changeset.inboxOutcome { try await updateInbox(outcome, appId: changeset.appId, db) }
+        }
+        return results
+    }
+
+    /// Writes one changeset inside the caller's transaction.
+    private static func write(_ changeset: Changeset, _ db: any SQLDatabase) async throws -> ChangesetResult {
+        let appId = changeset.appId
+        let now = changeset.at.millisecondsSince1970
+        if let version = changeset.offeringVersion {
+            try await Self.saveOfferingVersion(version, appId: appId, at: now, db)
+        }
+        for enrolment in changeset.enrolments {
+            try await db.raw(
+                """
+                INSERT INTO experiment_enrolments (app_id, experiment_id, customer_id, variant, enrolled_at)
+                VALUES (\(bind: appId), \(bind: enrolment.experimentId), \(bind: enrolment.customerId), \(bind: enrolment.variant),
+                \(bind: enrolment.enrolledAt.millisecondsSince1970))
+                ON CONFLICT (app_id, experiment_id, customer_id) DO NOTHING
+                """
+            ).run()
+        }
+        for link in changeset.links {
+            try await Self.link(link, appId: appId, at: now, db)
+        }
+        var newEntries = 0
+        for entry in changeset.entries {
+            let fact = try StoreCoding.encode(entry.fact)
+            let inserted = try await db.raw(
+                """
+                INSERT INTO ledger (app_id, fact_key, kind, customer_id, original_transaction_id, transaction_id,
+                source, signed_at, fact, raw, recorded_at)
+                VALUES (\(bind: appId), \(bind: entry.key), \(bind: entry.fact.kind), \(bind: entry.customerId),
+                \(bind: entry.fact.originalTransactionId), \(bind: entry.fact.transactionId), \(bind: entry.source.rawValue),
+                \(bind: entry.fact.signedDate?.millisecondsSince1970), \(bind: fact), \(bind: entry.raw), \(bind: entry.recordedAt.millisecondsSince1970))
+                ON CONFLICT (app_id, fact_key) DO NOTHING RETURNING id
+                """
+            ).first()
+            if inserted != nil { newEntries += 1 }
+        }
+        var newEvents = 0
+        for event in changeset.events where try await Self.insertEvent(event, appId: appId, now: now, db) {
+            newEvents += 1
+        }
+        for job in changeset.jobs {
+            try await db.raw(
+                """
+                INSERT INTO jobs (app_id, kind, payload, run_at, idempotency_key, state, attempts)
+                VALUES (\(bind: appId), \(bind: job.kind), \(bind: job.payload), \(bind: job.runAt.millisecondsSince1970),
+                \(bind: job.idempotencyKey), \(bind: JobState.pending.rawValue), 0)
+                ON CONFLICT (app_id, idempotency_key) DO NOTHING
+                """
+            ).run()
+        }
+        for entry in changeset.audit { try await insertAudit(entry, appId: appId, db) }
+        if let outcome = changeset.inboxOutcome { try await updateInbox(outcome, appId: appId, db) }
+        return ChangesetResult(newEntries: newEntries, newEvents: newEvents)
+    }
+
+    private static func insertAudit(_ entry: AuditEntry, appId: String, _ db: any SQLDatabase) async throws {
+        try await db.raw(
+            """
+            INSERT INTO audit_log (app_id, actor, action, customer_id, reason, details, at)
+            VALUES (\(bind: appId), \(bind: entry.actor), \(bind: entry.action), \(bind: entry.customerId),
+            \(bind: entry.reason), \(bind: entry.detailsJSON), \(bind: entry.at.millisecondsSince1970))
+            """
+        ).run()
+    }
+
+    private static func updateInbox(_ outcome: InboxOutcome, appId: String, _ db: any SQLDatabase) async throws {
+        let metadata = outcome.metadata
+        try await db.raw(
+            """
+            UPDATE notification_inbox SET state = \(bind: outcome.state.rawValue), failure_reason = \(bind: outcome.failureReason),
+            processed_at = \(bind: outcome.processedAt.millisecondsSince1970), lease_owner = NULL, lease_until = NULL,
+            notification_uuid = \(bind: metadata?.notificationUUID?.lowercased()), notification_type = \(bind: metadata?.notificationType),
+            subtype = \(bind: metadata?.subtype), original_transaction_id = \(bind: metadata?.originalTransactionId),
+            signed_at = \(bind: metadata?.signedDate?.millisecondsSince1970), environment = \(bind: metadata?.environment)
+            WHERE id = \(bind: outcome.inboxId) AND app_id = \(bind: appId)
+            """
+        ).run()
     }
 
     public func ledger(appId: String, transactionId: String) async throws -> [LedgerEntry] {
@@ -195,5 +331,12 @@ extension SQLStore {
             action: try row.string("action"), customerId: try row.optionalString("customer_id"),
             reason: try row.optionalString("reason"), details: AuditEntry.details(json: try row.string("details")), at: try row.date("at")
         )
+    }
+}
+
+extension Array {
+    /// The array cut into consecutive pieces of at most `size` elements.
+    func chunked(by size: Int) -> [ArraySlice<Element>] {
+        stride(from: 0, to: count, by: Swift.max(1, size)).map { self[$0..<Swift.min($0 + size, count)] }
     }
 }

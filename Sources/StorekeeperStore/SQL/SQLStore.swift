@@ -12,6 +12,8 @@ public struct SQLStore: StorekeeperStorage {
     let backend: any SQLBackend
     let clock: @Sendable () -> Date
     let factCache = LedgerFactCache()
+    /// Notifications arriving together share one durable commit.
+    let inboxWrites: GroupCommit<InboxNotification, InboxInsertion>
 
     /// Which database this is.
     public var dialect: SQLStoreDialect { backend.dialect }
@@ -20,6 +22,7 @@ public struct SQLStore: StorekeeperStorage {
     init(backend: any SQLBackend, clock: @escaping @Sendable () -> Date) {
         self.backend = backend
         self.clock = clock
+        inboxWrites = GroupCommit { [backend] notifications in try await Self.receiveAll(notifications, backend) }
     }
 
     /// Opens the database (SQLite: the file, created if missing; PostgreSQL: a pool that
