@@ -137,6 +137,91 @@ struct NotificationFlowTests {
     }
 }
 
+extension NotificationFlowTests {
+    /// Twelve customers' subscriptions: subscribed, renewed, and every third one refunded.
+    static func crowd(_ ca: TestCertificateAuthority) throws -> [(customer: String, token: String, purchase: String, steps: [String])] {
+        let (t0, day) = (Fixture.t0, Fixture.day)
+        return try (0..<12).map { index in
+            let chain = "77\(100 + index)"
+            let token = String(format: "2a9d3c1e-1111-4222-8333-4444555566%02d", index)
+            let first = try SignedData.transaction(id: chain, original: chain, purchase: t0, expires: t0 + 30 * day, signed: t0, token: token)
+            let renewedAt = t0 + 30 * day
+            let second = try SignedData.transaction(
+                id: "\(chain)2", original: chain, purchase: renewedAt, expires: renewedAt + 30 * day, signed: renewedAt, token: token)
+            var steps = [
+                try SignedData.notification(
+                    ca, type: "SUBSCRIBED", subtype: "INITIAL_BUY", signed: t0, transaction: first,
+                    renewal: try SignedData.renewal(original: chain, autoRenew: true, signed: t0)),
+                try SignedData.notification(
+                    ca, type: "DID_RENEW", signed: renewedAt, transaction: second,
+                    renewal: try SignedData.renewal(original: chain, autoRenew: true, signed: renewedAt)),
+            ]
+            if index % 3 == 0 {
+                let refundAt = renewedAt + 4 * day
+                steps.append(
+                    try SignedData.notification(
+                        ca, type: "REFUND", signed: refundAt,
+                        transaction: try SignedData.transaction(
+                            id: "\(chain)2", original: chain, purchase: renewedAt, expires: renewedAt + 30 * day, signed: refundAt,
+                            revoked: refundAt, token: token),
+                        renewal: nil))
+            }
+            return ("crowd-\(index)", token, "{\"signedTransaction\": \"\(try ca.signTransaction(first))\"}", steps)
+        }
+    }
+
+    @Test("many customers' notifications processed in one batch end exactly as one at a time", arguments: ServerBackend.available)
+    func batchEqualsOneAtATime(backend: ServerBackend) async throws {
+        try await ServerHarness.run(backend) { harness, client in
+            let crowd = try Self.crowd(harness.ca)
+            for member in crowd {
+                for (app, key) in [("alpha", Fixture.alphaKey), ("gamma", Fixture.gammaKey)] {
+                    let posted = try await client.call(
+                        .post, "/v1/apps/\(app)/customers/\(member.customer)/purchases", key: key, body: member.purchase)
+                    #expect(posted.status == 200)
+                }
+            }
+            // alpha: one notification at a time; gamma: all of them, each step of every customer
+            // in turn, then one drain (one batch, cut into runs of different chains).
+            for member in crowd {
+                for step in member.steps {
+                    #expect(try await client.call(.post, "/v1/apps/alpha/notifications", body: step).status == 200)
+                    try await harness.processor.drain()
+                }
+            }
+            for step in 0..<3 {
+                for member in crowd where step < member.steps.count {
+                    #expect(try await client.call(.post, "/v1/apps/gamma/notifications", body: member.steps[step]).status == 200)
+                }
+            }
+            try await harness.processor.drain()
+            for instant in [Fixture.t0 + Fixture.day, Fixture.t0 + 31 * Fixture.day, Fixture.t0 + 40 * Fixture.day] {
+                harness.clock.set(instant)
+                for member in crowd {
+                    let one = try await client.call(.get, "/v1/apps/alpha/customers/\(member.customer)", key: Fixture.alphaKey)
+                    let batched = try await client.call(.get, "/v1/apps/gamma/customers/\(member.customer)", key: Fixture.gammaKey)
+                    #expect(one.status == 200)
+                    #expect(one.text == batched.text, "\(member.customer) at \(instant)")
+                }
+            }
+            for member in crowd {
+                func types(_ app: String, _ key: String) async throws -> [String] {
+                    let events = try await client.call(.get, "/v1/apps/\(app)/customers/\(member.customer)/events?limit=1000", key: key)
+                    return ((events.json["events"] as? [[String: Any]]) ?? []).compactMap { $0["type"] as? String }.sorted()
+                }
+                let one = try await types("alpha", Fixture.alphaKey)
+                #expect(one.contains("subscription.status_changed"))
+                #expect(one == (try await types("gamma", Fixture.gammaKey)), "\(member.customer)")
+            }
+            let total = crowd.map(\.steps.count).reduce(0, +)
+            for app in ["alpha", "gamma"] {
+                let processed = try await harness.store.notifications(appId: app, filter: NotificationFilter(state: .processed, limit: 1000))
+                #expect(processed.count == total)
+            }
+        }
+    }
+}
+
 /// A small deterministic generator (SplitMix64) so a failing shuffle can be replayed.
 struct SeededGenerator: RandomNumberGenerator {
     var state: UInt64

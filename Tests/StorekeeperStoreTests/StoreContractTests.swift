@@ -326,6 +326,51 @@ struct StoreContractTests {
         }
     }
 
+    @Test("many chains, aliases and notification uuids read at once answer as one at a time", arguments: TestBackend.available)
+    func batchReads(backend: TestBackend) async throws {
+        try await withTestStore(backend) { store in
+            func entry(_ fact: LedgerFact) -> LedgerEntry { LedgerEntry(appId: "a", fact: fact, source: "notificationV2", recordedAt: Self.t0) }
+            try await store.apply(
+                Changeset(
+                    appId: "a", at: Self.t0,
+                    links: [CustomerLink(customerId: "alice", aliases: [.originalTransactionId("c1"), .appAccountToken("AAA-1")])],
+                    entries: [
+                        entry(.purchase(Self.purchase("c1", chain: "c1", signed: 0))),
+                        entry(.purchase(Self.purchase("c1-2", chain: "c1", signed: 100))),
+                        entry(.purchase(Self.purchase("c2", chain: "c2", signed: 50))),
+                        entry(.revocation(LedgerFact.ManualRevocation(transactionId: "c1-2", date: Self.t0, reason: "test"))),
+                    ],
+                    events: [
+                        EventRecord(appId: "a", originalTransactionId: "c1", type: .notificationProcessed, occurredAt: Self.t0, idempotencyKey: "k1"),
+                        EventRecord(appId: "a", originalTransactionId: "c2", type: .notificationProcessed, occurredAt: Self.t0, idempotencyKey: "k2"),
+                    ]))
+            let chains = ["c1", "c2", "c3"]
+            let ledgers = try await store.ledgers(appId: "a", originalTransactionIds: chains)
+            for chain in chains {
+                let one = try await store.ledger(appId: "a", originalTransactionId: chain)
+                #expect((ledgers[chain] ?? []).map(\.key) == one.map(\.key), "\(chain)")
+            }
+            #expect(ledgers["c1"]?.count == 3)
+            #expect(ledgers["c3"] == nil)
+            #expect(try await store.ledgers(appId: "b", originalTransactionIds: chains).isEmpty)
+            let keys = try await store.eventKeys(appId: "a", originalTransactionIds: chains)
+            #expect(keys == ["c1": ["k1"], "c2": ["k2"]])
+            let owners = try await store.customers(
+                appId: "a", aliases: [.originalTransactionId("c1"), .originalTransactionId("c2"), .appAccountToken("aaa-1")])
+            #expect(owners == [.originalTransactionId("c1"): "alice", .appAccountToken("aaa-1"): "alice"])
+            // Processed rows by notification uuid, whatever its case.
+            let id = try await store.receive(InboxContractTests.notification("u1")).id
+            #expect(try await store.processedNotifications(appId: "a", notificationUUIDs: ["ABC"]).isEmpty)
+            try await store.apply(
+                Changeset(
+                    appId: "a", at: Self.t0,
+                    inboxOutcome: InboxOutcome(
+                        inboxId: id, state: .processed, metadata: NotificationMetadata(notificationUUID: "ABC"), processedAt: Self.t0)))
+            #expect(try await store.processedNotifications(appId: "a", notificationUUIDs: ["abc", "def"]) == ["abc": [id]])
+            #expect(try await store.processedNotifications(appId: "b", notificationUUIDs: ["abc"]).isEmpty)
+        }
+    }
+
     @Test("facts recorded before the chain was linked belong to the customer once it is", arguments: TestBackend.available)
     func lateLinking(backend: TestBackend) async throws {
         try await withTestStore(backend) { store in

@@ -15,6 +15,13 @@ import SubscriptionEngine
 struct FactIntake: Sendable {
     /// The intake reads ledgers and owners and applies changesets: nothing else of the store.
     let store: any LedgerRepository & CustomerRepository & EventLog
+    /// Where decisions read: the store, or what a run of notifications fetched ahead.
+    var reads: any IntakeReads
+
+    init(store: any LedgerRepository & CustomerRepository & EventLog, reads: (any IntakeReads)? = nil) {
+        self.store = store
+        self.reads = reads ?? StoreReads(store: store)
+    }
 
     /// A chain or token the submission would link to its customer is another customer's.
     struct AliasTaken: Error, Sendable, CustomStringConvertible {
@@ -39,7 +46,7 @@ struct FactIntake: Sendable {
         }
         var known: [String: [LedgerEntry]] = [:]
         for chain in chains.sorted() {
-            known[chain] = try await store.ledger(appId: app.id, originalTransactionId: chain)
+            known[chain] = try await reads.ledger(appId: app.id, originalTransactionId: chain)
         }
         let knownKeys = Set(known.values.joined().map(\.key))
         let fresh = entries.filter { !knownKeys.contains($0.key) }
@@ -49,8 +56,8 @@ struct FactIntake: Sendable {
         var jobs: [JobRecord] = []
         for chain in chains.sorted() where fresh.contains(where: { $0.fact.originalTransactionId == chain }) {
             let ledger = (known[chain] ?? []) + fresh.filter { $0.fact.originalTransactionId == chain }
-            let recorded = try await store.eventKeys(appId: app.id, originalTransactionId: chain)
-            let owner = try await store.customer(appId: app.id, alias: .originalTransactionId(chain)) ?? customer
+            let recorded = try await reads.eventKeys(appId: app.id, originalTransactionId: chain)
+            let owner = try await reads.customer(appId: app.id, alias: .originalTransactionId(chain)) ?? customer
             let found = CustomerEvents.events(
                 runtime: app, chain: chain, ledger: ledger, customer: owner, recorded: recorded, source: submission.source.rawValue,
                 now: now)
@@ -99,14 +106,14 @@ struct FactIntake: Sendable {
         case .apple(let token):
             var owners: [String] = []
             for alias in chainAliases {
-                if let owner = try await store.customer(appId: appId, alias: alias) { owners.append(owner) }
+                if let owner = try await reads.customer(appId: appId, alias: alias) { owners.append(owner) }
             }
             if let owner = owners.first { return (owner, []) }
-            guard let token, let customer = try await store.customer(appId: appId, alias: .appAccountToken(token)) else { return (nil, []) }
+            guard let token, let customer = try await reads.customer(appId: appId, alias: .appAccountToken(token)) else { return (nil, []) }
             return (customer, chainAliases.isEmpty ? [] : [CustomerLink(customerId: customer, aliases: chainAliases)])
         case .imported(nil, _):
             for alias in chainAliases {
-                if let owner = try await store.customer(appId: appId, alias: alias) { return (owner, []) }
+                if let owner = try await reads.customer(appId: appId, alias: alias) { return (owner, []) }
             }
             return (nil, [])
         }
@@ -114,7 +121,7 @@ struct FactIntake: Sendable {
 
     private func claim(_ aliases: [CustomerAlias], for customer: String, appId: String) async throws {
         for alias in aliases {
-            if let owner = try await store.customer(appId: appId, alias: alias), owner != customer { throw AliasTaken(alias: alias) }
+            if let owner = try await reads.customer(appId: appId, alias: alias), owner != customer { throw AliasTaken(alias: alias) }
         }
     }
 

@@ -99,6 +99,7 @@ public struct InboxProcessor: Sendable {
 
     /// Decides a run's rows concurrently, then writes what was decided in one transaction.
     func process(run: [InboxNotification], verifications: [Int64: V2Verification], maximumAttempts: Int) async throws {
+        let reads = try await prefetch(run, verifications: verifications)
         let decisions = await withTaskGroup(of: (Int, Result<Changeset?, any Error>).self) { group in
             for (index, row) in run.enumerated() {
                 group.addTask {
@@ -106,7 +107,8 @@ public struct InboxProcessor: Sendable {
                         return (index, .success(self.failure(row, reason: "abandoned: processing did not finish in \(maximumAttempts) attempts")))
                     }
                     do {
-                        return (index, .success(try await self.decide(row, verification: row.id.flatMap { verifications[$0] })))
+                        let verification = row.id.flatMap { verifications[$0] }
+                        return (index, .success(try await self.decide(row, verification: verification, reads: reads[row.appId])))
                     } catch {
                         return (index, .failure(error))
                     }
@@ -142,6 +144,31 @@ public struct InboxProcessor: Sendable {
             names.insert("\(row.appId)\u{1F}uuid\u{1F}\(uuid.lowercased())")
         }
         return names
+    }
+
+    /// What the run's verified V2 rows will read, fetched per app in a few queries: their
+    /// chains' ledgers and event keys, the owners of their chains and app account tokens, and
+    /// the processed rows sharing their `notificationUUID`s.
+    func prefetch(_ run: [InboxNotification], verifications: [Int64: V2Verification]) async throws -> [String: PrefetchedReads] {
+        guard run.count > 1 else { return [:] }
+        var asked: [String: (chains: Set<String>, aliases: Set<CustomerAlias>, uuids: Set<String>)] = [:]
+        for row in run where row.version == .v2 && apps.apps[row.appId] != nil {
+            guard let id = row.id, case .verified(let value, _)? = verifications[id] else { continue }
+            var question = asked[row.appId] ?? ([], [], [])
+            for chain in [value.transaction?.originalTransactionId, value.renewalInfo?.originalTransactionId].compactMap({ $0 }) {
+                question.chains.insert(chain)
+                question.aliases.insert(.originalTransactionId(chain))
+            }
+            if let token = value.transaction?.appAccountToken { question.aliases.insert(.appAccountToken(token)) }
+            if let uuid = value.notification.notificationUUID { question.uuids.insert(uuid) }
+            asked[row.appId] = question
+        }
+        var reads: [String: PrefetchedReads] = [:]
+        for (appId, question) in asked {
+            reads[appId] = try await PrefetchedReads.fetch(
+                appId: appId, chains: question.chains, aliases: question.aliases, notificationUUIDs: question.uuids, from: store)
+        }
+        return reads
     }
 
     /// Writes a run's changesets in one transaction, then reports each row; when the
@@ -200,15 +227,16 @@ public struct InboxProcessor: Sendable {
         report(row, changeset)
     }
 
-    /// The changeset a row makes, written by the caller; nil for a row without an id.
-    func decide(_ row: InboxNotification, verification: V2Verification?) async throws -> Changeset? {
+    /// The changeset a row makes, written by the caller; nil for a row without an id. `reads`
+    /// is what the row's run fetched ahead, if it did.
+    func decide(_ row: InboxNotification, verification: V2Verification?, reads: PrefetchedReads? = nil) async throws -> Changeset? {
         guard let id = row.id else { return nil }
         let now = clock()
         guard let app = apps.apps[row.appId] else {
             return Self.rejected(row, id: id, reason: "unknown_app: no app \(row.appId) is configured", now: now)
         }
         switch row.version {
-        case .v2: return try await processV2(row, id: id, app: app, now: now, verification: verification)
+        case .v2: return try await processV2(row, id: id, app: app, now: now, verification: verification, reads: reads)
         case .v1: return try await processV1(row, id: id, app: app, now: now)
         }
     }
@@ -239,7 +267,7 @@ public struct InboxProcessor: Sendable {
     }
 
     private func processV2(
-        _ row: InboxNotification, id: Int64, app: AppRuntime, now: Date, verification: V2Verification?
+        _ row: InboxNotification, id: Int64, app: AppRuntime, now: Date, verification: V2Verification?, reads: PrefetchedReads?
     ) async throws -> Changeset {
         let verified: VerifiedNotification
         let signedPayload: String
@@ -267,9 +295,7 @@ public struct InboxProcessor: Sendable {
         {
             return Self.rejected(row, id: id, reason: reason, now: now, metadata: metadata)
         }
-        if let uuid = notification.notificationUUID,
-            (try? await store.isProcessed(appId: row.appId, notificationUUID: uuid, exceptId: id)) == true
-        {
+        if let uuid = notification.notificationUUID, await isProcessed(uuid, appId: row.appId, exceptId: id, reads: reads) {
             return Changeset(
                 appId: row.appId, at: now,
                 inboxOutcome: InboxOutcome(
@@ -290,10 +316,16 @@ public struct InboxProcessor: Sendable {
                 CustomerEvents.consumptionRequested(
                     runtime: app, notificationUUID: uuid, transaction: transaction, at: notification.signedDate ?? now))
         }
-        return try await intake.changeset(
+        return try await FactIntake(store: store, reads: reads).changeset(
             for: FactSubmission(
                 facts: FactSubmission.facts(of: history), source: .notificationV2, raw: signedPayload,
                 binding: .apple(appAccountToken: verified.transaction?.appAccountToken), events: events,
                 inboxOutcome: InboxOutcome(inboxId: id, state: .processed, metadata: metadata, processedAt: now)), app: app, now: now)
+    }
+
+    /// Whether another row carrying `uuid` was processed (a failed read counts as no).
+    private func isProcessed(_ uuid: String, appId: String, exceptId: Int64, reads: PrefetchedReads?) async -> Bool {
+        if let known = reads?.isProcessed(appId: appId, notificationUUID: uuid, exceptId: exceptId) { return known }
+        return (try? await store.isProcessed(appId: appId, notificationUUID: uuid, exceptId: exceptId)) == true
     }
 }

@@ -159,6 +159,12 @@ public actor InMemoryStore: StorekeeperStorage {
         aliasOwners[Self.aliasKey(alias, appId: appId)]
     }
 
+    public func customers(appId: String, aliases: [CustomerAlias]) async throws -> [CustomerAlias: String] {
+        var owners: [CustomerAlias: String] = [:]
+        for alias in aliases { owners[alias] = aliasOwners[Self.aliasKey(alias, appId: appId)] }
+        return owners
+    }
+
     public func aliases(appId: String, customerId: String) async throws -> [CustomerAlias] {
         aliasOwners.filter { $0.key.appId == appId && $0.value == customerId }.keys.map { key in
             let parts = key.key.split(separator: "\u{1F}", maxSplits: 1, omittingEmptySubsequences: false)
@@ -299,6 +305,15 @@ public actor InMemoryStore: StorekeeperStorage {
         }.sorted(by: Self.ledgerOrder)
     }
 
+    public func ledgers(appId: String, originalTransactionIds: [String]) async throws -> [String: [LedgerEntry]] {
+        var ledgers: [String: [LedgerEntry]] = [:]
+        for chain in Set(originalTransactionIds) {
+            let entries = try await ledger(appId: appId, originalTransactionId: chain)
+            if !entries.isEmpty { ledgers[chain] = entries }
+        }
+        return ledgers
+    }
+
     public func ledger(appId: String, originalTransactionId: String) async throws -> [LedgerEntry] {
         let transactions = Set(
             ledgerRows.compactMap { row in
@@ -339,6 +354,16 @@ public actor InMemoryStore: StorekeeperStorage {
 
     public func eventKeys(appId: String, originalTransactionId: String) async throws -> Set<String> {
         Set(eventRows.filter { $0.appId == appId && $0.originalTransactionId == originalTransactionId }.map(\.idempotencyKey))
+    }
+
+    public func eventKeys(appId: String, originalTransactionIds: [String]) async throws -> [String: Set<String>] {
+        let chains = Set(originalTransactionIds)
+        var keys: [String: Set<String>] = [:]
+        for row in eventRows where row.appId == appId {
+            guard let chain = row.originalTransactionId, chains.contains(chain) else { continue }
+            keys[chain, default: []].insert(row.idempotencyKey)
+        }
+        return keys
     }
 
     // MARK: - Outbox
@@ -575,6 +600,16 @@ public actor InMemoryStore: StorekeeperStorage {
             row.notification.appId == appId && row.notification.id != exceptId && row.notification.state == .processed
                 && row.notification.metadata?.notificationUUID == uuid
         }
+    }
+
+    public func processedNotifications(appId: String, notificationUUIDs: [String]) async throws -> [String: Set<Int64>] {
+        let uuids = Set(notificationUUIDs.map { $0.lowercased() })
+        var processed: [String: Set<Int64>] = [:]
+        for row in inbox.values where row.notification.appId == appId && row.notification.state == .processed {
+            guard let uuid = row.notification.metadata?.notificationUUID, uuids.contains(uuid), let id = row.notification.id else { continue }
+            processed[uuid, default: []].insert(id)
+        }
+        return processed
     }
 
     public func notifications(appId: String, filter: NotificationFilter) async throws -> [InboxNotification] {

@@ -48,6 +48,8 @@ public protocol CustomerRepository: Sendable {
     func customerExists(appId: String, customerId: String) async throws -> Bool
     /// The customer an alias belongs to, if any.
     func customer(appId: String, alias: CustomerAlias) async throws -> String?
+    /// The owners of those of `aliases` that have one: ``customer(appId:alias:)`` for many at once.
+    func customers(appId: String, aliases: [CustomerAlias]) async throws -> [CustomerAlias: String]
     /// The customer's aliases.
     func aliases(appId: String, customerId: String) async throws -> [CustomerAlias]
     /// The app's most recently created customers, newest first, at most `limit` (at most 1,000).
@@ -69,6 +71,9 @@ public protocol LedgerRepository: Sendable {
     func ledger(appId: String, customerId: String) async throws -> [LedgerEntry]
     /// Every entry about one chain (and revocations of its transactions); oldest signed first.
     func ledger(appId: String, originalTransactionId: String) async throws -> [LedgerEntry]
+    /// ``ledger(appId:originalTransactionId:)`` for many chains in one read, by chain (a chain
+    /// with no entry is absent).
+    func ledgers(appId: String, originalTransactionIds: [String]) async throws -> [String: [LedgerEntry]]
     /// The entries about one transaction (its purchase facts and revocations).
     func ledger(appId: String, transactionId: String) async throws -> [LedgerEntry]
     /// Every entry of the app (analytics), in recording order.
@@ -105,6 +110,10 @@ public protocol NotificationInbox: Sendable {
     func releaseLeases() async throws
     /// Whether a notification with this `notificationUUID` was already processed, other than `exceptId`.
     func isProcessed(appId: String, notificationUUID: String, exceptId: Int64) async throws -> Bool
+    /// The ids of the processed rows carrying each of `notificationUUIDs`, by lowercased uuid
+    /// (a uuid no processed row carries is absent): ``isProcessed(appId:notificationUUID:exceptId:)``
+    /// for many at once.
+    func processedNotifications(appId: String, notificationUUIDs: [String]) async throws -> [String: Set<Int64>]
     /// The app's inbox rows, newest first (without bodies unless the filter asks for them).
     func notifications(appId: String, filter: NotificationFilter) async throws -> [InboxNotification]
     /// One row.
@@ -127,6 +136,8 @@ public protocol EventLog: Sendable {
     func events(appId: String, customerId: String, limit: Int) async throws -> [EventRecord]
     /// The idempotency keys of the events recorded about one chain.
     func eventKeys(appId: String, originalTransactionId: String) async throws -> Set<String>
+    /// ``eventKeys(appId:originalTransactionId:)`` for many chains in one read, by chain.
+    func eventKeys(appId: String, originalTransactionIds: [String]) async throws -> [String: Set<String>]
 }
 
 /// Events on their way out: deliveries written with their events, leased by dispatchers

@@ -46,6 +46,23 @@ extension SQLStore {
         }
     }
 
+    public func customers(appId: String, aliases: [CustomerAlias]) async throws -> [CustomerAlias: String] {
+        var owners: [CustomerAlias: String] = [:]
+        for (kind, group) in Dictionary(grouping: Set(aliases), by: \.kind) {
+            for chunk in group.map(\.value).sorted().chunked(by: 200) {
+                let list = Self.list(chunk)
+                let rows = try await backend.read { db in
+                    try await db.raw(
+                        "SELECT value, customer_id FROM customer_aliases WHERE app_id = \(bind: appId) AND kind = \(bind: kind.rawValue) AND value IN ("
+                            + list + ")"
+                    ).all().map { (try $0.string("value"), try $0.string("customer_id")) }
+                }
+                for (value, owner) in rows { owners[CustomerAlias(kind: kind, value: value)] = owner }
+            }
+        }
+        return owners
+    }
+
     public func aliases(appId: String, customerId: String) async throws -> [CustomerAlias] {
         try await backend.read { db in
             try await db.raw(

@@ -118,6 +118,21 @@ extension SQLStore {
         }
     }
 
+    public func processedNotifications(appId: String, notificationUUIDs: [String]) async throws -> [String: Set<Int64>] {
+        var processed: [String: Set<Int64>] = [:]
+        for chunk in Array(Set(notificationUUIDs.map { $0.lowercased() })).sorted().chunked(by: 200) {
+            let list = Self.list(chunk)
+            let rows = try await backend.read { db in
+                try await db.raw(
+                    "SELECT id, state, notification_uuid FROM notification_inbox WHERE app_id = \(bind: appId) AND notification_uuid IN ("
+                        + list + ")"
+                ).all().map { (try $0.int64("id"), try $0.string("state"), try $0.string("notification_uuid")) }
+            }
+            for (id, state, uuid) in rows where state == InboxState.processed.rawValue { processed[uuid, default: []].insert(id) }
+        }
+        return processed
+    }
+
     public func notifications(appId: String, filter: NotificationFilter) async throws -> [InboxNotification] {
         let columns: SQLQueryString = filter.includesBodies ? "*" : "\(unsafeRaw: Self.inboxColumnsWithoutBody)"
         var query: SQLQueryString = "SELECT " + columns + " FROM notification_inbox WHERE app_id = \(bind: appId)"

@@ -273,6 +273,68 @@ extension SQLStore {
         }
     }
 
+    public func ledgers(appId: String, originalTransactionIds: [String]) async throws -> [String: [LedgerEntry]] {
+        var ledgers: [String: [LedgerEntry]] = [:]
+        for chunk in Array(Set(originalTransactionIds)).sorted().chunked(by: 200) {
+            let list = Self.list(chunk)
+            let entries = try await backend.read { db in
+                try await db.raw(
+                    """
+                    SELECT * FROM ledger WHERE app_id = \(bind: appId) AND original_transaction_id IN (
+                    """ + list
+                        + """
+                        )
+                        UNION
+                        SELECT * FROM ledger WHERE app_id = \(bind: appId) AND kind = \(bind: "revocation") AND transaction_id IN
+                        (SELECT transaction_id FROM ledger WHERE app_id = \(bind: appId) AND original_transaction_id IN (
+                        """ + list
+                            + """
+                            ))
+                            ORDER BY signed_at, id
+                            """
+                ).all().map { try self.ledgerEntry($0) }
+            }
+            // A revocation joins the chain of the transaction it revokes.
+            let chains = Set(chunk)
+            var chainOf: [String: String] = [:]
+            for entry in entries {
+                if let chain = entry.fact.originalTransactionId, chains.contains(chain), let transaction = entry.fact.transactionId {
+                    chainOf[transaction] = chain
+                }
+            }
+            for entry in entries {
+                if let chain = entry.fact.originalTransactionId, chains.contains(chain) {
+                    ledgers[chain, default: []].append(entry)
+                } else if case .revocation(let revocation) = entry.fact, let chain = chainOf[revocation.transactionId] {
+                    ledgers[chain, default: []].append(entry)
+                }
+            }
+        }
+        return ledgers
+    }
+
+    public func eventKeys(appId: String, originalTransactionIds: [String]) async throws -> [String: Set<String>] {
+        var keys: [String: Set<String>] = [:]
+        for chunk in Array(Set(originalTransactionIds)).sorted().chunked(by: 200) {
+            let list = Self.list(chunk)
+            let rows = try await backend.read { db in
+                try await db.raw(
+                    "SELECT original_transaction_id, idempotency_key FROM events WHERE app_id = \(bind: appId) AND original_transaction_id IN ("
+                        + list + ")"
+                ).all().map { (try $0.string("original_transaction_id"), try $0.string("idempotency_key")) }
+            }
+            for (chain, key) in rows { keys[chain, default: []].insert(key) }
+        }
+        return keys
+    }
+
+    /// `values` as a list of bound parameters for `IN (…)`.
+    static func list(_ values: some Collection<String>) -> SQLQueryString {
+        var list: SQLQueryString = ""
+        for (index, value) in values.enumerated() { list += index == 0 ? "\(bind: value)" : ", \(bind: value)" }
+        return list
+    }
+
     func ledgerEntry(_ row: any SQLRow) throws -> LedgerEntry {
         let id = try row.int64("id")
         return LedgerEntry(

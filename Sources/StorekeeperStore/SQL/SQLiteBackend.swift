@@ -3,15 +3,36 @@ import NIOCore
 import SQLKit
 import SQLiteKit
 import SQLiteNIO
+import Synchronization
 
-/// SQLite: one connection to a file in WAL mode (or in memory), one unit of work at a time.
+/// SQLite: one writing connection to a file in WAL mode (or in memory), one transaction at a
+/// time, and for a file a few reading connections beside it.
 ///
 /// SQLite allows one writer; serializing here makes every transaction the single writer and
 /// lets `BEGIN IMMEDIATE` take the write lock up front, so a lease can never be taken twice.
+/// Reads outside a transaction go to the readers (WAL lets them run while the writer
+/// commits), each seeing everything committed before it started; an in-memory database has
+/// only the one connection.
 struct SQLiteBackend: SQLBackend {
     let connection: SQLiteConnection
     let lock = AsyncLock()
+    let readers: [Reader]
+    private let turns = Turns()
     var dialect: SQLStoreDialect { .sqlite }
+
+    /// A reading connection and the lock that gives it one read at a time.
+    struct Reader: Sendable {
+        let connection: SQLiteConnection
+        let lock = AsyncLock()
+    }
+
+    /// Whose turn it is among the readers.
+    final class Turns: Sendable {
+        let next = Atomic<Int>(0)
+    }
+
+    /// Reading connections beside the writer, for a file.
+    static let readerCount = 2
 
     static func open(path: String?, logger: Logger) async throws -> SQLiteBackend {
         let storage: SQLiteConnection.Storage = path.map { .file(path: $0) } ?? .memory
@@ -28,12 +49,32 @@ struct SQLiteBackend: SQLBackend {
         try await db.raw("PRAGMA synchronous=FULL").run()
         try await db.raw("PRAGMA foreign_keys=ON").run()
         try await db.raw("PRAGMA busy_timeout=5000").run()
-        return SQLiteBackend(connection: connection)
+        var readers: [Reader] = []
+        if let path {
+            do {
+                for _ in 0..<readerCount {
+                    let reader = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+                    try await reader.sql().raw("PRAGMA busy_timeout=5000").run()
+                    try await reader.sql().raw("PRAGMA query_only=ON").run()
+                    readers.append(Reader(connection: reader))
+                }
+            } catch {
+                for reader in readers { try? await reader.connection.close().get() }
+                try? await connection.close().get()
+                throw StoreError(code: .unavailable, message: "cannot open the SQLite database for reading: \(error)")
+            }
+        }
+        return SQLiteBackend(connection: connection, readers: readers)
     }
 
     func read<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        let db = connection.sql()
-        return try await lock.withLock { try await body(db) }
+        guard !readers.isEmpty else {
+            let db = connection.sql()
+            return try await lock.withLock { try await body(db) }
+        }
+        let reader = readers[turns.next.wrappingAdd(1, ordering: .relaxed).oldValue % readers.count]
+        let db = reader.connection.sql()
+        return try await reader.lock.withLock { try await body(db) }
     }
 
     func transaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
@@ -58,6 +99,7 @@ struct SQLiteBackend: SQLBackend {
     }
 
     func close() async throws {
+        for reader in readers { try? await reader.connection.close().get() }
         try await connection.close().get()
     }
 }
