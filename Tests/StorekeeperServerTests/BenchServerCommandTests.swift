@@ -43,7 +43,7 @@ struct BenchServerCommandTests {
         #expect(report["reads"] as? Int == 9)
         #expect(report["concurrency"] as? Int == 3)
         #expect(report["failures"] as? Int == 0)
-        for key in ["ingestSeconds", "ingestedPerSecond", "processedPerSecond", "readsPerSecond"] {
+        for key in ["ingestSeconds", "ingestedPerSecond", "processedPerSecond", "readsPerSecond", "healthPerSecond"] {
             #expect(((report[key] as? Double) ?? 0) > 0, "\(key)")
         }
     }

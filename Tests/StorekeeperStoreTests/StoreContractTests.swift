@@ -309,6 +309,29 @@ struct StoreContractTests {
                 ])
             #expect(try await store.deliveries(appId: "a", destination: "slack", state: nil, limit: 10).count == 2)
             #expect(try await store.eventKeys(appId: "a", originalTransactionId: "t1") == ["e1", "e2"])
+            // Inbox outcomes written together, each with its own values (and none without metadata).
+            let first = try await store.receive(InboxContractTests.notification("batch-1")).id
+            let second = try await store.receive(InboxContractTests.notification("batch-2")).id
+            let third = try await store.receive(InboxContractTests.notification("batch-3")).id
+            try await store.apply([
+                Changeset(
+                    appId: "a", at: Self.t0,
+                    inboxOutcome: InboxOutcome(
+                        inboxId: first, state: .processed,
+                        metadata: NotificationMetadata(notificationUUID: "U-1", notificationType: "DID_RENEW", signedDate: Self.t0),
+                        processedAt: Self.t0)),
+                Changeset(
+                    appId: "a", at: Self.t0,
+                    inboxOutcome: InboxOutcome(inboxId: second, state: .rejected, failureReason: "bad", processedAt: Self.t0 + 1)),
+                // Another app's changeset cannot touch this app's row.
+                Changeset(appId: "b", at: Self.t0, inboxOutcome: InboxOutcome(inboxId: third, state: .processed, processedAt: Self.t0)),
+            ])
+            let processed = try #require(try await store.notification(id: first))
+            #expect(processed.state == .processed && processed.metadata?.notificationUUID == "u-1")
+            #expect(processed.metadata?.notificationType == "DID_RENEW" && processed.metadata?.signedDate == Self.t0)
+            let rejected = try #require(try await store.notification(id: second))
+            #expect(rejected.state == .rejected && rejected.failureReason == "bad" && rejected.metadata?.signedDate == nil)
+            #expect(try await store.notification(id: third)?.state == .pending)
             // The second changeset links an alias the first gives another customer: nothing is written.
             let refused: [Changeset] = [
                 Changeset(

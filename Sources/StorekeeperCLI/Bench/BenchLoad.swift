@@ -33,12 +33,15 @@ struct BenchLoad: Sendable {
             try await send(.GET, "/v1/apps/\(ServerBenchmark.appId)/subscriptions/\(chains[index % chains.count])", key: key).status == 200
         }
         let read = readStart.duration(to: clock.now)
+        let healthStart = clock.now
+        let healthFailures = await concurrently(count: reads) { _ in try await send(.GET, "/health").status == 200 }
+        let health = healthStart.duration(to: clock.now)
         return ServerBenchmark.Report(
             database: database, notifications: bodies.count,
             ingestSeconds: Self.seconds(ingest), ingestedPerSecond: Self.rate(bodies.count, ingest),
             processSeconds: Self.seconds(process), processedPerSecond: Self.rate(bodies.count, process),
-            reads: reads, readSeconds: Self.seconds(read), readsPerSecond: Self.rate(reads, read),
-            concurrency: concurrency, failures: postFailures + readFailures + max(0, bodies.count - processed))
+            reads: reads, readSeconds: Self.seconds(read), readsPerSecond: Self.rate(reads, read), healthPerSecond: Self.rate(reads, health),
+            concurrency: concurrency, failures: postFailures + readFailures + healthFailures + max(0, bodies.count - processed))
     }
 
     /// Runs `count` operations on `concurrency` workers; returns how many failed or threw.

@@ -32,6 +32,8 @@ struct ServerBenchmark: Sendable {
         var reads: Int
         var readSeconds: Double
         var readsPerSecond: Double
+        /// `GET /health` with the same clients: the ceiling for any request in the same run.
+        var healthPerSecond: Double
         var concurrency: Int
         /// Requests not answered 200, plus notifications not processed.
         var failures: Int

@@ -41,6 +41,10 @@ struct PostgresBackend: SQLBackend {
         }
     }
 
+    func write<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await read(body)
+    }
+
     func transaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         try await withoutActuallyEscaping(body) { body in
             try await bounded { leased in

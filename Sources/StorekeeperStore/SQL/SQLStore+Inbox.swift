@@ -9,41 +9,56 @@ extension SQLStore {
         try await inboxWrites.write(notification)
     }
 
-    /// Inserts notifications in one transaction, answering each (a repeat of an earlier row,
-    /// or of one before it in `notifications`, is a duplicate of that row).
+    /// Inserts notifications with one statement (its rows commit together), answering each:
+    /// a repeat of a stored row, or of one before it in `notifications`, is a duplicate of
+    /// that row.
     static func receiveAll(_ notifications: [InboxNotification], _ backend: any SQLBackend) async throws -> [InboxInsertion] {
         let headers = try notifications.map { try StoreCoding.encode($0.headers) }
-        return try await backend.transaction { db in
+        let keys = notifications.map { $0.appId + "\u{1F}" + $0.idempotencyKey }
+        return try await backend.write { db in
+            var inserted: [String: Int64] = [:]
+            for chunk in Array(zip(notifications, headers)).chunked(by: 100) {
+                var query: SQLQueryString = """
+                    INSERT INTO notification_inbox (app_id, idempotency_key, version, body, headers, received_at, state, attempts) VALUES
+                    """
+                for (position, (notification, headers)) in chunk.enumerated() {
+                    query += position == 0 ? " " : ", "
+                    query += """
+                        (\(bind: notification.appId), \(bind: notification.idempotencyKey), \(bind: notification.version.rawValue),
+                        \(bind: notification.body), \(bind: headers), \(bind: notification.receivedAt.millisecondsSince1970),
+                        \(bind: InboxState.pending.rawValue), \(bind: 0))
+                        """
+                }
+                query += " ON CONFLICT (app_id, idempotency_key) DO NOTHING RETURNING id, app_id, idempotency_key"
+                for row in try await db.raw(query).all() {
+                    inserted[try row.string("app_id") + "\u{1F}" + row.string("idempotency_key")] = try row.int64("id")
+                }
+            }
+            // What was not inserted was there before (or earlier in this batch).
+            var existing: [String: Int64] = [:]
+            let missing = zip(notifications, keys).filter { inserted[$0.1] == nil }.map(\.0)
+            for (appId, rows) in Dictionary(grouping: missing, by: \.appId) {
+                for chunk in Array(Set(rows.map(\.idempotencyKey))).sorted().chunked(by: 200) {
+                    let found = try await db.raw(
+                        "SELECT id, idempotency_key FROM notification_inbox WHERE app_id = \(bind: appId) AND idempotency_key IN ("
+                            + Self.list(chunk) + ")"
+                    ).all()
+                    for row in found { existing[appId + "\u{1F}" + (try row.string("idempotency_key"))] = try row.int64("id") }
+                }
+            }
             var answers: [InboxInsertion] = []
-            for (notification, headers) in zip(notifications, headers) {
-                answers.append(try await insert(notification, headers: headers, db))
+            for key in keys {
+                if let id = inserted.removeValue(forKey: key) {
+                    answers.append(.inserted(id: id))
+                    existing[key] = id
+                } else if let id = existing[key] {
+                    answers.append(.duplicate(id: id))
+                } else {
+                    throw StoreError(code: .corruptRow, message: "inbox row vanished after a conflicting insert")
+                }
             }
             return answers
         }
-    }
-
-    private static func insert(_ notification: InboxNotification, headers: String, _ db: any SQLDatabase) async throws -> InboxInsertion {
-        if let row = try await db.raw(
-            """
-            INSERT INTO notification_inbox (app_id, idempotency_key, version, body, headers, received_at, state, attempts)
-            VALUES (\(bind: notification.appId), \(bind: notification.idempotencyKey), \(bind: notification.version.rawValue),
-            \(bind: notification.body), \(bind: headers), \(bind: notification.receivedAt.millisecondsSince1970),
-            \(bind: InboxState.pending.rawValue), \(bind: 0))
-            ON CONFLICT (app_id, idempotency_key) DO NOTHING RETURNING id
-            """
-        ).first() {
-            return .inserted(id: try row.int64("id"))
-        }
-        let existing = try await db.raw(
-            """
-            SELECT id FROM notification_inbox WHERE app_id = \(bind: notification.appId)
-            AND idempotency_key = \(bind: notification.idempotencyKey)
-            """
-        ).first()
-        guard let existing else {
-            throw StoreError(code: .corruptRow, message: "inbox row vanished after a conflicting insert")
-        }
-        return .duplicate(id: try existing.int64("id"))
     }
 
     public func claimPending(limit: Int, owner: String, now: Date, leaseUntil: Date) async throws -> [InboxNotification] {

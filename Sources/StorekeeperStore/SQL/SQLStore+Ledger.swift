@@ -131,9 +131,40 @@ extension SQLStore {
         }
         for changeset in changesets {
             for entry in changeset.audit { try await insertAudit(entry, appId: changeset.appId, db) }
-            if let outcome = changeset.inboxOutcome { try await updateInbox(outcome, appId: changeset.appId, db) }
         }
+        let outcomes = changesets.compactMap { changeset in changeset.inboxOutcome.map { (changeset.appId, $0) } }
+        for chunk in outcomes.chunked(by: 64) { try await updateInbox(Array(chunk), db) }
         return results
+    }
+
+    /// Records inbox rows' outcomes with one statement (each row's values picked by its id).
+    private static func updateInbox(_ outcomes: [(appId: String, outcome: InboxOutcome)], _ db: any SQLDatabase) async throws {
+        guard outcomes.count > 1 else {
+            if let (appId, outcome) = outcomes.first { try await updateInbox(outcome, appId: appId, db) }
+            return
+        }
+        func column<Value: Encodable & Sendable>(_ name: String, as type: String, _ value: (String, InboxOutcome) -> Value) -> SQLQueryString {
+            var text: SQLQueryString = "\(unsafeRaw: name) = CASE id"
+            for (appId, outcome) in outcomes {
+                text += " WHEN \(bind: outcome.inboxId) THEN CAST(\(bind: value(appId, outcome)) AS \(unsafeRaw: type))"
+            }
+            return text + " END"
+        }
+        var query: SQLQueryString = "UPDATE notification_inbox SET lease_owner = NULL, lease_until = NULL, "
+        query += column("state", as: "TEXT") { $1.state.rawValue }
+        query += ", " + column("failure_reason", as: "TEXT") { $1.failureReason }
+        query += ", " + column("processed_at", as: "BIGINT") { $1.processedAt.millisecondsSince1970 }
+        query += ", " + column("notification_uuid", as: "TEXT") { $1.metadata?.notificationUUID?.lowercased() }
+        query += ", " + column("notification_type", as: "TEXT") { $1.metadata?.notificationType }
+        query += ", " + column("subtype", as: "TEXT") { $1.metadata?.subtype }
+        query += ", " + column("original_transaction_id", as: "TEXT") { $1.metadata?.originalTransactionId }
+        query += ", " + column("signed_at", as: "BIGINT") { $1.metadata?.signedDate?.millisecondsSince1970 }
+        query += ", " + column("environment", as: "TEXT") { $1.metadata?.environment }
+        // Each row only within its own app.
+        query += " WHERE id IN (" + Self.list(outcomes.map(\.outcome.inboxId)) + ") AND app_id = CASE id"
+        for (appId, outcome) in outcomes { query += " WHEN \(bind: outcome.inboxId) THEN \(bind: appId)" }
+        query += " END"
+        try await db.raw(query).run()
     }
 
     /// Writes one changeset inside the caller's transaction.
@@ -332,6 +363,13 @@ extension SQLStore {
     static func list(_ values: some Collection<String>) -> SQLQueryString {
         var list: SQLQueryString = ""
         for (index, value) in values.enumerated() { list += index == 0 ? "\(bind: value)" : ", \(bind: value)" }
+        return list
+    }
+
+    /// `ids` as a list of bound parameters for `IN (…)`.
+    static func list(_ ids: some Collection<Int64>) -> SQLQueryString {
+        var list: SQLQueryString = ""
+        for (index, id) in ids.enumerated() { list += index == 0 ? "\(bind: id)" : ", \(bind: id)" }
         return list
     }
 

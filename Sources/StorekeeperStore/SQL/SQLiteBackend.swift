@@ -77,6 +77,11 @@ struct SQLiteBackend: SQLBackend {
         return try await reader.lock.withLock { try await body(db) }
     }
 
+    func write<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        let db = connection.sql()
+        return try await lock.withLock { try await body(db) }
+    }
+
     func transaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let db = connection.sql()
         return try await lock.withLock {
