@@ -352,7 +352,9 @@ struct StoreContractTests {
     @Test("many chains, aliases and notification uuids read at once answer as one at a time", arguments: TestBackend.available)
     func batchReads(backend: TestBackend) async throws {
         try await withTestStore(backend) { store in
-            func entry(_ fact: LedgerFact) -> LedgerEntry { LedgerEntry(appId: "a", fact: fact, source: "notificationV2", recordedAt: Self.t0) }
+            func entry(_ fact: LedgerFact) -> LedgerEntry {
+                LedgerEntry(appId: "a", fact: fact, source: "notificationV2", raw: "signed-payload", recordedAt: Self.t0)
+            }
             try await store.apply(
                 Changeset(
                     appId: "a", at: Self.t0,
@@ -372,8 +374,10 @@ struct StoreContractTests {
             for chain in chains {
                 let one = try await store.ledger(appId: "a", originalTransactionId: chain)
                 #expect((ledgers[chain] ?? []).map(\.key) == one.map(\.key), "\(chain)")
+                #expect(one.allSatisfy { $0.raw == "signed-payload" })
             }
             #expect(ledgers["c1"]?.count == 3)
+            #expect(ledgers.values.joined().allSatisfy { $0.raw == nil })
             #expect(ledgers["c3"] == nil)
             #expect(try await store.ledgers(appId: "b", originalTransactionIds: chains).isEmpty)
             let keys = try await store.eventKeys(appId: "a", originalTransactionIds: chains)

@@ -144,7 +144,7 @@ struct StorekeeperAPI: Sendable {
         let app = try context.caller().app
         let chain = try context.pathParameter("originalTransactionId")
         guard (1...128).contains(chain.utf8.count) else { throw APIError.badRequest("originalTransactionId is too long") }
-        let entries = try await store.ledger(appId: app.id, originalTransactionId: chain)
+        let entries = try await store.ledgers(appId: app.id, originalTransactionIds: [chain])[chain] ?? []
         let state = CustomerState(history: PurchaseHistory(ledger: entries), catalog: app.catalog, at: clock())
         guard let subscription = state.subscription(chain) else { throw APIError.notFound }
         return SubscriptionResponse(state: subscription)

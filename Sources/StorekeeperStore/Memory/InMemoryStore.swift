@@ -308,7 +308,11 @@ public actor InMemoryStore: StorekeeperStorage {
     public func ledgers(appId: String, originalTransactionIds: [String]) async throws -> [String: [LedgerEntry]] {
         var ledgers: [String: [LedgerEntry]] = [:]
         for chain in Set(originalTransactionIds) {
-            let entries = try await ledger(appId: appId, originalTransactionId: chain)
+            let entries = try await ledger(appId: appId, originalTransactionId: chain).map { entry in
+                var entry = entry
+                entry.raw = nil
+                return entry
+            }
             if !entries.isEmpty { ledgers[chain] = entries }
         }
         return ledgers

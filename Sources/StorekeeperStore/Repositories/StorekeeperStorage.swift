@@ -72,7 +72,8 @@ public protocol LedgerRepository: Sendable {
     /// Every entry about one chain (and revocations of its transactions); oldest signed first.
     func ledger(appId: String, originalTransactionId: String) async throws -> [LedgerEntry]
     /// ``ledger(appId:originalTransactionId:)`` for many chains in one read, by chain (a chain
-    /// with no entry is absent).
+    /// with no entry is absent), without the entries' signed payloads (`raw` is nil): what
+    /// deciding and reading a state need, at a fraction of the bytes.
     func ledgers(appId: String, originalTransactionIds: [String]) async throws -> [String: [LedgerEntry]]
     /// The entries about one transaction (its purchase facts and revocations).
     func ledger(appId: String, transactionId: String) async throws -> [LedgerEntry]

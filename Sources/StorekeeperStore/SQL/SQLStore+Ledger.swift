@@ -311,13 +311,13 @@ extension SQLStore {
             let entries = try await backend.read { db in
                 try await db.raw(
                     """
-                    SELECT * FROM ledger WHERE app_id = \(bind: appId) AND original_transaction_id IN (
+                    SELECT \(unsafeRaw: Self.columnsWithoutRaw) FROM ledger WHERE app_id = \(bind: appId) AND original_transaction_id IN (
                     """ + list
                         + """
                         )
                         UNION
-                        SELECT * FROM ledger WHERE app_id = \(bind: appId) AND kind = \(bind: "revocation") AND transaction_id IN
-                        (SELECT transaction_id FROM ledger WHERE app_id = \(bind: appId) AND original_transaction_id IN (
+                        SELECT \(unsafeRaw: Self.columnsWithoutRaw) FROM ledger WHERE app_id = \(bind: appId) AND kind = \(bind: "revocation")
+                        AND transaction_id IN (SELECT transaction_id FROM ledger WHERE app_id = \(bind: appId) AND original_transaction_id IN (
                         """ + list
                             + """
                             ))
@@ -343,6 +343,10 @@ extension SQLStore {
         }
         return ledgers
     }
+
+    /// Every ledger column but the signed payload, which reads back as nil.
+    static let columnsWithoutRaw =
+        "id, app_id, fact_key, kind, customer_id, original_transaction_id, transaction_id, source, signed_at, fact, NULL AS raw, recorded_at"
 
     public func eventKeys(appId: String, originalTransactionIds: [String]) async throws -> [String: Set<String>] {
         var keys: [String: Set<String>] = [:]
