@@ -32,7 +32,9 @@ import Testing
         guard !copy.isEmpty else { return copy }
         switch random.next() % 5 {
         case 0:
-            for _ in 0..<(1 + Int(random.next() % 4)) { copy[Int(random.next() % UInt64(copy.count))] ^= UInt8(truncatingIfNeeded: random.next() | 1) }
+            for _ in 0..<(1 + Int(random.next() % 4)) {
+                copy[Int(random.next() % UInt64(copy.count))] ^= UInt8(truncatingIfNeeded: random.next() | 1)
+            }
         case 1:
             let at = Int(random.next() % UInt64(copy.count))
             copy[at] = [0x80, 0x84, 0x88, 0xFF, 0x7F][Int(random.next() % 5)]
