@@ -100,16 +100,26 @@ public struct StoreKitBackend: StoreBackend {
         }
     }
 
+    /// Purchases started in the App Store (promoted in-app purchases): StoreKit has them on
+    /// iOS and iPadOS 16.4, macOS 14.4 and visionOS only, with the offer from iOS 18, macOS 15
+    /// and visionOS 2; elsewhere the stream ends at once.
     public func purchaseIntents() -> AsyncStream<StorekeeperKit.PurchaseIntent> {
+        #if os(iOS) || os(macOS) || os(visionOS) || STOREKEEPER_STOREKIT_CHECK
         AsyncStream { continuation in
             let task = Task {
+                guard #available(iOS 16.4, macOS 14.4, *) else { return continuation.finish() }
                 for await intent in StoreKit.PurchaseIntent.intents {
-                    continuation.yield(StorekeeperKit.PurchaseIntent(productId: intent.product.id, offerId: intent.offer?.id))
+                    var offerId: String?
+                    if #available(iOS 18.0, macOS 15.0, visionOS 2.0, *) { offerId = intent.offer?.id }
+                    continuation.yield(StorekeeperKit.PurchaseIntent(productId: intent.product.id, offerId: offerId))
                 }
                 continuation.finish()
             }
             continuation.onTermination = { _ in task.cancel() }
         }
+        #else
+        AsyncStream { $0.finish() }
+        #endif
     }
 
     static func verified(_ results: Transaction.Transactions) async -> [StoreTransaction] {
