@@ -28,6 +28,15 @@ struct ServerProcess {
         process.environment = ["STOREKEEPER_LOG_LEVEL": "warning", "PATH": "/usr/bin:/bin"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
+        // STOREKEEPER_TEST_SERVER_LOG=path keeps the server's log (appended) to look into a failure.
+        if let path = ProcessInfo.processInfo.environment["STOREKEEPER_TEST_SERVER_LOG"], !path.isEmpty,
+            FileManager.default.createFile(atPath: path, contents: nil) || FileManager.default.fileExists(atPath: path),
+            let log = FileHandle(forWritingAtPath: path)
+        {
+            log.seekToEndOfFile()
+            process.standardOutput = log
+            process.standardError = log
+        }
         try process.run()
         return ServerProcess(process: process, port: port)
     }

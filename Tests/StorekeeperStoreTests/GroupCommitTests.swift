@@ -44,4 +44,24 @@ struct GroupCommitTests {
         let committed = groups.filter { !$0.contains { $0 < 0 } }.joined()
         #expect(committed.sorted() == Array(1...100))
     }
+
+    @Test("with the database out of reach a group fails at once, without each item trying again alone")
+    func unreachableFailsTheGroup() async throws {
+        let calls = Transactions()
+        let commit = GroupCommit<Int, Int>(limit: 64) { items in
+            _ = try? await calls.write(items.map { -$0 })
+            throw StoreError(code: .unavailable, message: "down")
+        }
+        let failures = await withTaskGroup(of: Bool.self) { group in
+            for item in 1...20 {
+                group.addTask { (try? await commit.write(item)) == nil }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(failures == 20)
+        // One attempt per group: as many calls as groups, far fewer than items.
+        let groups = await calls.groups
+        #expect(groups.joined().count == 20)
+        #expect(groups.count < 20)
+    }
 }

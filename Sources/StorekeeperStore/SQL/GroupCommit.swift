@@ -4,7 +4,7 @@
 /// transaction holding its item has committed.
 ///
 /// When a shared transaction fails, each of its items is written again alone, so one bad item
-/// fails only its own caller.
+/// fails only its own caller — unless the database is out of reach, which fails the group.
 actor GroupCommit<Item: Sendable, Answer: Sendable> {
     typealias Waiter = (item: Item, continuation: CheckedContinuation<Answer, any Error>)
 
@@ -49,8 +49,10 @@ actor GroupCommit<Item: Sendable, Answer: Sendable> {
                 return
             }
         } catch {
-            if group.count == 1 {
-                group[0].continuation.resume(throwing: error)
+            // Alone, or with the database out of reach, every item would fail again: fail them
+            // now rather than making each wait its own turn at an unreachable database.
+            if group.count == 1 || (error as? StoreError)?.code == .unavailable {
+                for waiter in group { waiter.continuation.resume(throwing: error) }
                 return
             }
         }
