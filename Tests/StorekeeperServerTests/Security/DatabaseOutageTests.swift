@@ -57,6 +57,9 @@ struct DatabaseOutageTests {
                 }
                 #expect(recovered)
                 #expect(try await client.call(.get, "/health").status == 200)
+                // Writes (transactions) work again too.
+                let again = #"{"productId": "pro.lifetime", "reason": "after the outage"}"#
+                #expect(try await client.call(.post, "/v1/apps/alpha/customers/c2/grants", key: Fixture.alphaAdmin, body: again).status == 201)
             }
         }
     }
