@@ -49,13 +49,7 @@ struct KillStormTests {
         }
         let now = Date()
         let chains = (0..<count).map { "storm-\($0)" }
-        let bodies = try chains.map { chain in
-            try SignedData.notification(
-                ca, type: "SUBSCRIBED", subtype: "INITIAL_BUY", signed: now - 60,
-                transaction: try SignedData.transaction(
-                    id: chain, original: chain, purchase: now - 3600, expires: now + 30 * Fixture.day, signed: now - 60),
-                renewal: try SignedData.renewal(original: chain, autoRenew: true, signed: now - 60))
-        }
+        let bodies = try chains.map { try SignedData.subscribed(ca, chain: $0, now: now) }
         let data = directory.appendingPathComponent("data")
         var server = try #require(
             try await ServerProcess.startHealthy(config: config, dataDirectory: data, databaseURL: databaseURL), "the server did not start")

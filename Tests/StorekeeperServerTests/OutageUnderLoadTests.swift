@@ -48,26 +48,15 @@ struct OutageUnderLoadTests {
         logger.logLevel = .warning
         let name = "sk_outload_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
         let direct = try await SQLStore.createPostgresDatabaseForTests(baseURL: base, name: String(name), logger: logger)
-        var components = try #require(URLComponents(string: direct))
-        let forwarder = try TCPForwarder(upstreamPort: components.port ?? 5432)
+        let (forwarder, proxied) = try TCPForwarder.inFront(ofPostgres: direct)
         defer { forwarder.stop() }
-        components.port = forwarder.port
-        components.queryItems =
-            (components.queryItems ?? []).filter { $0.name != "connect_timeout" } + [URLQueryItem(name: "connect_timeout", value: "2")]
-        let proxied = try #require(components.string)
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-outload-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let (_, ca) = try Fixture.configuration(directory: directory)
         let now = Date()
         let chains = (0..<count).map { "outage-\($0)" }
-        let bodies = try chains.map { chain in
-            try SignedData.notification(
-                ca, type: "SUBSCRIBED", subtype: "INITIAL_BUY", signed: now - 60,
-                transaction: try SignedData.transaction(
-                    id: chain, original: chain, purchase: now - 3600, expires: now + 30 * Fixture.day, signed: now - 60),
-                renewal: try SignedData.renewal(original: chain, autoRenew: true, signed: now - 60))
-        }
+        let bodies = try chains.map { try SignedData.subscribed(ca, chain: $0, now: now) }
         let server = try #require(
             try await ServerProcess.startHealthy(
                 config: directory.appendingPathComponent("config.json"), dataDirectory: directory.appendingPathComponent("data"),

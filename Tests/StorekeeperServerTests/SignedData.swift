@@ -56,4 +56,13 @@ enum SignedData {
         let body = ["signedPayload": try ca.signNotification(payload)]
         return String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self)
     }
+
+    /// A `SUBSCRIBED`/`INITIAL_BUY` notification for a new chain bought an hour before `now`,
+    /// renewing, signed a minute before `now`.
+    static func subscribed(_ ca: TestCertificateAuthority, chain: String, now: Date) throws -> String {
+        try notification(
+            ca, type: "SUBSCRIBED", subtype: "INITIAL_BUY", signed: now - 60,
+            transaction: try transaction(id: chain, original: chain, purchase: now - 3600, expires: now + 30 * Fixture.day, signed: now - 60),
+            renewal: try renewal(original: chain, autoRenew: true, signed: now - 60))
+    }
 }

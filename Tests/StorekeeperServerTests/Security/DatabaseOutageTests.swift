@@ -19,13 +19,8 @@ struct DatabaseOutageTests {
         let name = "sk_outage_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
         let direct = try await SQLStore.createPostgresDatabaseForTests(baseURL: base, name: String(name), logger: Self.logger)
         defer { Task { try? await SQLStore.dropPostgresDatabaseForTests(baseURL: base, name: String(name), logger: Self.logger) } }
-        var components = try #require(URLComponents(string: direct))
-        let forwarder = try TCPForwarder(upstreamPort: components.port ?? 5432)
+        let (forwarder, proxied) = try TCPForwarder.inFront(ofPostgres: direct)
         defer { forwarder.stop() }
-        components.port = forwarder.port
-        components.queryItems =
-            (components.queryItems ?? []).filter { $0.name != "connect_timeout" } + [URLQueryItem(name: "connect_timeout", value: "2")]
-        let proxied = try #require(components.string)
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-outage-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
