@@ -313,13 +313,14 @@ let package = Package(
             ]
         ),
         // The StoreKit 2 adapter's source (a link to Sources/StorekeeperKit/StoreKit) compiled on
-        // Linux against StoreKit's declarations from Apple's documentation (Tests/StoreKitShim).
+        // Linux against StoreKit's declarations from Apple's documentation (Tests/StoreKit, a
+        // stand-in module).
         .testTarget(
             name: "StoreKitAdapterCheck",
             dependencies: ["StorekeeperKit", .target(name: "StoreKit", condition: .when(platforms: [.linux]))],
             swiftSettings: [.define("STOREKEEPER_STOREKIT_CHECK")]
         ),
-        .target(name: "StoreKit", path: "Tests/StoreKitShim"),
+        .target(name: "StoreKit", path: "Tests/StoreKit"),
         // Helpers shared by the test targets (Apple's Python reference verifier, subprocesses).
         .target(name: "StorekeeperTestSupport", path: "Tests/StorekeeperTestSupport"),
     ],

@@ -4,7 +4,7 @@ import StorekeeperKit
 import Testing
 
 /// The StoreKit 2 adapter's source, compiled here against the StoreKit declarations of
-/// `Tests/StoreKitShim` (copied from Apple's documentation): the compiler checks every call it
+/// `Tests/StoreKit` (copied from Apple's documentation): the compiler checks every call it
 /// makes; these tests check what it makes of StoreKit's values.
 @Suite("StoreKit adapter (compiled against StoreKit's declarations)")
 struct StoreKitAdapterCheckTests {

@@ -9,57 +9,57 @@ import Foundation
 public actor InMemoryStore: StorekeeperStorage {
     public nonisolated let backendName = "memory"
 
-    private struct AppKey: Hashable {
+    struct AppKey: Hashable {
         var appId: String
         var key: String
     }
 
-    private struct InboxRow {
+    struct InboxRow {
         var notification: InboxNotification
         var leaseOwner: String?
         var leaseUntil: Date?
     }
 
-    private var version = 0
-    private var appRecords: [String: AppRecord] = [:]
-    private var customers: Set<AppKey> = []
+    var version = 0
+    var appRecords: [String: AppRecord] = [:]
+    var customers: Set<AppKey> = []
     /// Customers in creation order (``recentCustomers(appId:limit:)``).
-    private var customerOrder: [AppKey] = []
-    private var sessions: [String: DashboardSession] = [:]
-    private struct DeliveryRow {
+    var customerOrder: [AppKey] = []
+    var sessions: [String: DashboardSession] = [:]
+    struct DeliveryRow {
         var delivery: OutboxDelivery
         var leaseOwner: String?
         var leaseUntil: Date?
     }
-    private var deliveryRows: [Int64: DeliveryRow] = [:]
-    private var deliveryAttempts: [Int64: [DeliveryAttempt]] = [:]
-    private var disabled: [AppKey: String] = [:]
-    private var problemRows: [Problem] = []
-    private var webhookRows: [AppKey: StoredWebhook] = [:]
-    private var serverKeys: [String: String] = [:]
-    private var offeringRows: [String: [OfferingVersion]] = [:]
-    private var enrolmentRows: [AppKey: ExperimentEnrolment] = [:]
-    private var aliasOwners: [AppKey: String] = [:]
-    private var ledgerRows: [LedgerEntry] = []
-    private var dashboardUserRecords: [String: DashboardUser] = [:]
-    private var ledgerKeys: Set<AppKey> = []
-    private var eventRows: [EventRecord] = []
-    private var eventKeys: Set<AppKey> = []
-    private var auditRows: [AuditEntry] = []
-    private var inbox: [Int64: InboxRow] = [:]
-    private var inboxKeys: [AppKey: Int64] = [:]
-    private var jobRows: [Int64: JobRecord] = [:]
-    private var jobKeys: [AppKey: Int64] = [:]
-    private var lastId: Int64 = 0
+    var deliveryRows: [Int64: DeliveryRow] = [:]
+    var deliveryAttempts: [Int64: [DeliveryAttempt]] = [:]
+    var disabled: [AppKey: String] = [:]
+    var problemRows: [Problem] = []
+    var webhookRows: [AppKey: StoredWebhook] = [:]
+    var serverKeys: [String: String] = [:]
+    var offeringRows: [String: [OfferingVersion]] = [:]
+    var enrolmentRows: [AppKey: ExperimentEnrolment] = [:]
+    var aliasOwners: [AppKey: String] = [:]
+    var ledgerRows: [LedgerEntry] = []
+    var dashboardUserRecords: [String: DashboardUser] = [:]
+    var ledgerKeys: Set<AppKey> = []
+    var eventRows: [EventRecord] = []
+    var eventKeys: Set<AppKey> = []
+    var auditRows: [AuditEntry] = []
+    var inbox: [Int64: InboxRow] = [:]
+    var inboxKeys: [AppKey: Int64] = [:]
+    var jobRows: [Int64: JobRecord] = [:]
+    var jobKeys: [AppKey: Int64] = [:]
+    var lastId: Int64 = 0
 
     public init() {}
 
-    private func nextId() -> Int64 {
+    func nextId() -> Int64 {
         lastId += 1
         return lastId
     }
 
-    private static func aliasKey(_ alias: CustomerAlias, appId: String) -> AppKey {
+    static func aliasKey(_ alias: CustomerAlias, appId: String) -> AppKey {
         AppKey(appId: appId, key: alias.kind.rawValue + "\u{1F}" + alias.value)
     }
 
@@ -172,7 +172,7 @@ public actor InMemoryStore: StorekeeperStorage {
         }.sorted { ($0.kind.rawValue, $0.value) < ($1.kind.rawValue, $1.value) }
     }
 
-    private func chains(of customerId: String, appId: String) -> Set<String> {
+    func chains(of customerId: String, appId: String) -> Set<String> {
         Set(
             aliasOwners.compactMap { key, owner in
                 guard key.appId == appId, owner == customerId else { return nil }
@@ -202,7 +202,7 @@ public actor InMemoryStore: StorekeeperStorage {
 
     /// The aliases `changeset` links anew, or why it is refused, given what the changesets
     /// before it in the same batch link (`owners`) and make the offerings' version (`offerings`).
-    private func check(_ changeset: Changeset, owners: inout [AppKey: String], offerings: inout [String: Int]) throws -> [AppKey: String] {
+    func check(_ changeset: Changeset, owners: inout [AppKey: String], offerings: inout [String: Int]) throws -> [AppKey: String] {
         let appId = changeset.appId
         var newOwners: [AppKey: String] = [:]
         for link in changeset.links {
@@ -228,7 +228,7 @@ public actor InMemoryStore: StorekeeperStorage {
         return newOwners
     }
 
-    private func write(_ changeset: Changeset, newOwners: [AppKey: String]) -> ChangesetResult {
+    func write(_ changeset: Changeset, newOwners: [AppKey: String]) -> ChangesetResult {
         let appId = changeset.appId
         let currentOfferings = offeringRows[appId]?.last?.version ?? 0
         if let version = changeset.offeringVersion {
@@ -294,7 +294,7 @@ public actor InMemoryStore: StorekeeperStorage {
 
     // MARK: - Ledger, events, audit
 
-    private static func ledgerOrder(_ a: LedgerEntry, _ b: LedgerEntry) -> Bool {
+    static func ledgerOrder(_ a: LedgerEntry, _ b: LedgerEntry) -> Bool {
         (a.fact.signedDate ?? .distantPast, a.id ?? 0) < (b.fact.signedDate ?? .distantPast, b.id ?? 0)
     }
 
@@ -368,394 +368,6 @@ public actor InMemoryStore: StorekeeperStorage {
             keys[chain, default: []].insert(row.idempotencyKey)
         }
         return keys
-    }
-
-    // MARK: - Outbox
-
-    /// Records an event unless its key is known, with a delivery per destination.
-    private func insertEvent(_ event: EventRecord, appId: String, at: Date) -> Bool {
-        guard eventKeys.insert(AppKey(appId: appId, key: event.idempotencyKey)).inserted else { return false }
-        var row = event
-        row.id = nextId()
-        row.appId = appId
-        row.occurredAt = event.occurredAt.toMilliseconds
-        row.destinations = []
-        eventRows.append(row)
-        for destination in Set(event.destinations).sorted() {
-            let id = nextId()
-            deliveryRows[id] = DeliveryRow(
-                delivery: OutboxDelivery(
-                    id: id, appId: appId, destination: destination, state: .pending, attempts: 0, nextAttemptAt: at.toMilliseconds,
-                    lastStatus: nil, lastError: nil, deliveredAt: nil, createdAt: at.toMilliseconds, event: row))
-        }
-        return true
-    }
-
-    @discardableResult
-    public func saveWebhook(_ webhook: StoredWebhook) async throws -> Bool {
-        let key = AppKey(appId: webhook.appId, key: webhook.id)
-        var row = webhook
-        row.createdAt = (webhookRows[key]?.createdAt ?? webhook.createdAt).toMilliseconds
-        row.updatedAt = webhook.updatedAt.toMilliseconds
-        let created = webhookRows[key] == nil
-        webhookRows[key] = row
-        return created
-    }
-
-    @discardableResult
-    public func deleteWebhook(appId: String, id: String) async throws -> Bool {
-        webhookRows.removeValue(forKey: AppKey(appId: appId, key: id)) != nil
-    }
-
-    public func storedWebhooks(appId: String?) async throws -> [StoredWebhook] {
-        webhookRows.values.filter { appId == nil || $0.appId == appId }.sorted { ($0.appId, $0.id) < ($1.appId, $1.id) }
-    }
-
-    // MARK: - Problems
-
-    @discardableResult
-    public func openProblem(_ problem: Problem, event: EventRecord?) async throws -> Bool {
-        if let index = problemRows.firstIndex(where: { $0.appId == problem.appId && $0.causeKey == problem.causeKey && $0.status == .open }) {
-            problemRows[index].occurrences += 1
-            return false
-        }
-        var row = problem
-        row.id = nextId()
-        row.occurrences = 1
-        row.openedAt = problem.openedAt.toMilliseconds
-        problemRows.append(row)
-        if let event { _ = insertEvent(event, appId: problem.appId, at: problem.openedAt) }
-        return true
-    }
-
-    @discardableResult
-    public func resolveProblem(
-        appId: String, causeKey: String, at: Date, by: String, event: @Sendable (Problem) -> EventRecord?
-    ) async throws -> Problem? {
-        resolve(at: at, by: by, event: event) { $0.appId == appId && $0.causeKey == causeKey }
-    }
-
-    public func resolveProblem(appId: String, id: Int64, at: Date, by: String, event: @Sendable (Problem) -> EventRecord?) async throws -> Problem? {
-        resolve(at: at, by: by, event: event) { $0.appId == appId && $0.id == id }
-    }
-
-    private func resolve(at: Date, by: String, event: @Sendable (Problem) -> EventRecord?, where matches: (Problem) -> Bool) -> Problem? {
-        guard let index = problemRows.firstIndex(where: { $0.status == .open && matches($0) }) else { return nil }
-        problemRows[index].status = .resolved
-        problemRows[index].resolvedAt = at.toMilliseconds
-        problemRows[index].resolvedBy = by
-        let problem = problemRows[index]
-        if let record = event(problem) { _ = insertEvent(record, appId: problem.appId, at: at) }
-        return problem
-    }
-
-    public func problems(appId: String, status: ProblemStatus?, limit: Int) async throws -> [Problem] {
-        Array(problemRows.filter { $0.appId == appId && (status == nil || $0.status == status) }.reversed().prefix(max(0, min(limit, 1000))))
-    }
-
-    public func leaseDeliveries(limit: Int, owner: String, now: Date, leaseUntil: Date) async throws -> [OutboxDelivery] {
-        let due = deliveryRows.values.filter { row in
-            row.delivery.state == .pending && row.delivery.nextAttemptAt <= now && (row.leaseUntil.map { $0 < now } ?? true)
-                && disabled[AppKey(appId: row.delivery.appId, key: row.delivery.destination)] == nil
-        }.sorted { ($0.delivery.nextAttemptAt, $0.delivery.id) < ($1.delivery.nextAttemptAt, $1.delivery.id) }.prefix(max(1, limit))
-        return due.map { row in
-            var leased = row
-            leased.leaseOwner = owner
-            leased.leaseUntil = leaseUntil.toMilliseconds
-            leased.delivery.attempts += 1
-            deliveryRows[row.delivery.id] = leased
-            return leased.delivery
-        }
-    }
-
-    public func releaseDeliveryLeases() async throws {
-        for (id, row) in deliveryRows where row.leaseOwner != nil {
-            deliveryRows[id]?.leaseOwner = nil
-            deliveryRows[id]?.leaseUntil = nil
-        }
-    }
-
-    public func finishDelivery(id: Int64, owner: String, attempt: DeliveryAttempt, outcome: DeliveryOutcome) async throws {
-        guard var row = deliveryRows[id], row.leaseOwner == owner else { return }
-        switch outcome {
-        case .delivered:
-            row.delivery.state = .delivered
-            row.delivery.deliveredAt = attempt.at.toMilliseconds
-        case .retry(let date):
-            row.delivery.state = .pending
-            row.delivery.nextAttemptAt = date.toMilliseconds
-        case .dead:
-            row.delivery.state = .dead
-        }
-        row.delivery.lastStatus = attempt.status
-        row.delivery.lastError = attempt.error
-        row.leaseOwner = nil
-        row.leaseUntil = nil
-        deliveryRows[id] = row
-        var stored = attempt
-        stored.at = attempt.at.toMilliseconds
-        deliveryAttempts[id, default: []].append(stored)
-    }
-
-    public func deliveries(appId: String, destination: String, state: DeliveryState?, limit: Int) async throws -> [OutboxDelivery] {
-        let matching = deliveryRows.values.map(\.delivery).filter { delivery in
-            delivery.appId == appId && delivery.destination == destination && (state == nil || delivery.state == state)
-        }
-        return Array(matching.sorted { $0.id > $1.id }.prefix(max(0, min(limit, 1000))))
-    }
-
-    public func delivery(appId: String, id: Int64) async throws -> OutboxDelivery? {
-        deliveryRows[id].flatMap { $0.delivery.appId == appId ? $0.delivery : nil }
-    }
-
-    public func attempts(deliveryId: Int64) async throws -> [DeliveryAttempt] {
-        deliveryAttempts[deliveryId] ?? []
-    }
-
-    public func replayDeliveries(appId: String, destination: String, id: Int64?, now: Date) async throws -> Int {
-        var count = 0
-        for (key, row) in deliveryRows
-        where row.delivery.appId == appId && row.delivery.destination == destination && row.delivery.state == .dead && (id.map { $0 == key } ?? true)
-        {
-            var replayed = row
-            replayed.delivery.state = .pending
-            replayed.delivery.attempts = 0
-            replayed.delivery.nextAttemptAt = now.toMilliseconds
-            replayed.leaseOwner = nil
-            replayed.leaseUntil = nil
-            deliveryRows[key] = replayed
-            count += 1
-        }
-        return count
-    }
-
-    public func disableDestination(appId: String, destination: String, reason: String, at: Date) async throws {
-        let key = AppKey(appId: appId, key: destination)
-        if disabled[key] == nil { disabled[key] = reason }
-    }
-
-    public func enableDestination(appId: String, destination: String) async throws {
-        disabled[AppKey(appId: appId, key: destination)] = nil
-    }
-
-    public func disabledDestinations(appId: String) async throws -> [String: String] {
-        Dictionary(uniqueKeysWithValues: disabled.filter { $0.key.appId == appId }.map { ($0.key.key, $0.value) })
-    }
-
-    public func deliveryCounts(appId: String) async throws -> [String: [DeliveryState: Int]] {
-        var result: [String: [DeliveryState: Int]] = [:]
-        for row in deliveryRows.values where row.delivery.appId == appId {
-            result[row.delivery.destination, default: [:]][row.delivery.state, default: 0] += 1
-        }
-        return result
-    }
-
-    public func auditEntries(appId: String, limit: Int) async throws -> [AuditEntry] {
-        Array(auditRows.filter { $0.appId == appId }.reversed().prefix(max(0, min(limit, 10_000))))
-    }
-
-    public func auditEntries(appId: String, customerId: String, limit: Int) async throws -> [AuditEntry] {
-        Array(auditRows.filter { $0.appId == appId && $0.customerId == customerId }.reversed().prefix(max(0, min(limit, 10_000))))
-    }
-
-    // MARK: - Inbox
-
-    public func receive(_ notification: InboxNotification) async throws -> InboxInsertion {
-        let key = AppKey(appId: notification.appId, key: notification.idempotencyKey)
-        if let id = inboxKeys[key] { return .duplicate(id: id) }
-        var row = notification
-        row.id = nextId()
-        row.state = .pending
-        row.attempts = 0
-        row.failureReason = nil
-        row.metadata = nil
-        row.receivedAt = notification.receivedAt.toMilliseconds
-        inbox[row.id!] = InboxRow(notification: row)
-        inboxKeys[key] = row.id
-        return .inserted(id: row.id!)
-    }
-
-    public func claimPending(limit: Int, owner: String, now: Date, leaseUntil: Date) async throws -> [InboxNotification] {
-        let limit = max(1, limit)
-        let claimable = inbox.values.filter { $0.notification.state == .pending && ($0.leaseUntil.map { $0 < now } ?? true) }
-        let queues = Dictionary(grouping: claimable, by: \.notification.appId).sorted { $0.key < $1.key }.map { _, rows in
-            rows.compactMap(\.notification.id).sorted().prefix(limit).map { $0 }
-        }
-        return SQLStore.takeInTurn(queues, limit: limit).sorted().compactMap { id in
-            guard var row = inbox[id] else { return nil }
-            row.leaseOwner = owner
-            row.leaseUntil = leaseUntil.toMilliseconds
-            row.notification.attempts += 1
-            inbox[id] = row
-            return row.notification
-        }
-    }
-
-    public func releaseLeases() async throws {
-        for (id, row) in inbox where row.notification.state == .pending {
-            inbox[id]?.leaseOwner = nil
-            inbox[id]?.leaseUntil = nil
-        }
-    }
-
-    public func isProcessed(appId: String, notificationUUID: String, exceptId: Int64) async throws -> Bool {
-        let uuid = notificationUUID.lowercased()
-        return inbox.values.contains { row in
-            row.notification.appId == appId && row.notification.id != exceptId && row.notification.state == .processed
-                && row.notification.metadata?.notificationUUID == uuid
-        }
-    }
-
-    public func processedNotifications(appId: String, notificationUUIDs: [String]) async throws -> [String: Set<Int64>] {
-        let uuids = Set(notificationUUIDs.map { $0.lowercased() })
-        var processed: [String: Set<Int64>] = [:]
-        for row in inbox.values where row.notification.appId == appId && row.notification.state == .processed {
-            guard let uuid = row.notification.metadata?.notificationUUID, uuids.contains(uuid), let id = row.notification.id else { continue }
-            processed[uuid, default: []].insert(id)
-        }
-        return processed
-    }
-
-    public func notifications(appId: String, filter: NotificationFilter) async throws -> [InboxNotification] {
-        let rows = inbox.values.map(\.notification).filter { row in
-            row.appId == appId
-                && (filter.originalTransactionId.map { $0 == row.metadata?.originalTransactionId } ?? true)
-                && (filter.notificationType.map { $0 == row.metadata?.notificationType } ?? true)
-                && (filter.state.map { $0 == row.state } ?? true)
-                && (filter.subtype.map { $0 == row.metadata?.subtype } ?? true)
-                && (filter.receivedFrom.map { row.receivedAt >= $0 } ?? true)
-                && (filter.receivedBefore.map { row.receivedAt < $0 } ?? true)
-        }
-        return rows.sorted { ($0.id ?? 0) > ($1.id ?? 0) }.prefix(max(0, min(filter.limit, 1000))).map { row in
-            var listed = row
-            if !filter.includesBodies { listed.body = "" }
-            return listed
-        }
-    }
-
-    public func notification(id: Int64) async throws -> InboxNotification? {
-        inbox[id]?.notification
-    }
-
-    public func requeueFailedNotification(appId: String, id: Int64) async throws {
-        guard var row = inbox[id], row.notification.appId == appId, row.notification.state == .failed else { return }
-        row.notification.state = .pending
-        row.notification.attempts = 0
-        row.leaseOwner = nil
-        row.leaseUntil = nil
-        inbox[id] = row
-    }
-
-    public func removeStoredV1Passwords() async throws -> Int {
-        var changed = 0
-        for (id, row) in inbox where row.notification.version == .v1 && row.notification.body.contains("\"password\"") {
-            inbox[id]?.notification.body = SQLStore.removingPassword(from: row.notification.body)
-            changed += 1
-        }
-        for index in ledgerRows.indices where ledgerRows[index].source == .notificationV1 {
-            guard let raw = ledgerRows[index].raw, raw.contains("\"password\"") else { continue }
-            ledgerRows[index].raw = SQLStore.removingPassword(from: raw)
-            changed += 1
-        }
-        return changed
-    }
-
-    public func pendingCount() async throws -> Int {
-        inbox.values.filter { $0.notification.state == .pending }.count
-    }
-
-    public func purgeNotifications(states: Set<InboxState>, receivedBefore cutoff: Date, limit: Int) async throws -> Int {
-        let doomed = inbox.values.map(\.notification)
-            .filter { states.contains($0.state) && $0.receivedAt < cutoff }
-            .compactMap(\.id).sorted().prefix(max(1, limit))
-        for id in doomed {
-            if let row = inbox.removeValue(forKey: id) {
-                inboxKeys.removeValue(forKey: AppKey(appId: row.notification.appId, key: row.notification.idempotencyKey))
-            }
-        }
-        return doomed.count
-    }
-
-    // MARK: - Jobs
-
-    @discardableResult
-    public func enqueue(_ job: JobRecord) async throws -> Int64 {
-        insertJob(job)
-    }
-
-    private func insertJob(_ job: JobRecord) -> Int64 {
-        let key = AppKey(appId: job.appId, key: job.idempotencyKey)
-        if let id = jobKeys[key] { return id }
-        var row = job
-        let id = nextId()
-        row.id = id
-        row.state = .pending
-        row.attempts = 0
-        row.lastError = nil
-        row.leaseOwner = nil
-        row.leaseUntil = nil
-        row.runAt = job.runAt.toMilliseconds
-        jobRows[id] = row
-        jobKeys[key] = id
-        return id
-    }
-
-    private static func jobOrder(_ a: JobRecord, _ b: JobRecord) -> Bool {
-        (a.runAt, a.id ?? 0) < (b.runAt, b.id ?? 0)
-    }
-
-    public func leaseJobs(limit: Int, owner: String, now: Date, leaseUntil: Date) async throws -> [JobRecord] {
-        let due = jobRows.values.filter { $0.state == .pending && $0.runAt <= now && ($0.leaseUntil.map { $0 < now } ?? true) }
-        return due.sorted(by: Self.jobOrder).prefix(max(1, limit)).compactMap { job in
-            guard let id = job.id else { return nil }
-            jobRows[id]?.leaseOwner = owner
-            jobRows[id]?.leaseUntil = leaseUntil.toMilliseconds
-            jobRows[id]?.attempts += 1
-            return jobRows[id]
-        }
-    }
-
-    public func completeJob(id: Int64, owner: String) async throws {
-        guard jobRows[id]?.leaseOwner == owner else { return }
-        jobRows[id]?.state = .done
-        jobRows[id]?.leaseOwner = nil
-        jobRows[id]?.leaseUntil = nil
-    }
-
-    public func failJob(id: Int64, owner: String, error: String, retryAt: Date?) async throws {
-        guard var job = jobRows[id], job.leaseOwner == owner else { return }
-        job.state = retryAt == nil ? .failed : .pending
-        job.lastError = error
-        job.leaseOwner = nil
-        job.leaseUntil = nil
-        if let retryAt { job.runAt = retryAt.toMilliseconds }
-        jobRows[id] = job
-    }
-
-    public func job(id: Int64) async throws -> JobRecord? {
-        jobRows[id]
-    }
-
-    // MARK: - Reconciliation
-
-    public func knownChains(appId: String) async throws -> [String] {
-        Set(ledgerRows.filter { $0.appId == appId }.compactMap(\.fact.originalTransactionId)).sorted()
-    }
-
-    public func knownChains(appId: String, recordedSince date: Date) async throws -> [String] {
-        Set(ledgerRows.filter { $0.appId == appId && $0.recordedAt >= date }.compactMap(\.fact.originalTransactionId)).sorted()
-    }
-
-    public func latestJob(appId: String, kind: String, state: JobState) async throws -> JobRecord? {
-        jobRows.values.filter { $0.appId == appId && $0.kind == kind && $0.state == state }.max(by: Self.jobOrder)
-    }
-
-    public func pendingJobKeys(appId: String, kind: String) async throws -> Set<String> {
-        Set(jobRows.values.filter { $0.appId == appId && $0.kind == kind && $0.state == .pending }.map(\.idempotencyKey))
-    }
-
-    public func jobs(appId: String, kind: String, limit: Int) async throws -> [JobRecord] {
-        Array(jobRows.values.filter { $0.appId == appId && $0.kind == kind }.sorted(by: Self.jobOrder).prefix(max(1, limit)))
     }
 }
 
