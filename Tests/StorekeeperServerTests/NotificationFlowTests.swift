@@ -3,6 +3,7 @@ import Foundation
 import HummingbirdTesting
 import StorekeeperServer
 import StorekeeperStore
+import StorekeeperTestSupport
 import Testing
 
 /// A subscription's life in signed V2 notifications: subscribe, fail to renew with grace,
@@ -219,18 +220,5 @@ extension NotificationFlowTests {
                 #expect(processed.count == total)
             }
         }
-    }
-}
-
-/// A small deterministic generator (SplitMix64) so a failing shuffle can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

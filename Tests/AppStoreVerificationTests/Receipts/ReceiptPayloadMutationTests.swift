@@ -1,5 +1,6 @@
 import AppStoreModels
 import Foundation
+import StorekeeperTestSupport
 import Testing
 
 @testable import AppStoreVerification
@@ -8,18 +9,6 @@ import Testing
 /// either decodes or is refused with a typed failure; none crashes, reads out of bounds or hangs.
 /// A seeded few thousand per fixture here; `Fuzz/` runs the same reader under libFuzzer.
 @Suite struct ReceiptPayloadMutationTests {
-    /// SplitMix64, seeded, so a failing case can be replayed.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static func payload(_ name: String) throws -> [UInt8] {
         let data = try ReceiptFixtures.receipt(name)
         guard case .pkcs7(let bytes) = ReceiptInput.classify(data) else { throw ReceiptFixtures.Missing(description: "\(name): not PKCS#7") }
@@ -27,7 +16,7 @@ import Testing
     }
 
     /// One mangled copy: bytes flipped, a length byte made huge, a cut, or a piece repeated.
-    static func mutate(_ bytes: [UInt8], _ random: inout Seeded) -> [UInt8] {
+    static func mutate(_ bytes: [UInt8], _ random: inout SeededGenerator) -> [UInt8] {
         var copy = bytes
         guard !copy.isEmpty else { return copy }
         switch random.next() % 5 {
@@ -55,7 +44,7 @@ import Testing
     func mangledPayloads(name: String) throws {
         let payload = try Self.payload(name)
         #expect(throws: Never.self) { try AppReceipt(payload: payload) }
-        var random = Seeded(state: name.utf8.reduce(7) { $0 &* 31 &+ UInt64($1) })
+        var random = SeededGenerator(seed: name.utf8.reduce(7) { $0 &* 31 &+ UInt64($1) })
         var refused = 0
         for _ in 0..<2_000 {
             do {
