@@ -86,7 +86,9 @@ struct DeliveryLoopbackTests {
             await transport.post(Data("{}".utf8), to: url, headers: [:])
         }
         #expect(owned == .failure(.socketIssue))
-        #expect(clock.now - started < .seconds(4))
+        // Only that it ends: a loaded CI machine took 15 s here once, so the bound is far
+        // beyond any delay (not a speed claim).
+        #expect(clock.now - started < .seconds(120))
     }
 
     @Test("a notification signed by the simulator arrives and verifies against the test root")
