@@ -61,16 +61,18 @@ extension InMemoryStore {
 
     @discardableResult
     public func resolveProblem(
-        appId: String, causeKey: String, at: Date, by: String, event: @Sendable (Problem) -> EventRecord?
+        appId: String, causeKey: String, at: Date, by: String, event: @escaping @Sendable (Problem) -> EventRecord?
     ) async throws -> Problem? {
         resolve(at: at, by: by, event: event) { $0.appId == appId && $0.causeKey == causeKey }
     }
 
-    public func resolveProblem(appId: String, id: Int64, at: Date, by: String, event: @Sendable (Problem) -> EventRecord?) async throws -> Problem? {
+    public func resolveProblem(
+        appId: String, id: Int64, at: Date, by: String, event: @escaping @Sendable (Problem) -> EventRecord?
+    ) async throws -> Problem? {
         resolve(at: at, by: by, event: event) { $0.appId == appId && $0.id == id }
     }
 
-    func resolve(at: Date, by: String, event: @Sendable (Problem) -> EventRecord?, where matches: (Problem) -> Bool) -> Problem? {
+    func resolve(at: Date, by: String, event: @escaping @Sendable (Problem) -> EventRecord?, where matches: (Problem) -> Bool) -> Problem? {
         guard let index = problemRows.firstIndex(where: { $0.status == .open && matches($0) }) else { return nil }
         problemRows[index].status = .resolved
         problemRows[index].resolvedAt = at.toMilliseconds

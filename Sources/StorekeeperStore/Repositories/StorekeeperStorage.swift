@@ -228,9 +228,11 @@ public protocol ProblemRegistry: Sendable {
     func openProblem(_ problem: Problem, event: EventRecord?) async throws -> Bool
     /// Resolves the open problem of `causeKey`, if any, recording `event` for it; returns it.
     @discardableResult
-    func resolveProblem(appId: String, causeKey: String, at: Date, by: String, event: @Sendable (Problem) -> EventRecord?) async throws -> Problem?
+    func resolveProblem(
+        appId: String, causeKey: String, at: Date, by: String, event: @escaping @Sendable (Problem) -> EventRecord?
+    ) async throws -> Problem?
     /// Resolves one open problem by id; returns it, or `nil` when none is open with that id.
-    func resolveProblem(appId: String, id: Int64, at: Date, by: String, event: @Sendable (Problem) -> EventRecord?) async throws -> Problem?
+    func resolveProblem(appId: String, id: Int64, at: Date, by: String, event: @escaping @Sendable (Problem) -> EventRecord?) async throws -> Problem?
     /// The app's problems in `status` (any when `nil`), newest first.
     func problems(appId: String, status: ProblemStatus?, limit: Int) async throws -> [Problem]
 }

@@ -30,69 +30,101 @@ struct PostgresBackend: SQLBackend {
         self.logger = logger
     }
 
-    func read<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await withoutActuallyEscaping(body) { body in
-            try await bounded { leased in
-                try await client.withConnection { connection in
-                    leased()
-                    return try await body(connection.sql(queryLogLevel: nil))
-                }
+    func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await bounded { leased in
+            try await client.withConnection { connection in
+                leased(connection)
+                return try await body(connection.sql(queryLogLevel: nil))
             }
         }
     }
 
-    func write<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+    func write<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         try await read(body)
     }
 
-    func transaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await withoutActuallyEscaping(body) { body in
-            try await bounded { leased in
-                do {
-                    return try await client.withTransaction(logger: logger) { connection in
-                        leased()
-                        return try await body(connection.sql(queryLogLevel: nil))
-                    }
-                } catch let error as PostgresTransactionError {
-                    // The caller's own error (an alias conflict) is what matters, not the wrapper.
-                    if let closureError = error.closureError, error.rollbackError == nil { throw closureError }
-                    throw error
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await bounded { leased in
+            do {
+                return try await client.withTransaction(logger: logger) { connection in
+                    leased(connection)
+                    return try await body(connection.sql(queryLogLevel: nil))
                 }
+            } catch let error as PostgresTransactionError {
+                // The caller's own error (an alias conflict) is what matters, not the wrapper.
+                if let closureError = error.closureError, error.rollbackError == nil { throw closureError }
+                if let lost = [error.closureError, error.beginError, error.commitError, error.rollbackError]
+                    .compactMap({ $0 as? PSQLError }).first(where: Self.meansUnreachable)
+                {
+                    throw lost
+                }
+                throw error
             }
         }
     }
 
-    /// Runs `operation`, giving up with ``StoreError/Code/unavailable`` when it has not been
-    /// handed a connection (it calls `leased`) within ``acquireTimeout``; a connection lost
-    /// mid-operation is reported the same way. Once leased, the operation runs to its end.
+    /// Runs `operation` under a watchdog, giving up with ``StoreError/Code/unavailable`` when it
+    /// has not been handed a connection (it calls `leased`) within ``acquireTimeout``, or when
+    /// its connection has been closed for ``lostConnectionGrace`` while it still waits: PostgresNIO
+    /// does not always fail a query whose connection drops mid-flight (seen when the database's
+    /// connections are cut under load), and a caller must never wait on a dead connection. An
+    /// abandoned operation is cancelled and left to end by itself; the caller gets its answer now.
     private func bounded<T: Sendable>(
-        _ operation: @escaping @Sendable (_ leased: @escaping @Sendable () -> Void) async throws -> T
+        _ operation: @escaping @Sendable (_ leased: @escaping @Sendable (PostgresConnection) -> Void) async throws -> T
     ) async throws -> T {
-        let leased = LeaseFlag()
+        let lease = Lease()
         let timeout = acquireTimeout
-        do {
-            return try await withThrowingTaskGroup(of: T?.self) { group in
-                group.addTask { try await operation { leased.set() } }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    return nil
-                }
-                while let result = try await group.next() {
-                    if let value = result {
-                        group.cancelAll()
-                        return value
-                    }
-                    if !leased.isSet {
-                        group.cancelAll()
-                        throw StoreError(code: .unavailable, message: "no PostgreSQL connection within \(timeout)")
-                    }
-                }
-                throw StoreError(code: .unavailable, message: "the PostgreSQL operation ended without a result")
+        let grace = Self.lostConnectionGrace
+        let outcome = Outcome<T>()
+        let work = Task {
+            do {
+                outcome.finish(.success(try await operation { lease.set($0) }))
+            } catch let error as PSQLError where Self.meansUnreachable(error) {
+                outcome.finish(.failure(StoreError(code: .unavailable, message: "PostgreSQL is unreachable (\(error.code))")))
+            } catch {
+                outcome.finish(.failure(error))
             }
-        } catch let error as PSQLError where Self.meansUnreachable(error) {
-            throw StoreError(code: .unavailable, message: "PostgreSQL is unreachable (\(error.code))")
+        }
+        let watchdog = Task {
+            let clock = ContinuousClock()
+            let start = clock.now
+            var closedSince: ContinuousClock.Instant?
+            while !outcome.isFinished {
+                try await Task.sleep(for: .milliseconds(100))
+                guard let connection = lease.connection else {
+                    if clock.now - start >= timeout {
+                        outcome.finish(.failure(StoreError(code: .unavailable, message: "no PostgreSQL connection within \(timeout)")))
+                    }
+                    continue
+                }
+                guard connection.isClosed else {
+                    closedSince = nil
+                    continue
+                }
+                let since = closedSince ?? clock.now
+                closedSince = since
+                if clock.now - since >= grace {
+                    logger.warning("abandoned a PostgreSQL operation whose connection was lost mid-flight")
+                    outcome.finish(.failure(StoreError(code: .unavailable, message: "the PostgreSQL connection was lost mid-operation")))
+                }
+            }
+        }
+        return try await withTaskCancellationHandler {
+            // Once decided, neither task has anything left to do for the caller.
+            defer {
+                watchdog.cancel()
+                work.cancel()
+            }
+            return try await outcome.value
+        } onCancel: {
+            work.cancel()
+            watchdog.cancel()
+            outcome.finish(.failure(CancellationError()))
         }
     }
+
+    /// How long an operation may wait on a connection that has already closed.
+    static let lostConnectionGrace: Duration = .seconds(2)
 
     /// Whether an error says the server cannot be reached (rather than refusing a query).
     static func meansUnreachable(_ error: PSQLError) -> Bool {
@@ -107,9 +139,43 @@ struct PostgresBackend: SQLBackend {
     func close() async throws {}
 }
 
-/// Whether an operation has been handed its connection yet.
-private final class LeaseFlag: Sendable {
-    private let value = Mutex(false)
-    func set() { value.withLock { $0 = true } }
-    var isSet: Bool { value.withLock { $0 } }
+/// The connection an operation has been handed, once it has.
+private final class Lease: Sendable {
+    private let value = Mutex<PostgresConnection?>(nil)
+    func set(_ connection: PostgresConnection) { value.withLock { $0 = connection } }
+    var connection: PostgresConnection? { value.withLock { $0 } }
+}
+
+/// An operation's result, decided once: by the operation, or by its watchdog giving up.
+private final class Outcome<T: Sendable>: Sendable {
+    private struct State {
+        var result: Result<T, any Error>?
+        var waiter: CheckedContinuation<T, any Error>?
+    }
+    private let state = Mutex(State())
+
+    var isFinished: Bool { state.withLock { $0.result != nil } }
+
+    /// Records `result` unless one was recorded already, and hands it to the waiter.
+    func finish(_ result: Result<T, any Error>) {
+        let waiter = state.withLock { state -> CheckedContinuation<T, any Error>? in
+            guard state.result == nil else { return nil }
+            state.result = result
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(with: result)
+    }
+
+    var value: T {
+        get async throws {
+            try await withCheckedThrowingContinuation { continuation in
+                let result = state.withLock { state -> Result<T, any Error>? in
+                    if state.result == nil { state.waiter = continuation }
+                    return state.result
+                }
+                if let result { continuation.resume(with: result) }
+            }
+        }
+    }
 }

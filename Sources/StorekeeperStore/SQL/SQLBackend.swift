@@ -10,13 +10,13 @@ public enum SQLStoreDialect: String, Sendable, Hashable {
 protocol SQLBackend: Sendable {
     var dialect: SQLStoreDialect { get }
     /// Runs `body` on a connection, outside any transaction.
-    func read<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+    func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
     /// Runs `body` on a connection that writes, outside an explicit transaction: each
     /// statement commits by itself (one statement's rows all or none). On SQLite it is the
     /// writing connection, taken as a transaction takes it.
-    func write<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+    func write<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
-    func transaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
     /// Keeps background machinery (a connection pool) running until cancelled.
     func run() async throws
     /// Closes connections.

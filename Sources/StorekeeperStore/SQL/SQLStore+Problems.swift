@@ -30,17 +30,19 @@ extension SQLStore {
 
     @discardableResult
     public func resolveProblem(
-        appId: String, causeKey: String, at: Date, by: String, event: @Sendable (Problem) -> EventRecord?
+        appId: String, causeKey: String, at: Date, by: String, event: @escaping @Sendable (Problem) -> EventRecord?
     ) async throws -> Problem? {
         try await resolve(appId: appId, at: at, by: by, event: event, condition: "cause_key = \(bind: causeKey)")
     }
 
-    public func resolveProblem(appId: String, id: Int64, at: Date, by: String, event: @Sendable (Problem) -> EventRecord?) async throws -> Problem? {
+    public func resolveProblem(
+        appId: String, id: Int64, at: Date, by: String, event: @escaping @Sendable (Problem) -> EventRecord?
+    ) async throws -> Problem? {
         try await resolve(appId: appId, at: at, by: by, event: event, condition: "id = \(bind: id)")
     }
 
     private func resolve(
-        appId: String, at: Date, by: String, event: @Sendable (Problem) -> EventRecord?, condition: SQLQueryString
+        appId: String, at: Date, by: String, event: @escaping @Sendable (Problem) -> EventRecord?, condition: SQLQueryString
     ) async throws -> Problem? {
         let now = at.millisecondsSince1970
         return try await backend.transaction { db in

@@ -67,7 +67,7 @@ struct SQLiteBackend: SQLBackend {
         return SQLiteBackend(connection: connection, readers: readers)
     }
 
-    func read<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+    func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         guard !readers.isEmpty else {
             let db = connection.sql()
             return try await lock.withLock { try await body(db) }
@@ -77,12 +77,12 @@ struct SQLiteBackend: SQLBackend {
         return try await reader.lock.withLock { try await body(db) }
     }
 
-    func write<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+    func write<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let db = connection.sql()
         return try await lock.withLock { try await body(db) }
     }
 
-    func transaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let db = connection.sql()
         return try await lock.withLock {
             try await db.raw("BEGIN IMMEDIATE").run()
