@@ -29,6 +29,9 @@ public struct ServeCommand: AsyncParsableCommand {
     public init() {}
 
     public func run() async throws {
+        // A file-size limit reached (RLIMIT_FSIZE) must fail the write, which the store reports
+        // as a 503 and `/health` explains, rather than kill the server with SIGXFSZ.
+        signal(SIGXFSZ, SIG_IGN)
         var configuration = try options.configuration()
         if let port { configuration.port = port }
         if let host { configuration.host = host }

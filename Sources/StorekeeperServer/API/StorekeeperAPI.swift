@@ -103,20 +103,25 @@ struct StorekeeperAPI: Sendable {
     // MARK: - Reads
 
     func health() async throws -> Response {
+        let pending: Int
         do {
             // One query answers both questions (is the database there, what is pending), so an
             // outage costs a prober one connection wait, not two.
-            let pending = try await store.pendingCount()
-            return JSONBody.response(value: ["status": "ok", "database": store.backendName, "pendingNotifications": "\(pending)"])
+            pending = try await store.pendingCount()
         } catch {
-            let reason =
-                (error as? StoreError)?.code == .unavailable
-                ? "the database cannot be reached" : "the database does not answer queries"
-            var response = JSONBody.response(
-                status: .serviceUnavailable, value: ["status": "unavailable", "database": store.backendName, "reason": reason])
-            response.headers[.retryAfter] = "5"
-            return response
+            return unhealthy(
+                (error as? StoreError)?.code == .unavailable ? "the database cannot be reached" : "the database does not answer queries")
         }
+        if let failure = store.writeFailure { return unhealthy("the database cannot store writes: \(failure)") }
+        return JSONBody.response(value: ["status": "ok", "database": store.backendName, "pendingNotifications": "\(pending)"])
+    }
+
+    /// `/health`'s 503, with why.
+    private func unhealthy(_ reason: String) -> Response {
+        var response = JSONBody.response(
+            status: .serviceUnavailable, value: ["status": "unavailable", "database": store.backendName, "reason": reason])
+        response.headers[.retryAfter] = "5"
+        return response
     }
 
     func customerState(app: AppRuntime, customerId: String) async throws -> CustomerStateResponse {

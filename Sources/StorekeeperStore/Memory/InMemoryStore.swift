@@ -8,6 +8,7 @@ import Foundation
 /// database keeps them.
 public actor InMemoryStore: StorekeeperStorage {
     public nonisolated let backendName = "memory"
+    public nonisolated var writeFailure: String? { nil }
 
     struct AppKey: Hashable {
         var appId: String

@@ -7,6 +7,8 @@ public protocol StorekeeperStorage: AppRepository, CustomerRepository, LedgerRep
 {
     /// Which backend this is (`sqlite`, `postgresql`, `memory`), for logs and `/health`.
     var backendName: String { get }
+    /// Why the database refuses writes now (SQLite's disk full), if it does: for `/health`.
+    var writeFailure: String? { get }
     /// Brings the schema up to date; returns the versions applied now.
     @discardableResult
     func migrate() async throws -> [Int]

@@ -17,6 +17,8 @@ struct PostgresBackend: SQLBackend {
     let logger: Logger
     let acquireTimeout: Duration
     var dialect: SQLStoreDialect { .postgresql }
+    /// PostgreSQL reports its own storage failures as refused queries or a lost connection.
+    var writeFailure: String? { nil }
 
     init(url: String, logger: Logger) throws {
         let settings = try PostgresSettings(url: url)

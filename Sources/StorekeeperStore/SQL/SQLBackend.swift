@@ -17,6 +17,8 @@ protocol SQLBackend: Sendable {
     func write<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+    /// Why writes are failing now (the storage refusing them), if they are.
+    var writeFailure: String? { get }
     /// Keeps background machinery (a connection pool) running until cancelled.
     func run() async throws
     /// Closes connections.

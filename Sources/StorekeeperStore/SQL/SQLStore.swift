@@ -18,6 +18,7 @@ public struct SQLStore: StorekeeperStorage {
     /// Which database this is.
     public var dialect: SQLStoreDialect { backend.dialect }
     public var backendName: String { backend.dialect.rawValue }
+    public var writeFailure: String? { backend.writeFailure }
 
     init(backend: any SQLBackend, clock: @escaping @Sendable () -> Date) {
         self.backend = backend

@@ -18,6 +18,7 @@ struct SQLiteBackend: SQLBackend {
     let lock = AsyncLock()
     let readers: [Reader]
     private let turns = Turns()
+    let writes = WriteHealth()
     var dialect: SQLStoreDialect { .sqlite }
 
     /// A reading connection and the lock that gives it one read at a time.
@@ -79,23 +80,27 @@ struct SQLiteBackend: SQLBackend {
 
     func write<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let db = connection.sql()
-        return try await lock.withLock { try await body(db) }
+        return try await writes.watch { try await lock.withLock { try await body(db) } }
     }
 
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let db = connection.sql()
-        return try await lock.withLock {
-            try await db.raw("BEGIN IMMEDIATE").run()
-            do {
-                let result = try await body(db)
-                try await db.raw("COMMIT").run()
-                return result
-            } catch {
-                try? await db.raw("ROLLBACK").run()
-                throw error
+        return try await writes.watch {
+            try await lock.withLock {
+                try await db.raw("BEGIN IMMEDIATE").run()
+                do {
+                    let result = try await body(db)
+                    try await db.raw("COMMIT").run()
+                    return result
+                } catch {
+                    try? await db.raw("ROLLBACK").run()
+                    throw error
+                }
             }
         }
     }
+
+    var writeFailure: String? { writes.recentFailure }
 
     func run() async throws {
         while !Task.isCancelled {
@@ -106,5 +111,53 @@ struct SQLiteBackend: SQLBackend {
     func close() async throws {
         for reader in readers { try? await reader.connection.close().get() }
         try await connection.close().get()
+    }
+}
+
+/// Whether the database file can take writes: a write refused by the storage (the disk full,
+/// an I/O error) becomes ``StoreError/Code/unavailable`` (a 503 the client retries, never a
+/// 500), and is remembered until a write succeeds, so that `/health` can say why.
+final class WriteHealth: Sendable {
+    private struct Failure {
+        var reason: String
+        var at: ContinuousClock.Instant
+    }
+    private let failure = Mutex<Failure?>(nil)
+
+    /// How long a failure is reported without a write since to confirm or clear it.
+    static let memory: Duration = .seconds(15)
+
+    func watch<T: Sendable>(_ write: () async throws -> T) async throws -> T {
+        do {
+            let result = try await write()
+            failure.withLock { $0 = nil }
+            return result
+        } catch let error as SQLiteError {
+            guard let reason = Self.storageFault(error) else { throw error }
+            failure.withLock { $0 = Failure(reason: reason, at: .now) }
+            throw StoreError(code: .unavailable, message: "the SQLite database cannot be written: \(reason)")
+        }
+    }
+
+    /// The storage fault of the last write, unless a write succeeded since or it is old.
+    var recentFailure: String? {
+        failure.withLock { failure in
+            guard let current = failure, ContinuousClock.now - current.at < Self.memory else { return nil }
+            return current.reason
+        }
+    }
+
+    /// What the storage refused, for the errors that mean the file system and not the query.
+    static func storageFault(_ error: SQLiteError) -> String? {
+        switch error.reason {
+        case .full: "the disk is full"
+        case .ioError, .ioErrorFailedWrite, .ioErrorFailedSync, .ioErrorFailedDirSync, .ioErrorFailedTruncate,
+            .ioErrorFailedSharedMemSize, .ioErrorFailedSharedMemMap, .ioErrorFailedMemoryMap, .ioErrorFailedRead,
+            .ioErrorIncompleteRead, .ioErrorFailedStat, .ioErrorFailedAccess:
+            "the file system refused a write (I/O error)"
+        case .readOnly, .readonlyCantLock, .readonlyDirectory, .readonlyBackingMoved, .cantOpen, .permission:
+            "the database file cannot be written (read-only or not permitted)"
+        default: nil
+        }
     }
 }
