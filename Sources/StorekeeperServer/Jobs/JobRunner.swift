@@ -18,6 +18,8 @@ public struct JobRunner: Sendable {
     let configuration: SchedulerConfiguration
     /// Called after notifications were added to the inbox (wakes the inbox worker).
     let inboxWritten: @Sendable () async -> Void
+    /// Holds this replica's calls to Apple while Apple is away.
+    let breaker = AppleBreaker()
 
     public init(
         apps: AppDirectory, store: any StorekeeperStorage, clients: AppleClients, clock: @escaping @Sendable () -> Date,
@@ -54,21 +56,30 @@ public struct JobRunner: Sendable {
         guard let client = clients.client(for: job.appId) else {
             throw PermanentFailure(description: "app \(job.appId) has no App Store Server API credentials")
         }
-        switch JobKind(rawValue: job.kind) {
-        case .refreshSubscription:
-            try await refresh(job, app: app, client: client)
-        case .planLooks:
-            try await planLooks(app: app)
-        case .notificationSweep:
-            try await sweepNotifications(job, app: app, client: client)
-        case .refundSweep:
-            try await sweepRefunds(job, app: app)
-        case .refundCheck:
-            try await checkRefunds(job, app: app, client: client)
-        case .consumptionAnswer:
-            try await answerConsumption(job, app: app, client: client)
-        default:
-            throw PermanentFailure(description: "unknown job kind \(job.kind)")
+        let kind = JobKind(rawValue: job.kind)
+        let callsApple = [.refreshSubscription, .notificationSweep, .refundCheck, .consumptionAnswer].contains(kind)
+        if callsApple { try breaker.check(appId: app.id, now: clock()) }
+        do {
+            switch kind {
+            case .refreshSubscription:
+                try await refresh(job, app: app, client: client)
+            case .planLooks:
+                try await planLooks(app: app)
+            case .notificationSweep:
+                try await sweepNotifications(job, app: app, client: client)
+            case .refundSweep:
+                try await sweepRefunds(job, app: app)
+            case .refundCheck:
+                try await checkRefunds(job, app: app, client: client)
+            case .consumptionAnswer:
+                try await answerConsumption(job, app: app, client: client)
+            default:
+                throw PermanentFailure(description: "unknown job kind \(job.kind)")
+            }
+            if callsApple { breaker.record(appId: app.id, error: nil, now: clock()) }
+        } catch {
+            if callsApple { breaker.record(appId: app.id, error: error, now: clock()) }
+            throw error
         }
     }
 

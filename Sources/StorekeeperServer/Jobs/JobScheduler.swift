@@ -103,13 +103,14 @@ public struct JobScheduler: Service {
         }
     }
 
-    /// A job that failed for good: `job_failing` for its kind, until one of that kind succeeds.
+    /// A job that failed for good, or keeps failing while Apple is away: `job_failing` for its
+    /// kind, until one of that kind succeeds.
     private func openJobProblem(_ job: JobRecord, error: String, app: AppRuntime?, desk: ProblemDesk) async throws {
         guard let app else { return }
         try await desk.open(
             Problem(
                 appId: app.id, kind: ProblemDesk.jobFailing, causeKey: "\(ProblemDesk.jobFailing):\(job.kind)",
-                summary: "\(job.kind) jobs fail and are not retried any more", evidence: ["job": "\(job.id ?? 0)", "error": error],
+                summary: "\(job.kind) jobs keep failing", evidence: ["job": "\(job.id ?? 0)", "error": error],
                 openedAt: runner.clock()), app: app)
     }
 
@@ -134,11 +135,12 @@ public struct JobScheduler: Service {
             try await openJobProblem(job, error: failure.description, app: app, desk: desk)
         } catch is CancellationError {
             throw CancellationError()
+        } catch let open as AppleBreaker.Open {
+            // Not a failure of this job: it waits for Apple with the rest of the app's calls.
+            try await runner.store.failJob(id: id, owner: owner, error: open.description, retryAt: open.until)
         } catch {
             let message = String(String(describing: error).prefix(500))
-            let retryAt =
-                job.attempts >= configuration.maximumAttempts
-                ? nil : runner.clock().addingTimeInterval(min(21_600, 30 * pow(2, Double(max(0, job.attempts - 1)))))
+            let retryAt = Self.retryDate(after: error, attempts: job.attempts, maximumAttempts: configuration.maximumAttempts, now: runner.clock())
             runner.logger.notice("job failed", metadata: ["job": "\(id)", "kind": "\(job.kind)", "error": "\(message)"])
             try await runner.store.failJob(id: id, owner: owner, error: message, retryAt: retryAt)
             if let app, let apple = error as? AppStoreServerAPIError, apple.httpStatus == 401 {
@@ -148,7 +150,24 @@ public struct JobScheduler: Service {
                         summary: "Apple refuses the app's App Store Server API key (401): check issuerId, keyId and the private key",
                         evidence: ["job": job.kind, "error": message], openedAt: runner.clock()), app: app)
             }
-            if retryAt == nil { try await openJobProblem(job, error: message, app: app, desk: desk) }
+            // Given up, or still retrying after as many attempts as a give-up takes (Apple away
+            // that long): either way an operator should know.
+            if retryAt == nil || job.attempts == configuration.maximumAttempts {
+                try await openJobProblem(job, error: message, app: app, desk: desk)
+            }
         }
+    }
+
+    /// When a failed job runs again, or nil to give up: exponential backoff from 30 s, capped at
+    /// six hours. Apple being unavailable (5xx, 429, a timeout, a garbled answer) is never a reason
+    /// to give up — the job waits out the outage, at least until Apple's `Retry-After` — so no
+    /// look or sweep is lost however long Apple is away; other failures give up after
+    /// `maximumAttempts`.
+    static func retryDate(after error: any Error, attempts: Int, maximumAttempts: Int, now: Date) -> Date? {
+        let backoff = now.addingTimeInterval(min(21_600, 30 * pow(2, Double(max(0, attempts - 1)))))
+        if AppleBreaker.meansAppleAway(error) {
+            return max(backoff, (error as? AppStoreServerAPIError)?.retryAfter ?? backoff)
+        }
+        return attempts >= maximumAttempts ? nil : backoff
     }
 }
