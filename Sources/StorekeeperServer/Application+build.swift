@@ -4,6 +4,7 @@ import HummingbirdCore
 import HummingbirdTLS
 import NIOSSL
 import Logging
+import NIOCore
 import ServiceLifecycle
 import StorekeeperStore
 
@@ -118,7 +119,13 @@ public func buildApplication(configuration: ServerConfiguration, dependencies: S
             metadata: ["app": "\(app.id)", "environments": "\(app.environments)"])
     }
     let limits = configuration.connections
-    let http1 = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .milliseconds(Int64(limits.idleTimeoutSeconds * 1000))))
+    let idle = TimeAmount.milliseconds(Int64(limits.idleTimeoutSeconds * 1000))
+    let head = TimeAmount.milliseconds(Int64(limits.headTimeoutSeconds * 1000))
+    let http1 = HTTPServerBuilder.http1(
+        configuration: .init(
+            additionalChannelHandlers: [RequestHeadDeadline(headTimeout: head, idleTimeout: idle)], idleTimeout: idle,
+            httpDecoderConfiguration: .init(
+                maxHeaderFieldSize: limits.maximumHeaderBytes, maxHeaderListSize: limits.maximumHeaderBytes, maxHeaderFieldCount: 200)))
     var app = Application(
         router: router,
         server: try configuration.tls.map { try HTTPServerBuilder.tls(http1, tlsConfiguration: try $0.serverConfiguration()) } ?? http1,
