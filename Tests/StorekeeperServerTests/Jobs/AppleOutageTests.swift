@@ -69,7 +69,7 @@ struct AppleOutageTests {
         }
     }
 
-    @Test("Apple away for two days: backoff, no job given up, every state converges afterwards", arguments: ServerBackend.available)
+    @Test("Apple away for two days: backoff, no job given up, every state converges afterwards", arguments: [ServerBackend.sqlite])
     func convergesAfterAppleOutage(_ backend: ServerBackend) async throws {
         try await ServerHarness.run(backend) { harness, client in
             let days = 62.0
