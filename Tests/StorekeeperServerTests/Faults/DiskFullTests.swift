@@ -20,7 +20,9 @@ struct DiskFullTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-diskfull-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let (_, ca) = try Fixture.configuration(directory: directory)
-        let disk = try LimitedDisk(directory: directory.appendingPathComponent("data"))
+        // Room for every notification (about 80 KB each with its ledger facts, events and
+        // indexes) and the WAL, so that only the filler fills the disk.
+        let disk = try LimitedDisk(directory: directory.appendingPathComponent("data"), megabytes: 32 + count / 10)
         defer { disk.remove() }
         let now = Date()
         let chains = (0..<count).map { "diskfull-\($0)" }

@@ -7,7 +7,7 @@ import Foundation
 /// (`STOREKEEPER_TEST_DISK=limit` chooses it everywhere).
 final class LimitedDisk: Sendable {
     enum Kind: String, Sendable {
-        case tmpfs = "a 64 MB tmpfs filled to the last byte"
+        case tmpfs = "a tmpfs filled to the last byte"
         case fileSizeLimit = "the server's file-size limit (RLIMIT_FSIZE) lowered to nothing"
     }
 
@@ -15,12 +15,13 @@ final class LimitedDisk: Sendable {
     let kind: Kind
     private var filler: URL { directory.appendingPathComponent("filler") }
 
-    init(directory: URL) throws {
+    /// Room for `megabytes` (a tmpfs of that size).
+    init(directory: URL, megabytes: Int) throws {
         self.directory = directory
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         // STOREKEEPER_TEST_DISK=limit takes the fallback even where mounting works.
         let mounts = ProcessInfo.processInfo.environment["STOREKEEPER_TEST_DISK"] != "limit"
-        kind = mounts && Self.run("/usr/bin/mount", ["-t", "tmpfs", "-o", "size=64m", "tmpfs", directory.path]) ? .tmpfs : .fileSizeLimit
+        kind = mounts && Self.run("/usr/bin/mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", directory.path]) ? .tmpfs : .fileSizeLimit
     }
 
     /// Runs out of room: the disk full, or the limit lowered for `pid`.
