@@ -219,14 +219,6 @@ public struct InboxProcessor: Sendable {
             appId: row.appId, at: now, inboxOutcome: InboxOutcome(inboxId: id, state: .failed, failureReason: reason, processedAt: now))
     }
 
-    /// Processes one row and records its outcome; `verification` is the row's V2 verification
-    /// when it was done ahead (see ``drain(batchSize:leaseSeconds:maximumAttempts:)``).
-    func process(_ row: InboxNotification, verification: V2Verification? = nil) async throws {
-        guard let changeset = try await decide(row, verification: verification) else { return }
-        try await store.apply(changeset)
-        report(row, changeset)
-    }
-
     /// The changeset a row makes, written by the caller; nil for a row without an id. `reads`
     /// is what the row's run fetched ahead, if it did.
     func decide(_ row: InboxNotification, verification: V2Verification?, reads: PrefetchedReads? = nil) async throws -> Changeset? {
