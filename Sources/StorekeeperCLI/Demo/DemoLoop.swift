@@ -169,10 +169,12 @@ struct DemoLoop {
         }
     }
 
-    /// Runs a notification-history sweep over the whole run now, then drains the inbox.
+    /// Runs a notification-history sweep over the whole run now (as far back as Apple's history
+    /// reaches, 180 days), then drains the inbox.
     func finalSweep() async throws -> Int {
+        let reach = world.end.addingTimeInterval(-179 * 86_400)
         try await work.requestNotificationSweep(
-            appId: DemoWorld.appId, from: world.start.addingTimeInterval(-86_400), to: world.end.addingTimeInterval(0.001))
+            appId: DemoWorld.appId, from: max(world.start.addingTimeInterval(-86_400), reach), to: world.end.addingTimeInterval(0.001))
         try await work.runDueJobs()
         return try await work.drainInbox()
     }
