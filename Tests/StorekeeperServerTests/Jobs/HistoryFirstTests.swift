@@ -1,6 +1,7 @@
 import AppStoreModels
 import AppStoreServerAPI
 import AppStoreServerAPITesting
+import AppStoreTestSigning
 import Foundation
 import StorekeeperServer
 import StorekeeperStore
