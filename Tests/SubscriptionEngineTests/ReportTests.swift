@@ -32,7 +32,7 @@ struct ReportTests {
         #expect(entry.appleStatus == 1)
         #expect(entry.expiresDate == "2024-01-31T00:00:00Z")
         #expect(entry.nextProductId == "basic.monthly")
-        #expect(entry.nextLookReason == .periodicCheck)
+        #expect(entry.nextLookReason == .periodEnd)
         #expect(report.entitlements.map(\.identifier) == ["pro.monthly"])
     }
 

@@ -65,13 +65,13 @@ extension Scenario {
                 $0.end = 7; $0.offer = .freeTrial
             }), at: 3,
             statuses: ["t1": .active], intro: subscribedG, promo: ["g": true], entitlements: ["basic"],
-            checks: [.offer("t1", .freeTrial, nil), .introReason("g", .previouslySubscribed), .nextLook("t1", .beforeExpiry)]),
+            checks: [.offer("t1", .freeTrial, nil), .introReason("g", .previouslySubscribed), .nextLook("t1", .periodEnd)]),
         Scenario(
             name: "trial converted and renewed", history: trialThenRenewals(), at: 50, statuses: ["t1": .active],
             intro: subscribedG, entitlements: ["basic"], checks: [.offer("t1", nil, nil), .accessEnds("t1", 67)]),
         Scenario(
             name: "one second before expiry", history: trialThenRenewals(), at: 67 - second, statuses: ["t1": .active],
-            intro: subscribedG, entitlements: ["basic"], checks: [.nextLook("t1", .unconfirmedRenewal)]),
+            intro: subscribedG, entitlements: ["basic"], checks: [.nextLook("t1", .periodEnd)]),
         Scenario(
             name: "one second after expiry, renewal not seen yet", history: trialThenRenewals(), at: 67 + second,
             statuses: ["t1": .expired], intro: subscribedG, entitlements: [],

@@ -44,7 +44,11 @@ public struct DemoCommand: AsyncParsableCommand {
     @Option(help: "The server's TCP port (default 8080; 0 picks a free one; --check always picks one).")
     var port: Int = 8080
 
-    @Option(name: .customLong("step-hours"), help: "Simulated hours per step of the loop (default 1).")
+    @Option(
+        name: .customLong("step-hours"),
+        help:
+            "The loop's step in simulated hours (default 1): what falls due within a step is handled together at its end; steps in which nothing falls due are skipped."
+    )
     var stepHours: Double = 1
 
     @Option(name: .customLong("live-speed"), help: "After the compressed run, simulated seconds per real second (default 1: real time).")

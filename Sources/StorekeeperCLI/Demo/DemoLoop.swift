@@ -66,7 +66,10 @@ struct DemoLoop {
                 try await checkpoints.check(expectation, population: population, client: client, serverBase: serverBase, key: world.adminKey)
             }
             if instant >= world.end { break }
-            instant = min(instant.addingTimeInterval(step), world.end, checkpoints.next ?? world.end)
+            instant = Self.nextStop(
+                after: instant, start: world.start, step: step,
+                due: [population.nextEventDate, delivery.nextDueDate, try await work.nextWorkDate()],
+                fixed: [nextReport, checkpoints.next, world.end])
         }
         // Apple's notification history is the backstop for what never arrived: one last sweep
         // up to the end, as the scheduler runs every few hours anyway.
@@ -114,6 +117,19 @@ struct DemoLoop {
             try? await Task.sleep(for: .seconds(1))
         }
         return DemoRunner.Outcome(allMatched: success)
+    }
+
+    /// The loop's next instant, from event to event on a grid of `step` from `start`: the end
+    /// of the step in which the earliest of `due` falls (what falls due within one step is
+    /// handled together, as the server's own polling would), or an earlier `fixed` instant
+    /// (reports, checkpoints, the end). Steps in which nothing falls due are skipped: the
+    /// periodic sweeps and plans, each covering the time since its previous run, catch up at
+    /// the next stop.
+    static func nextStop(after instant: Date, start: Date, step: TimeInterval, due: [Date?], fixed: [Date?]) -> Date {
+        let following = start.addingTimeInterval(((instant.timeIntervalSince(start) / step).rounded(.down) + 1) * step)
+        let earliest = due.compactMap { $0 }.min() ?? .distantFuture
+        let grid = max(following, start.addingTimeInterval((earliest.timeIntervalSince(start) / step).rounded(.up) * step))
+        return ([grid] + fixed.compactMap { $0 }.filter { $0 > instant }).min() ?? grid
     }
 
     static func reportInterval(days: Double) -> TimeInterval {
@@ -169,10 +185,12 @@ struct DemoLoop {
         }
     }
 
-    /// Runs a notification-history sweep over the whole run now, then drains the inbox.
+    /// Runs a notification-history sweep over the whole run now (as far back as Apple's history
+    /// reaches, 180 days), then drains the inbox.
     func finalSweep() async throws -> Int {
+        let reach = world.end.addingTimeInterval(-179 * 86_400)
         try await work.requestNotificationSweep(
-            appId: DemoWorld.appId, from: world.start.addingTimeInterval(-86_400), to: world.end.addingTimeInterval(0.001))
+            appId: DemoWorld.appId, from: max(world.start.addingTimeInterval(-86_400), reach), to: world.end.addingTimeInterval(0.001))
         try await work.runDueJobs()
         return try await work.drainInbox()
     }

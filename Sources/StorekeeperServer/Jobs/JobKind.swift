@@ -13,9 +13,11 @@ public struct JobKind: RawRepresentable, Sendable, Hashable, Codable, CustomStri
     /// Replay the notifications Apple failed to deliver in a window through the inbox
     /// (periodic). Payload: ``SweepPayload``.
     public static let notificationSweep = JobKind(rawValue: "notificationSweep")
-    /// Ask Apple for each known chain's refunds (periodic, slower).
+    /// Replay the refunds and revocations of a window from the notification history, delivered
+    /// or not (periodic, slower). Payload: ``SweepPayload``.
     public static let refundSweep = JobKind(rawValue: "refundSweep")
-    /// Ask Apple for one chain's refunds (fanned out by a refund sweep). Payload: ``RefreshPayload``.
+    /// Ask Apple for one chain's refunds. No longer planned (refund sweeps go through the
+    /// notification history); jobs queued by an earlier version still run. Payload: ``RefreshPayload``.
     public static let refundCheck = JobKind(rawValue: "refundCheck")
     /// Answer one `CONSUMPTION_REQUEST` under the app's refund policy. Payload: ``ConsumptionPayload``.
     public static let consumptionAnswer = JobKind(rawValue: "consumptionAnswer")
@@ -36,9 +38,14 @@ public struct RefreshPayload: Sendable, Codable, Hashable {
     /// the time the job runs (a notification arrived), the look is planned again instead of
     /// asking Apple.
     public var ledgerCount: Int?
-    public init(originalTransactionId: String, ledgerCount: Int? = nil) {
+    /// The look's instant (milliseconds since 1970): Apple asked only once the notification
+    /// history has been swept past it and what the sweep replayed is processed, so a notification
+    /// that was lost on the way is found without a call.
+    public var awaitedMillis: Int64?
+    public init(originalTransactionId: String, ledgerCount: Int? = nil, awaitedMillis: Int64? = nil) {
         self.originalTransactionId = originalTransactionId
         self.ledgerCount = ledgerCount
+        self.awaitedMillis = awaitedMillis
     }
 }
 

@@ -22,12 +22,16 @@ enum RefreshCause: Sendable, Hashable {
 /// The jobs the server enqueues, each built in one place with its payload and idempotency key.
 extension JobRecord {
     /// A ``JobKind/refreshSubscription`` of `chain`; `ledgerCount` is the chain's ledger size
-    /// when a look was planned (see ``RefreshPayload``).
-    static func refresh(appId: String, chain: String, cause: RefreshCause, runAt: Date, ledgerCount: Int? = nil) -> JobRecord {
+    /// when a look was planned, `awaited` the instant the notification history must cover
+    /// before Apple is asked (see ``RefreshPayload``).
+    static func refresh(
+        appId: String, chain: String, cause: RefreshCause, runAt: Date, ledgerCount: Int? = nil, awaited: Date? = nil
+    ) -> JobRecord {
         JobRecord(
             appId: appId, kind: JobKind.refreshSubscription.rawValue,
-            payload: JSONEncoder.payload(RefreshPayload(originalTransactionId: chain, ledgerCount: ledgerCount)), runAt: runAt,
-            idempotencyKey: "refresh:\(chain):\(cause.keyPart)")
+            payload: JSONEncoder.payload(
+                RefreshPayload(originalTransactionId: chain, ledgerCount: ledgerCount, awaitedMillis: awaited?.millisecondsSince1970)),
+            runAt: runAt, idempotencyKey: "refresh:\(chain):\(cause.keyPart)")
     }
 
     /// The chain a refresh job's idempotency key names (chains are digits, so the key's second
@@ -43,14 +47,6 @@ extension JobRecord {
         JobRecord(
             appId: appId, kind: JobKind.transitions.rawValue, payload: JSONEncoder.payload(RefreshPayload(originalTransactionId: chain)),
             runAt: runAt, idempotencyKey: "transitions:\(chain):\(runAt.millisecondsSince1970)")
-    }
-
-    /// A ``JobKind/refundCheck`` of `chain`, once per refund sweep.
-    static func refundCheck(appId: String, chain: String, sweepKey: String, runAt: Date) -> JobRecord {
-        JobRecord(
-            appId: appId, kind: JobKind.refundCheck.rawValue,
-            payload: JSONEncoder.payload(RefreshPayload(originalTransactionId: chain)), runAt: runAt,
-            idempotencyKey: "refundCheck:\(chain):\(sweepKey)")
     }
 
     /// A ``JobKind/consumptionAnswer`` of the `CONSUMPTION_REQUEST` in inbox row `inboxId`, once.

@@ -6,8 +6,12 @@ import StorekeeperStore
 import SubscriptionEngine
 
 extension JobRunner {
-    /// A refresh at the engine's next look: unless a notification already moved the look,
-    /// ask Apple for the customer's statuses, record them, and plan the following look.
+    /// A refresh at the engine's next look: unless a notification already moved the look, and
+    /// once the notification history has been swept past the look's instant (a lost
+    /// notification is recovered there without a call), ask Apple for the customer's statuses,
+    /// record them, and plan the following look. So Apple is asked only where neither the
+    /// notifications nor their history can tell: an expected renewal, billing outcome or
+    /// expiry that left no trace.
     func refresh(_ job: JobRecord, app: AppRuntime, client: any AppStoreServerAPIClientProtocol) async throws {
         let payload = try Self.decode(RefreshPayload.self, job)
         let chain = payload.originalTransactionId
@@ -22,6 +26,13 @@ extension JobRunner {
                 }
                 if state.nextLooks[chain]?.date == nil, state.subscription(chain) != nil { return }
             }
+        }
+        if let awaited = payload.awaitedMillis.map(Date.init(millisecondsSince1970:)),
+            let later = try await historyPending(through: awaited, app: app, now: now)
+        {
+            try await store.enqueue(
+                .refresh(appId: app.id, chain: chain, cause: .look(later), runAt: later, ledgerCount: payload.ledgerCount, awaited: awaited))
+            return
         }
         let response: StatusResponse
         do {
@@ -42,6 +53,23 @@ extension JobRunner {
         for recorded in chains.union([chain]).sorted() {
             try await scheduleNextLook(chain: recorded, app: app, now: now)
         }
+    }
+
+    /// `nil` when the notification history can tell what happened up to `awaited`: a completed
+    /// notification-history sweep reaches past it and the inbox holds nothing of the app's left
+    /// to process. Otherwise when to look again: after the next sweep, or once the inbox is
+    /// worked off; never later than ``SchedulerConfiguration/historyWaitSeconds`` past
+    /// `awaited`, when Apple is asked whatever the history says (sweeps failing or far behind).
+    func historyPending(through awaited: Date, app: AppRuntime, now: Date) async throws -> Date? {
+        let deadline = awaited.addingTimeInterval(configuration.historyWaitSeconds)
+        guard now < deadline else { return nil }
+        let sweep = try await store.latestJob(appId: app.id, kind: JobKind.notificationSweep.rawValue, state: .done)
+        let swept = sweep.flatMap { try? JSONDecoder().decode(SweepPayload.self, from: Data($0.payload.utf8)) }?.endMillis ?? .min
+        if swept <= awaited.millisecondsSince1970 {
+            return min(afterSweep(covering: max(now, awaited)), deadline)
+        }
+        let unprocessed = try await store.notifications(appId: app.id, filter: NotificationFilter(state: .pending, limit: 1))
+        return unprocessed.isEmpty ? nil : min(now.addingTimeInterval(configuration.historySettleSeconds), deadline)
     }
 
     /// Verifies Apple's signed transactions and renewal infos with the app's verifiers and

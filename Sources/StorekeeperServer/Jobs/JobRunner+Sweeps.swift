@@ -32,9 +32,16 @@ extension JobRunner {
     /// (`onlyFailures`); the inbox and its processor drop what was already received.
     func sweepNotifications(_ job: JobRecord, app: AppRuntime, client: any AppStoreServerAPIClientProtocol) async throws {
         let window = try Self.decode(SweepPayload.self, job)
-        let request = NotificationHistoryRequest(
-            startDate: Date(timeIntervalSince1970: Double(window.startMillis) / 1000),
-            endDate: Date(timeIntervalSince1970: Double(window.endMillis) / 1000), onlyFailures: true)
+        let replayed = try await replayHistory(NotificationHistoryRequest(window: window, onlyFailures: true), app: app, client: client)
+        if replayed > 0 {
+            logger.info("replayed missed notifications", metadata: ["app": "\(app.id)", "count": "\(replayed)"])
+            await inboxWritten()
+        }
+    }
+
+    /// Replays every notification of the pages Apple's history returns for `request` through
+    /// the inbox; returns how many.
+    func replayHistory(_ request: NotificationHistoryRequest, app: AppRuntime, client: any AppStoreServerAPIClientProtocol) async throws -> Int {
         var token: String?
         var replayed = 0
         repeat {
@@ -46,10 +53,7 @@ extension JobRunner {
             }
             token = page.hasMore == true ? page.paginationToken : nil
         } while token != nil
-        if replayed > 0 {
-            logger.info("replayed missed notifications", metadata: ["app": "\(app.id)", "count": "\(replayed)"])
-            await inboxWritten()
-        }
+        return replayed
     }
 
     /// Stores a notification from Apple's history in the inbox as if Apple had delivered it.
@@ -66,16 +70,30 @@ extension JobRunner {
         _ = try await store.receive(row)
     }
 
-    /// Fans a refund sweep out into one ``JobKind/refundCheck`` per known chain.
-    func sweepRefunds(_ job: JobRecord, app: AppRuntime) async throws {
-        let now = clock()
-        let sweep = job.idempotencyKey
-        for chain in try await store.knownChains(appId: app.id) {
-            try await store.enqueue(.refundCheck(appId: app.id, chain: chain, sweepKey: sweep, runAt: now))
+    /// The notification types a refund sweep replays: every change Apple makes to a purchase
+    /// after the fact, on its own.
+    static let refundTypes: [NotificationTypeV2] = [.refund, .revoke, .refundReversed]
+
+    /// Replays the window's refunds, revocations and reversed refunds from the notification
+    /// history, delivered or not, one history query per type (not one refund lookup per chain).
+    /// The hourly sweep already replays the ones Apple failed to deliver; this catches the rest
+    /// of what a gap in those sweeps could hide, at a cost that does not grow with the chains.
+    func sweepRefunds(_ job: JobRecord, app: AppRuntime, client: any AppStoreServerAPIClientProtocol) async throws {
+        // Refund sweeps queued by an earlier version carry no window: the period before them.
+        let window =
+            (try? JSONDecoder().decode(SweepPayload.self, from: Data(job.payload.utf8)))
+            ?? SweepPayload(
+                startMillis: job.runAt.millisecondsSince1970 - Int64(configuration.refundSweepSeconds * 1000),
+                endMillis: job.runAt.millisecondsSince1970)
+        var replayed = 0
+        for type in Self.refundTypes {
+            replayed += try await replayHistory(NotificationHistoryRequest(window: window, notificationType: type), app: app, client: client)
         }
+        if replayed > 0 { await inboxWritten() }
     }
 
-    /// Records the refunded transactions Apple lists for a chain's customer.
+    /// Records the refunded transactions Apple lists for a chain's customer (``JobKind/refundCheck``
+    /// jobs queued by an earlier version).
     func checkRefunds(_ job: JobRecord, app: AppRuntime, client: any AppStoreServerAPIClientProtocol) async throws {
         let chain = try Self.decode(RefreshPayload.self, job).originalTransactionId
         var revision: String?
@@ -91,5 +109,14 @@ extension JobRunner {
             revision = page.hasMore == true ? page.revision : nil
         } while revision != nil
         try await record(app: app, signedTransactions: signed, signedRenewals: [], source: .appStoreServerAPI, now: clock())
+    }
+}
+
+extension NotificationHistoryRequest {
+    /// A request for the notifications first sent in `window`.
+    init(window: SweepPayload, notificationType: NotificationTypeV2? = nil, onlyFailures: Bool? = nil) {
+        self.init(
+            startDate: Date(millisecondsSince1970: window.startMillis), endDate: Date(millisecondsSince1970: window.endMillis),
+            notificationType: notificationType, onlyFailures: onlyFailures)
     }
 }

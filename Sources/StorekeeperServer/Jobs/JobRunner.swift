@@ -57,7 +57,7 @@ public struct JobRunner: Sendable {
             throw PermanentFailure(description: "app \(job.appId) has no App Store Server API credentials")
         }
         let kind = JobKind(rawValue: job.kind)
-        let callsApple = [.refreshSubscription, .notificationSweep, .refundCheck, .consumptionAnswer].contains(kind)
+        let callsApple = [.refreshSubscription, .notificationSweep, .refundSweep, .refundCheck, .consumptionAnswer].contains(kind)
         if callsApple { try breaker.check(appId: app.id, now: clock()) }
         do {
             switch kind {
@@ -68,7 +68,7 @@ public struct JobRunner: Sendable {
             case .notificationSweep:
                 try await sweepNotifications(job, app: app, client: client)
             case .refundSweep:
-                try await sweepRefunds(job, app: app)
+                try await sweepRefunds(job, app: app, client: client)
             case .refundCheck:
                 try await checkRefunds(job, app: app, client: client)
             case .consumptionAnswer:
@@ -91,13 +91,27 @@ public struct JobRunner: Sendable {
         }
     }
 
-    /// Enqueues a refresh of `chain` at its next look, if it has one; returns the date.
+    /// Enqueues a refresh of `chain` at its next look, if it has one; returns the look's date.
+    /// The job runs once the notification-history sweep covering the look's instant has run
+    /// and settled (see ``historyCovered(_:app:)``), so that a lost notification is found in
+    /// the history before Apple is asked.
     @discardableResult
     func scheduleNextLook(chain: String, app: AppRuntime, now: Date) async throws -> Date? {
         let entries = try await store.ledger(appId: app.id, originalTransactionId: chain)
         let state = CustomerState(history: PurchaseHistory(ledger: entries), catalog: app.catalog, at: now)
         guard let date = state.nextLooks[chain]?.date else { return nil }
-        try await store.enqueue(.refresh(appId: app.id, chain: chain, cause: .look(date), runAt: date, ledgerCount: entries.count))
+        try await store.enqueue(
+            .refresh(
+                appId: app.id, chain: chain, cause: .look(date), runAt: afterSweep(covering: date), ledgerCount: entries.count,
+                awaited: date))
         return date
+    }
+
+    /// When the periodic notification-history sweep whose window reaches past `date` has run
+    /// and the notifications it replayed have had time to be processed.
+    func afterSweep(covering date: Date) -> Date {
+        let period = configuration.notificationSweepSeconds
+        let end = Double(JobScheduler.periodStart(date, period)) / 1000 + period
+        return Date(timeIntervalSince1970: end + configuration.historySettleSeconds)
     }
 }

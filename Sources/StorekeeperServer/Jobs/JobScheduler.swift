@@ -52,16 +52,8 @@ public struct JobScheduler: Service {
             try await enqueue(appId: appId, kind: .intakeHealth, at: Self.periodStart(now, configuration.planSeconds))
         }
         for appId in runner.clients.appIds where runner.apps.apps[appId] != nil {
-            let sweepEnd = Self.periodStart(now, configuration.notificationSweepSeconds)
-            let previous = try await runner.store.latestJob(appId: appId, kind: JobKind.notificationSweep.rawValue, state: .done)
-            let previousEnd = previous.flatMap { try? JSONDecoder().decode(SweepPayload.self, from: Data($0.payload.utf8)) }?.endMillis
-            let start =
-                (previousEnd ?? (sweepEnd - Int64(configuration.notificationSweepSeconds * 1000)))
-                - Int64(configuration.sweepOverlapSeconds * 1000)
-            try await enqueue(
-                appId: appId, kind: .notificationSweep, at: sweepEnd,
-                payload: JSONEncoder.payload(SweepPayload(startMillis: min(start, sweepEnd), endMillis: sweepEnd)))
-            try await enqueue(appId: appId, kind: .refundSweep, at: Self.periodStart(now, configuration.refundSweepSeconds))
+            try await enqueueSweep(appId: appId, kind: .notificationSweep, period: configuration.notificationSweepSeconds, now: now)
+            try await enqueueSweep(appId: appId, kind: .refundSweep, period: configuration.refundSweepSeconds, now: now)
             try await enqueue(appId: appId, kind: .planLooks, at: Self.periodStart(now, configuration.planSeconds))
             let requests = try await runner.store.notifications(
                 appId: appId,
@@ -75,6 +67,22 @@ public struct JobScheduler: Service {
             }
         }
     }
+
+    /// Enqueues the history sweep of `kind` for the period of `period` seconds that ends at
+    /// the latest period boundary: its window starts where the previous completed sweep of the
+    /// kind ended (less the overlap, for late deliveries), so no instant is left unswept, and no
+    /// earlier than Apple's history reaches (180 days).
+    private func enqueueSweep(appId: String, kind: JobKind, period: Double, now: Date) async throws {
+        let end = Self.periodStart(now, period)
+        let previous = try await runner.store.latestJob(appId: appId, kind: kind.rawValue, state: .done)
+        let previousEnd = previous.flatMap { try? JSONDecoder().decode(SweepPayload.self, from: Data($0.payload.utf8)) }?.endMillis
+        let oldest = now.millisecondsSince1970 - Int64(Self.historyReach * 1000)
+        let start = max(oldest, (previousEnd ?? (end - Int64(period * 1000))) - Int64(configuration.sweepOverlapSeconds * 1000))
+        try await enqueue(appId: appId, kind: kind, at: end, payload: JSONEncoder.payload(SweepPayload(startMillis: min(start, end), endMillis: end)))
+    }
+
+    /// How far back Apple's notification history reaches (180 days), less a day's margin.
+    static let historyReach: TimeInterval = 179 * 86_400
 
     private func enqueue(appId: String, kind: JobKind, at millis: Int64, payload: String = "{}") async throws {
         try await runner.store.enqueue(.periodic(appId: appId, kind: kind, start: Date(millisecondsSince1970: millis), payload: payload))

@@ -14,18 +14,27 @@ public struct SchedulerConfiguration: Sendable, Codable, Hashable {
     public var notificationSweepSeconds: Double
     /// How much each sweep window overlaps the previous one (seconds), for late deliveries.
     public var sweepOverlapSeconds: Double
-    /// The refund-history sweep's period (seconds; default 30 days: the 7-day status checks
-    /// already see most revocations).
+    /// The refund sweep's period (seconds; default 30 days): a pass through the notification
+    /// history's `REFUND`, `REVOKE` and `REFUND_REVERSED` notifications of the period, delivered
+    /// or not, replayed through the inbox (which drops the ones it has). A backstop: the hourly
+    /// sweep already recovers every such notification Apple failed to deliver.
     public var refundSweepSeconds: Double
     /// How often to plan looks for chains that have none (seconds).
     public var planSeconds: Double
     /// How long after a `CONSUMPTION_REQUEST` Apple accepts an answer (seconds; Apple: 12 hours).
     public var consumptionWindowSeconds: Double
+    /// How long after the notification-history sweep that covers a look's instant the look runs,
+    /// so the notifications the sweep replayed are processed first (seconds).
+    public var historySettleSeconds: Double
+    /// How long past its instant a look waits for the notification history to be swept and
+    /// processed before it asks Apple anyway (seconds; sweeps failing or far behind).
+    public var historyWaitSeconds: Double
 
     public init(
         pollIntervalSeconds: Double = 5, batchSize: Int = 16, leaseSeconds: Double = 120, maximumAttempts: Int = 8,
         notificationSweepSeconds: Double = 3_600, sweepOverlapSeconds: Double = 600, refundSweepSeconds: Double = 30 * 86_400,
-        planSeconds: Double = 3_600, consumptionWindowSeconds: Double = 12 * 3_600
+        planSeconds: Double = 3_600, consumptionWindowSeconds: Double = 12 * 3_600, historySettleSeconds: Double = 600,
+        historyWaitSeconds: Double = 12 * 3_600
     ) {
         self.pollIntervalSeconds = pollIntervalSeconds
         self.batchSize = batchSize
@@ -36,5 +45,7 @@ public struct SchedulerConfiguration: Sendable, Codable, Hashable {
         self.refundSweepSeconds = refundSweepSeconds
         self.planSeconds = planSeconds
         self.consumptionWindowSeconds = consumptionWindowSeconds
+        self.historySettleSeconds = historySettleSeconds
+        self.historyWaitSeconds = historyWaitSeconds
     }
 }

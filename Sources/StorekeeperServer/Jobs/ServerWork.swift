@@ -47,6 +47,12 @@ public struct ServerWork: Sendable {
         try await scheduler.tick()
     }
 
+    /// The earliest instant a job or a webhook delivery falls due (possibly past); `nil` when
+    /// nothing waits. A driver of simulated time jumps to it instead of stepping through idle time.
+    public func nextWorkDate() async throws -> Date? {
+        try await scheduler.runner.store.nextWorkDate()
+    }
+
     /// Runs the jobs that are due, without planning; returns how many ran.
     @discardableResult
     public func runDueJobs() async throws -> Int {

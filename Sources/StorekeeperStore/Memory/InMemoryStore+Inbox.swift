@@ -200,4 +200,10 @@ extension InMemoryStore {
     public func jobs(appId: String, kind: String, limit: Int) async throws -> [JobRecord] {
         Array(jobRows.values.filter { $0.appId == appId && $0.kind == kind }.sorted(by: Self.jobOrder).prefix(max(1, limit)))
     }
+
+    public func nextWorkDate() async throws -> Date? {
+        let job = jobRows.values.filter { $0.state == .pending }.map(\.runAt).min()
+        let delivery = deliveryRows.values.filter { $0.delivery.state == .pending }.map(\.delivery.nextAttemptAt).min()
+        return [job, delivery].compactMap { $0 }.min()
+    }
 }

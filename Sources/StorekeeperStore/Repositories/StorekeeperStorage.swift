@@ -218,6 +218,9 @@ public protocol ReconciliationQueries: Sendable {
     func pendingJobKeys(appId: String, kind: String) async throws -> Set<String>
     /// The app's jobs of `kind`, oldest `runAt` first, at most `limit`.
     func jobs(appId: String, kind: String, limit: Int) async throws -> [JobRecord]
+    /// The earliest instant a pending job or a pending outbox delivery falls due, of any app
+    /// (possibly past); `nil` when nothing waits. A driver of simulated time jumps to it.
+    func nextWorkDate() async throws -> Date?
 }
 
 /// Problems, each opened once per cause while open; opening and resolving can record an event

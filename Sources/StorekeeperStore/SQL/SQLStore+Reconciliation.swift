@@ -58,4 +58,17 @@ extension SQLStore {
             ).all().map(Self.job)
         }
     }
+
+    public func nextWorkDate() async throws -> Date? {
+        try await backend.read { db in
+            let row = try await db.raw(
+                """
+                SELECT (SELECT MIN(run_at) FROM jobs WHERE state = \(bind: JobState.pending.rawValue)) AS job,
+                (SELECT MIN(next_attempt_at) FROM event_deliveries WHERE state = \(bind: DeliveryState.pending.rawValue)) AS delivery
+                """
+            ).first()
+            let dates = [try row?.optionalInt64("job"), try row?.optionalInt64("delivery")].compactMap { $0 ?? nil }
+            return dates.min().map(Date.init(millisecondsSince1970:))
+        }
+    }
 }

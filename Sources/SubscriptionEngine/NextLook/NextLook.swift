@@ -14,15 +14,18 @@ public struct NextLook: Sendable, Hashable, Codable {
 
     /// Why a look is due.
     public enum Reason: String, Sendable, Hashable, Codable, CaseIterable {
-        /// Shortly before the period ends, to see the renewal.
+        /// Shortly before the period ends, to see the renewal (only when the policy asks for it).
         case beforeExpiry
+        /// The period ended: Apple's notification of what happened (a renewal, a failed charge,
+        /// an expiry) is due.
+        case periodEnd
         /// The period ended and Apple has not confirmed the renewal yet.
         case unconfirmedRenewal
-        /// In the billing grace period.
+        /// In the billing grace period: at its end, or polled when the policy asks for it.
         case gracePeriod
-        /// In billing retry.
+        /// In billing retry: when Apple's retry window closes, or polled when the policy asks for it.
         case billingRetry
-        /// A periodic check of a long period, for missed refunds and revocations.
+        /// A periodic check of a long period (only when the policy sets a maximum interval).
         case periodicCheck
         /// The subscription ended for good (voluntary, billing retry over, revoked, price
         /// increase refused, product gone): only the customer can change it, and notifications
@@ -31,30 +34,34 @@ public struct NextLook: Sendable, Hashable, Codable {
     }
 
     /// The next look for `state` at `instant`: a pure function of the two and the policy.
+    ///
+    /// By default every look is at an instant when Apple owes a notification (the end of a
+    /// period, of a grace period, of billing retry), plus the policy's `afterExpiry` margin:
+    /// whoever acts on it asks Apple only when no notification (delivered, or recovered from the
+    /// notification history) has changed the state by then.
     public init(for state: SubscriptionState, at instant: Date, configuration: EngineConfiguration = EngineConfiguration()) {
         let policy = configuration.nextLook
-        let cap = instant.addingTimeInterval(policy.maximumInterval)
+        let cap = policy.maximumInterval.map { instant.addingTimeInterval($0) } ?? .distantFuture
         func capped(_ date: Date, _ reason: Reason) -> NextLook {
             date > cap ? NextLook(date: cap, reason: .periodicCheck) : NextLook(date: max(date, instant), reason: reason)
+        }
+        func polled(_ interval: TimeInterval?, until end: Date, _ reason: Reason) -> NextLook {
+            capped(min(interval.map { instant.addingTimeInterval($0) } ?? end, end), reason)
         }
         let end = state.accessEndsDate ?? state.expiresDate ?? instant
         switch state.status {
         case .active:
-            if state.willAutoRenew == false {
-                self = capped(end, .beforeExpiry)
-                return
-            }
-            let before = end.addingTimeInterval(-policy.beforeExpiry)
-            if before > instant {
-                self = capped(before, .beforeExpiry)
+            if state.willAutoRenew != false, let margin = policy.beforeExpiry, end.addingTimeInterval(-margin) > instant {
+                self = capped(end.addingTimeInterval(-margin), .beforeExpiry)
             } else {
-                self = capped(end.addingTimeInterval(policy.afterExpiry), .unconfirmedRenewal)
+                self = capped(end.addingTimeInterval(policy.afterExpiry), .periodEnd)
             }
         case .gracePeriod:
             let graceEnd = state.gracePeriodExpiresDate ?? end
-            self = capped(min(instant.addingTimeInterval(policy.gracePeriodInterval), graceEnd), .gracePeriod)
+            self = polled(policy.gracePeriodInterval, until: graceEnd.addingTimeInterval(policy.afterExpiry), .gracePeriod)
         case .billingRetry:
-            self = capped(instant.addingTimeInterval(policy.billingRetryInterval), .billingRetry)
+            let retryEnd = (state.expiresDate ?? end).addingTimeInterval(configuration.billingRetryLimit)
+            self = polled(policy.billingRetryInterval, until: retryEnd.addingTimeInterval(policy.afterExpiry), .billingRetry)
         case .expired:
             let lastChance = (state.expiresDate ?? end).addingTimeInterval(configuration.billingRetryLimit)
             if state.expirationReason == nil, state.willAutoRenew != false, instant < lastChance {

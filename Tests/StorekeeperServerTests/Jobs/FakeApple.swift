@@ -173,7 +173,10 @@ final class FakeApple: Sendable {
             count("notificationHistory")
             let start = request.startDate ?? .distantPast
             let end = request.endDate ?? clock.now
-            let matching = notifications.filter { $0.date >= start && $0.date <= end && (request.onlyFailures != true || $0.dropped) }
+            let matching = notifications.filter { note in
+                note.date >= start && note.date <= end && (request.onlyFailures != true || note.dropped)
+                    && (request.notificationType.map { $0.rawValue == note.type } ?? true)
+            }
             let offset = token.flatMap(Int.init) ?? 0
             let page = Array(matching.dropFirst(offset).prefix(20))
             let more = offset + page.count < matching.count

@@ -76,7 +76,7 @@ struct ReconciliationTests {
                 + String(format: "%.0f", 1 / max(perSubscriberDay, 0.0001)) + ") plus " + String(format: "%.1f", sweepPerDay)
                 + " history calls per app per day; all calls at this size " + String(format: "%.3f", total) + " per subscriber per day\n"
             FileHandle.standardError.write(Data(line.utf8))
-            #expect(perSubscriberDay < 0.25)
+            #expect(perSubscriberDay <= 0.02)
         }
     }
 
