@@ -84,9 +84,15 @@ public struct JobRunner: Sendable {
     @discardableResult
     func scheduleNextLook(chain: String, app: AppRuntime, now: Date) async throws -> Date? {
         let entries = try await store.ledger(appId: app.id, originalTransactionId: chain)
+        guard let job = Self.nextLook(chain: chain, entries: entries, app: app, now: now) else { return nil }
+        try await store.enqueue(job)
+        return job.runAt
+    }
+
+    /// The refresh of `chain` at its next look, given the chain's ledger entries, if it has one.
+    static func nextLook(chain: String, entries: [LedgerEntry], app: AppRuntime, now: Date) -> JobRecord? {
         let state = CustomerState(history: PurchaseHistory(ledger: entries), catalog: app.catalog, at: now)
         guard let date = state.nextLooks[chain]?.date else { return nil }
-        try await store.enqueue(.refresh(appId: app.id, chain: chain, cause: .look(date), runAt: date, ledgerCount: entries.count))
-        return date
+        return .refresh(appId: app.id, chain: chain, cause: .look(date), runAt: date, ledgerCount: entries.count)
     }
 }
