@@ -77,6 +77,7 @@ struct ScaleBenchmark: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         try encoder.encode(configuration).write(to: configURL, options: .atomic)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: configURL.path)
         let log = directory.appendingPathComponent("scale-server.log")
         let migrate = try ServerChild.run(["migrate", "--config", configURL.path], log: log)
         guard migrate.status == 0 else { throw Failure(description: "storekeeper migrate exited with \(migrate.status); see \(log.path)") }
@@ -128,7 +129,13 @@ struct ScaleBenchmark: Sendable {
     private func serve(_ manifest: SeedManifest, config: URL, log: URL, client: HTTPClient) async throws -> Serving {
         let clock = ContinuousClock()
         let starting = clock.now
-        let server = try ServerChild.start(config: config, log: log)
+        var server = try ServerChild.start(config: config, log: log)
+        for _ in 0..<3 {
+            // A server that exits at once found its port taken: another port.
+            try await Task.sleep(for: .milliseconds(300))
+            if server.process.isRunning { break }
+            server = try ServerChild.start(config: config, log: log)
+        }
         do {
             try await server.waitUntilHealthy(client: client, seconds: patienceSeconds)
             let startSeconds = (clock.now - starting).seconds

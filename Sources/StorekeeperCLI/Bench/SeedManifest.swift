@@ -44,9 +44,10 @@ struct SeedManifest: Codable, Sendable {
         }
 
         /// Whether the truth at the end still holds at `instant`: nothing of the chain's
-        /// (its expiry, its grace period's end) falls between the two.
+        /// (its expiry, its grace period's end, the end of Apple's 60 days of billing retry)
+        /// falls between the two.
         func holds(from end: Date, until instant: Date) -> Bool {
-            let changes = [expiresDate, gracePeriodExpiresDate].compactMap { $0 }
+            let changes = [expiresDate, gracePeriodExpiresDate, expiresDate.addingTimeInterval(60 * 86_400)].compactMap { $0 }
             return !changes.contains { $0 >= end.addingTimeInterval(-1) && $0 <= instant.addingTimeInterval(60) }
         }
     }

@@ -7,7 +7,7 @@ import Glibc
 import Darwin
 #endif
 
-/// `storekeeper serve` as a child process, so its memory is its own: started on a free
+/// `storekeeper serve` as a child process, so its memory is its own: started on a
 /// loopback port with a configuration file, watched through `/proc/<pid>/status`, and stopped
 /// with SIGTERM (SIGKILL if it has not ended 30 seconds later). Its output goes to a log file.
 struct ServerChild {
@@ -46,9 +46,10 @@ struct ServerChild {
         return process
     }
 
-    /// Starts `storekeeper serve --config config --port P` on a free port.
+    /// Starts `storekeeper serve --config config --port P` on a random high loopback port (a
+    /// port already taken makes the server exit at once; the caller tries another).
     static func start(config: URL, log: URL) throws -> ServerChild {
-        let port = freePort()
+        let port = Int.random(in: 20_000..<60_000)
         return ServerChild(process: try launch(["serve", "--config", config.path, "--port", String(port)], log: log), port: port)
     }
 
@@ -74,19 +75,5 @@ struct ServerChild {
         }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
-    }
-
-    /// A TCP port nothing listens on now (bound to 0 on 127.0.0.1 and released).
-    static func freePort() -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
