@@ -57,3 +57,15 @@ if [ -n "${BENCH_POSTGRES_URL:-}" ]; then
   echo "== server: the same on PostgreSQL"
   "$bin" bench server --notifications "${BENCH_NOTIFICATIONS:-2000}" --concurrency 8 --database-url "$BENCH_POSTGRES_URL"
 fi
+
+# A seeded population and the server over it (slow: 1,000,000 subscriptions take about half an
+# hour to seed on SQLite), only when asked: BENCH_SCALE_SUBSCRIPTIONS=1000000.
+if [ -n "${BENCH_SCALE_SUBSCRIPTIONS:-}" ]; then
+  echo
+  echo "== scale: storekeeper bench seed --subscriptions $BENCH_SCALE_SUBSCRIPTIONS --measure (SQLite)"
+  "$bin" bench seed --subscriptions "$BENCH_SCALE_SUBSCRIPTIONS" --data-dir "$work/scale-sqlite" --measure
+  if [ -n "${BENCH_POSTGRES_URL:-}" ]; then
+    echo "== scale: the same on PostgreSQL (an empty database)"
+    "$bin" bench seed --subscriptions "$BENCH_SCALE_SUBSCRIPTIONS" --data-dir "$work/scale-postgres" --database-url "$BENCH_POSTGRES_URL" --measure
+  fi
+fi

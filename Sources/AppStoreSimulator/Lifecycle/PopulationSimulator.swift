@@ -18,7 +18,7 @@ public final class PopulationSimulator {
     var random: SeededRandom
     var queue = EventQueue()
     var output = LifecycleOutput()
-    var nextTransaction: Int64 = 2_000_000_000_000_000
+    var nextTransaction: Int64
     /// Per chain: bumped at every new period or lapse, so events of an old period are ignored.
     var tokens: [String: Int] = [:]
     /// Per purchaser chain: its family members' chains.
@@ -34,19 +34,29 @@ public final class PopulationSimulator {
     /// Events applied so far.
     public private(set) var eventsApplied = 0
 
-    public init(configuration: PopulationConfiguration, store: SimulatedAppStore, signer: SimulatorSigner) {
+    /// A population whose customers are numbered from `firstCustomer` and whose transaction ids
+    /// follow `transactionsAfter`: populations simulated one slice at a time (each with its own
+    /// seed, numbers and id range) then never share a customer id or a transaction id.
+    public init(
+        configuration: PopulationConfiguration, store: SimulatedAppStore, signer: SimulatorSigner, firstCustomer: Int = 0,
+        transactionsAfter: Int64 = 2_000_000_000_000_000
+    ) {
         self.configuration = configuration
         self.store = store
         self.signer = signer
         self.products = Dictionary(configuration.products.map { ($0.productId, $0) }, uniquingKeysWith: { first, _ in first })
         self.random = SeededRandom.derived(seed: configuration.seed, "population")
         self.currentInstant = configuration.start
+        self.nextTransaction = transactionsAfter
         let window = max(1, configuration.days * configuration.arrivalShare * 86_400)
         for customer in 0..<max(0, configuration.customers) {
             let offset = (Double(customer) + Double.random(in: 0..<1, using: &random)) / Double(max(1, configuration.customers)) * window
-            queue.schedule(.arrive(customer: customer), at: configuration.start.addingTimeInterval(offset.rounded()))
+            queue.schedule(.arrive(customer: firstCustomer + customer), at: configuration.start.addingTimeInterval(offset.rounded()))
         }
     }
+
+    /// The number of the last transaction id handed out.
+    public var lastTransactionNumber: Int64 { nextTransaction }
 
     /// The instant the simulator has advanced to.
     public var simulatedInstant: Date { currentInstant }

@@ -173,8 +173,8 @@ struct AnalyticsBenchmark {
         }
     }
 
-    /// The simulator's truth as ledger changesets of about 500 customers each.
-    static func changesets(store: SimulatedAppStore, recordedAt: Date) -> [Changeset] {
+    /// The simulator's truth as ledger changesets of about 500 customers each, for `appId`.
+    static func changesets(store: SimulatedAppStore, appId: String = appId, recordedAt: Date) -> [Changeset] {
         var byCustomer: [String: [LedgerEntry]] = [:]
         var chains: [String: Set<String>] = [:]
         for (customerId, transaction) in store.allTransactions() {

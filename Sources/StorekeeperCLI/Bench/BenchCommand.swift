@@ -5,7 +5,10 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Measure how fast Storekeeper verifies, decodes and computes on this machine.",
-        subcommands: [BenchJWSCommand.self, BenchReceiptCommand.self, BenchEngineCommand.self, BenchServerCommand.self, BenchAnalyticsCommand.self]
+        subcommands: [
+            BenchJWSCommand.self, BenchReceiptCommand.self, BenchEngineCommand.self, BenchServerCommand.self, BenchAnalyticsCommand.self,
+            BenchSeedCommand.self, BenchScaleCommand.self,
+        ]
     )
 }
 

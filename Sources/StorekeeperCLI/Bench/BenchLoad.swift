@@ -72,7 +72,7 @@ struct BenchLoad: Sendable {
     }
 
     func send(
-        _ method: HTTPMethod, _ path: String, key: String? = nil, body: String? = nil
+        _ method: HTTPMethod, _ path: String, key: String? = nil, body: String? = nil, timeout: TimeAmount = .seconds(60)
     ) async throws -> (status: Int, json: [String: Any], text: String) {
         var request = HTTPClientRequest(url: base + path)
         request.method = method
@@ -81,7 +81,7 @@ struct BenchLoad: Sendable {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(string: body))
         }
-        let response = try await client.execute(request, timeout: .seconds(60))
+        let response = try await client.execute(request, timeout: timeout)
         let buffer = try await response.body.collect(upTo: 16 << 20)
         let text = String(buffer: buffer)
         let json = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]

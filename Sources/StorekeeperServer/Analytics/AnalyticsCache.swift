@@ -29,7 +29,7 @@ actor AnalyticsCache {
     }
 
     /// The index of `app`'s facts in `environment` as the ledger holds them now.
-    func index(of app: AppConfiguration, environment: String, store: any LedgerRepository) async throws -> SnapshotIndex {
+    func index(of app: AppConfiguration, environment: String, store: any LedgerRepository & ReconciliationQueries) async throws -> SnapshotIndex {
         let key = app.id + "\u{0}" + environment
         let version = try await store.ledgerVersion(appId: app.id)
         if var entry = entries[key], entry.analytics == app.analytics, entry.catalog == app.catalog {
@@ -51,12 +51,24 @@ actor AnalyticsCache {
                 }
             }
         }
-        let ledger = try await store.ledger(appId: app.id)
+        // Built chain by chain, a group at a time, so the whole ledger is never in memory: rows
+        // recorded while it is built come after `version` and are caught up next time (re-indexing
+        // a chain is idempotent). Rows without a chain belong to no chain's runs.
         let analytics = SubscriptionAnalytics(catalog: app.catalog, configuration: app.analytics, environment: environment)
-        let index = SnapshotIndex(analytics: analytics, histories: MetricsReport.histories(of: ledger))
-        let built = LedgerVersion(count: ledger.count, lastId: ledger.last?.id ?? 0)
-        entries[key] = Entry(index: index, version: built, analytics: app.analytics, catalog: app.catalog)
+        var index = SnapshotIndex(analytics: analytics, histories: [])
+        let chains = try await store.knownChains(appId: app.id)
+        for first in stride(from: 0, to: chains.count, by: Self.rebuildGroup) {
+            let group = Array(chains[first..<min(first + Self.rebuildGroup, chains.count)])
+            let ledgers = try await store.ledgers(appId: app.id, originalTransactionIds: group)
+            for chain in group {
+                index.replace(chain: chain, with: PurchaseHistory(ledger: ledgers[chain] ?? []))
+            }
+        }
+        entries[key] = Entry(index: index, version: version, analytics: app.analytics, catalog: app.catalog)
         rebuilds += 1
         return index
     }
+
+    /// How many chains a rebuild reads at a time.
+    static let rebuildGroup = 1_000
 }

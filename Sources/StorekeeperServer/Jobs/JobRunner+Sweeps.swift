@@ -10,7 +10,7 @@ extension JobRunner {
     /// whose last look found nothing to plan). After the first plan only chains with facts
     /// recorded since the previous plan (with one period of overlap) are considered: a chain
     /// whose facts have not changed keeps the verdict it had, so planning does not grow with
-    /// the number of dormant chains.
+    /// the number of dormant chains. Chains are planned in groups of ``planningGroup``.
     func planLooks(app: AppRuntime) async throws {
         let now = clock()
         let pending = Set(
@@ -23,10 +23,20 @@ extension JobRunner {
             } else {
                 try await store.knownChains(appId: app.id)
             }
-        for chain in chains where !pending.contains(chain) {
-            try await scheduleNextLook(chain: chain, app: app, now: now)
+        // In groups: one read for a group's ledgers, one write for its jobs (a first run over a
+        // million chains would otherwise be a million reads and a million commits).
+        let unplanned = chains.filter { !pending.contains($0) }
+        for first in stride(from: 0, to: unplanned.count, by: Self.planningGroup) {
+            let group = Array(unplanned[first..<min(first + Self.planningGroup, unplanned.count)])
+            let ledgers = try await store.ledgers(appId: app.id, originalTransactionIds: group)
+            var changeset = Changeset(appId: app.id, at: now)
+            changeset.jobs = group.compactMap { nextLook(chain: $0, entries: ledgers[$0] ?? [], app: app, now: now) }
+            if !changeset.jobs.isEmpty { try await store.apply(changeset) }
         }
     }
+
+    /// How many chains ``planLooks(app:)`` reads and plans at a time.
+    static let planningGroup = 1_000
 
     /// Replays through the inbox every notification Apple failed to deliver in the window
     /// (`onlyFailures`); the inbox and its processor drop what was already received.

@@ -91,20 +91,25 @@ public struct JobRunner: Sendable {
         }
     }
 
-    /// Enqueues a refresh of `chain` at its next look, if it has one; returns the look's date.
-    /// The job runs once the notification-history sweep covering the look's instant has run
-    /// and settled (see ``historyCovered(_:app:)``), so that a lost notification is found in
-    /// the history before Apple is asked.
+    /// Enqueues a refresh of `chain` at its next look, if it has one; returns when it runs:
+    /// once the notification-history sweep covering the look's instant has run and settled (see
+    /// ``historyPending(through:app:now:)``), so that a lost notification is found in the
+    /// history before Apple is asked.
     @discardableResult
     func scheduleNextLook(chain: String, app: AppRuntime, now: Date) async throws -> Date? {
         let entries = try await store.ledger(appId: app.id, originalTransactionId: chain)
+        guard let job = nextLook(chain: chain, entries: entries, app: app, now: now) else { return nil }
+        try await store.enqueue(job)
+        return job.runAt
+    }
+
+    /// The refresh of `chain` at its next look, given the chain's ledger entries, if it has one.
+    func nextLook(chain: String, entries: [LedgerEntry], app: AppRuntime, now: Date) -> JobRecord? {
         let state = CustomerState(history: PurchaseHistory(ledger: entries), catalog: app.catalog, at: now)
         guard let date = state.nextLooks[chain]?.date else { return nil }
-        try await store.enqueue(
-            .refresh(
-                appId: app.id, chain: chain, cause: .look(date), runAt: afterSweep(covering: date), ledgerCount: entries.count,
-                awaited: date))
-        return date
+        return .refresh(
+            appId: app.id, chain: chain, cause: .look(date), runAt: afterSweep(covering: date), ledgerCount: entries.count,
+            awaited: date)
     }
 
     /// When the periodic notification-history sweep whose window reaches past `date` has run

@@ -122,8 +122,9 @@ public struct JobScheduler: Service {
                 openedAt: runner.clock()), app: app)
     }
 
-    /// Runs one leased job and records its outcome.
-    func execute(_ job: JobRecord) async throws {
+    /// Runs one job leased to ``owner`` and records its outcome (``runDue()`` runs every due
+    /// job this way; benchmarks time one).
+    public func execute(_ job: JobRecord) async throws {
         guard let id = job.id else { return }
         let app = runner.apps.apps[job.appId]
         let desk = ProblemDesk(store: runner.store)

@@ -1,0 +1,79 @@
+import ArgumentParser
+import Foundation
+
+/// `storekeeper bench seed --subscriptions N [--data-dir DIR] [--database-url URL] [--seed S] [--measure]`
+struct BenchSeedCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "seed",
+        abstract: "Fill a database with simulated subscription histories, in bounded slices.",
+        discussion: """
+            Runs the App Store simulator for N customers who all subscribe (plus their one-time \
+            purchases and family-shared copies), over D days ending at midnight UTC of the run's \
+            day (or --end), in independent slices of --slice customers (each with a seed derived \
+            from --seed and its number, its own customer numbers and transaction ids), and writes \
+            each slice's truth as ledger rows before simulating the next, so memory stays bounded. \
+            The rows are the bulk path of `bench analytics`: every transaction in its final form, \
+            the renewal facts of each billing episode and each chain's current renewal info, and \
+            the customers' links, written through the store's changesets (multi-row inserts) as \
+            an import would, without signing each JWS. The SQLite database goes in --data-dir \
+            (or the PostgreSQL database of --database-url), and with it seed-manifest.json: the \
+            app, a fresh API key, chains to read and a sample of the simulator's truth, for \
+            `storekeeper bench scale --data-dir DIR`. Prints progress on standard error and one \
+            JSON object; with --measure, then runs `bench scale` and prints its object too.
+            """
+    )
+
+    @Option(help: "How many subscribing customers (1 to 2000000).")
+    var subscriptions: Int = 1_000_000
+
+    @Option(help: "Where the SQLite database, the manifest and the server's files go (must not hold a seeded database).")
+    var dataDir: String = "storekeeper-scale"
+
+    @Option(help: "postgres://user:password@host:port/database; the SQLite database of --data-dir when absent.")
+    var databaseURL: String?
+
+    @Option(help: "The simulation's seed.")
+    var seed: UInt64 = 1
+
+    @Option(help: "How many simulated days (366 to 3650).")
+    var days: Double = 730
+
+    @Option(help: "The end of the simulated history (ISO 8601); midnight UTC today by default.")
+    var end: String?
+
+    @Option(help: "Customers simulated and written at a time (100 to 100000).")
+    var slice: Int = 10_000
+
+    @Flag(help: "Measure the seeded database right away (as `storekeeper bench scale`).")
+    var measure = false
+
+    @OptionGroup var scale: ScaleOptions
+
+    func run() async throws {
+        guard (1...2_000_000).contains(subscriptions) else { throw CLIFailure.usage("--subscriptions must be between 1 and 2000000") }
+        guard days >= 366, days <= 3_650 else { throw CLIFailure.usage("--days must be between 366 and 3650") }
+        guard (100...100_000).contains(slice) else { throw CLIFailure.usage("--slice must be between 100 and 100000") }
+        if let databaseURL, !databaseURL.hasPrefix("postgres://"), !databaseURL.hasPrefix("postgresql://") {
+            throw CLIFailure.usage("--database-url must be a postgres:// URL")
+        }
+        let endDate: Date
+        if let end {
+            guard let parsed = try? Date.ISO8601FormatStyle().parse(end) else { throw CLIFailure.usage("--end must be an ISO 8601 instant") }
+            endDate = parsed
+        } else {
+            endDate = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 / 86_400).rounded(.down) * 86_400)
+        }
+        let directory = URL(fileURLWithPath: dataDir)
+        let seeding = ScaleSeed(
+            subscriptions: subscriptions, days: days, seed: seed, sliceSize: slice, end: endDate, databaseURL: databaseURL,
+            directory: directory, progress: { Console.err(Data(($0 + "\n").utf8)) })
+        do {
+            try JSONOutput.print(try await seeding.run())
+            if measure { try await scale.measure(directory: directory) }
+        } catch let failure as CLIFailure {
+            throw failure
+        } catch {
+            throw CLIFailure(exitCode: 1, message: "the benchmark failed: \(error)")
+        }
+    }
+}

@@ -1,0 +1,155 @@
+import AppStoreModels
+import AppStoreSimulator
+import AppStoreTestSigning
+import Foundation
+import Logging
+import StorekeeperStore
+import SubscriptionEngine
+
+/// Fills a database with a large simulated population, one slice of customers at a time, so
+/// memory stays bounded whatever the number of subscriptions.
+///
+/// Each slice of ``sliceSize`` customers is an independent run of the App Store simulator
+/// (its seed derived from the run's seed and the slice number, its customers numbered and its
+/// transaction ids drawn from the slice's own range, so slices never share an id), advanced
+/// over ``days`` days ending at ``end``, written, and dropped. The rows are the bulk path of
+/// `storekeeper bench analytics` (``AnalyticsBenchmark/changesets(store:appId:recordedAt:)``):
+/// every transaction in its final form as a purchase fact, per chain the renewal facts of each
+/// billing episode and its current renewal info, and a customer link naming the customer's
+/// chains, written through ``SQLStore/apply(_:)-([Changeset])`` (multi-row inserts, one
+/// transaction per 2,000 customers) with the source `import` and no raw signed data. A sample of the
+/// simulator's truth is kept in the ``SeedManifest`` so the measuring step can check that the
+/// server computes the same states from these rows.
+struct ScaleSeed: Sendable {
+    var subscriptions: Int
+    var days: Double = 730
+    var seed: UInt64 = 1
+    var sliceSize = 10_000
+    /// The instant the simulated history ends (and the rows' recording time).
+    var end: Date
+    var databaseURL: String?
+    var directory: URL
+    /// How many chains the manifest keeps for status reads, and for the truth check.
+    var readSample = 20_000
+    var checkSample = 2_000
+    var progress: @Sendable (String) -> Void = { _ in }
+
+    static let appId = "scale"
+    static let bundleId = "com.example.storekeeper.scale"
+    static let appAppleId: Int64 = 1
+    /// Transaction ids of slice `k` follow `firstTransaction + k × sliceSize × idsPerCustomer`.
+    static let firstTransaction: Int64 = 2_000_000_000_000_000
+    static let idsPerCustomer: Int64 = 1_000
+
+    struct Report: Encodable {
+        var database: String
+        var subscriptions: Int
+        var slices: Int
+        var chains: Int
+        var ledgerRows: Int
+        var simulateSeconds: Double
+        var writeSeconds: Double
+        var totalSeconds: Double
+        var rowsWrittenPerSecond: Double
+        /// The seeding process's peak resident memory (VmHWM), in MB.
+        var peakRSSMegabytes: Double
+        var manifest: String
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    func run() async throws -> Report {
+        let clock = ContinuousClock()
+        let began = clock.now
+        let start = end.addingTimeInterval(-days * 86_400)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let location = try DatabaseLocation.resolve(databaseURL: databaseURL, dataDirectory: directory.path)
+        let ca = try TestCertificateAuthority.generate(notBefore: start.addingTimeInterval(-86_400), notAfter: end.addingTimeInterval(86_400))
+        let receipts = try ReceiptSigningAuthority.generate(validFrom: start.addingTimeInterval(-86_400), validUntil: end.addingTimeInterval(86_400))
+        let signer = SimulatorSigner(certificateAuthority: ca, receiptAuthority: receipts)
+        var logger = Logger(label: "storekeeper.bench")
+        logger.logLevel = .error
+        let slices = (subscriptions + sliceSize - 1) / sliceSize
+        let configuration = self
+        let summary = try await SQLStore.withStore(location, logger: logger) { sql in
+            guard try await sql.ledgerVersion(appId: Self.appId).count == 0 else {
+                throw Failure(description: "the database already holds app \(Self.appId)'s ledger: seed a fresh data directory or database")
+            }
+            try await sql.saveApp(AppRecord(id: Self.appId, bundleId: Self.bundleId, createdAt: configuration.end))
+            var summary = Summary()
+            for slice in 0..<slices {
+                try await configuration.seedSlice(slice, of: slices, signer: signer, into: sql, summary: &summary)
+            }
+            return summary
+        }
+        let manifest = SeedManifest(
+            appId: Self.appId, bundleId: Self.bundleId, apiKey: "scale-\(UUID().uuidString.lowercased())", databaseURL: databaseURL,
+            subscriptions: subscriptions, seed: seed, days: days, end: end, chains: summary.chains, ledgerRows: summary.rows,
+            reads: summary.reads, truths: summary.truths)
+        let manifestURL = directory.appendingPathComponent(SeedManifest.fileName)
+        try manifest.write(to: manifestURL)
+        let total = (clock.now - began).seconds
+        return Report(
+            database: databaseURL == nil ? "sqlite" : "postgresql", subscriptions: subscriptions, slices: slices, chains: summary.chains,
+            ledgerRows: summary.rows, simulateSeconds: summary.simulateSeconds, writeSeconds: summary.writeSeconds, totalSeconds: total,
+            rowsWrittenPerSecond: (Double(summary.rows) / max(summary.writeSeconds, 1e-9)).rounded(),
+            peakRSSMegabytes: ProcessMemory.of(pid: nil)?.peakMegabytes ?? 0, manifest: manifestURL.path)
+    }
+
+    /// What the slices add up to.
+    struct Summary {
+        var chains = 0
+        var rows = 0
+        var simulateSeconds = 0.0
+        var writeSeconds = 0.0
+        var reads: [String] = []
+        var truths: [SeedManifest.Truth] = []
+    }
+
+    /// Simulates slice `slice`, writes its rows and keeps its share of the samples.
+    func seedSlice(_ slice: Int, of slices: Int, signer: SimulatorSigner, into sql: SQLStore, summary: inout Summary) async throws {
+        let clock = ContinuousClock()
+        let simulating = clock.now
+        let customers = min(sliceSize, subscriptions - slice * sliceSize)
+        var behaviour = PopulationBehaviour()
+        behaviour.subscribeRate = 1
+        var dice = SeededRandom.derived(seed: seed, "slice-\(slice)")
+        let store = SimulatedAppStore(bundleId: Self.bundleId, appAppleId: Self.appAppleId, environment: .production)
+        let firstId = Self.firstTransaction + Int64(slice) * Int64(sliceSize) * Self.idsPerCustomer
+        let population = PopulationSimulator(
+            configuration: PopulationConfiguration(
+                customers: customers, start: end.addingTimeInterval(-days * 86_400), days: days, seed: dice.next(), behaviour: behaviour,
+                storefronts: SimulatedStorefront.demoMix),
+            store: store, signer: signer, firstCustomer: slice * sliceSize, transactionsAfter: firstId)
+        population.signsData = false
+        var instant = population.simulatedInstant
+        while instant < end {
+            instant = min(instant.addingTimeInterval(7 * 86_400), end)
+            _ = try population.advance(to: instant)
+        }
+        guard population.lastTransactionNumber < firstId + Int64(sliceSize) * Self.idsPerCustomer else {
+            throw Failure(description: "slice \(slice) used more than \(Self.idsPerCustomer) transaction ids per customer")
+        }
+        let changesets = AnalyticsBenchmark.changesets(store: store, appId: Self.appId, recordedAt: end)
+        summary.simulateSeconds += (clock.now - simulating).seconds
+
+        let writing = clock.now
+        for first in stride(from: 0, to: changesets.count, by: 4) {
+            let group = Array(changesets[first..<min(first + 4, changesets.count)])
+            summary.rows += try await sql.apply(group).reduce(0) { $0 + $1.newEntries }
+        }
+        summary.writeSeconds += (clock.now - writing).seconds
+
+        let truths = store.subscriptions().sorted { $0.originalTransactionId < $1.originalTransactionId }
+        summary.chains += truths.count
+        let readStride = max(1, truths.count * slices / max(1, readSample))
+        summary.reads += stride(from: 0, to: truths.count, by: readStride).map { truths[$0].originalTransactionId }
+        let checkStride = max(1, truths.count * slices / max(1, checkSample))
+        summary.truths += stride(from: checkStride / 2, to: truths.count, by: checkStride).map { SeedManifest.Truth(truths[$0], at: end) }
+        progress(
+            "slice \(slice + 1)/\(slices): \(customers) customers, \(summary.rows) rows so far, "
+                + "simulated \(Int(summary.simulateSeconds)) s, written \(Int(summary.writeSeconds)) s")
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+
+@Suite("bench seed and bench scale")
+struct ScaleBenchmarkTests {
+    @Test("a small seeded database is served with the simulator's states, and every step is measured")
+    func seedThenMeasure() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("storekeeper-scale-test-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let seeded = try StorekeeperProcess.run(
+            ["bench", "seed", "--subscriptions", "200", "--slice", "100", "--data-dir", directory.path, "--end", "2026-11-23T00:00:00Z"])
+        #expect(seeded.exitCode == 0, "\(seeded.standardError)")
+        let seed = try seeded.json()
+        #expect(seed["slices"] as? Int == 2)
+        let rows = try #require(seed["ledgerRows"] as? Int)
+        let chains = try #require(seed["chains"] as? Int)
+        #expect(chains >= 200)
+        #expect(rows > chains)
+
+        // Seeding the same directory again is refused rather than mixed in.
+        let again = try StorekeeperProcess.run(["bench", "seed", "--subscriptions", "200", "--slice", "100", "--data-dir", directory.path])
+        #expect(again.exitCode != 0)
+
+        let measured = try StorekeeperProcess.run(
+            ["bench", "scale", "--data-dir", directory.path, "--reads", "300", "--concurrency", "4"], timeout: 300)
+        #expect(measured.exitCode == 0, "\(measured.standardError) \(measured.text.prefix(2000))")
+        let report = try measured.json()
+        #expect(report["countedLedgerRows"] as? Int == rows)
+        let checked = try #require(report["checked"] as? Int)
+        #expect(checked > 100)
+        #expect(report["matched"] as? Int == checked)
+        #expect((report["mismatches"] as? [Any])?.isEmpty == true)
+        let reads = try #require(report["statusReads"] as? [String: Any])
+        #expect(reads["requests"] as? Int == 300)
+        #expect(reads["failures"] as? Int == 0)
+        #expect((reads["p99Milliseconds"] as? Double ?? 0) > 0)
+        #expect((report["rssUnderReadsMegabytes"] as? Double ?? 0) > 0)
+        #expect(report["analyticsPoints"] as? Int == 365)
+        #expect(report["planFirstEver"] as? Bool == true)
+        #expect((report["looksPending"] as? Int ?? 0) > 0)
+        #expect((report["planSeconds"] as? Double ?? 0) > 0)
+    }
+}
