@@ -41,14 +41,16 @@ final class TCPForwarder: Sendable {
         Thread { [self] in acceptLoop() }.start()
     }
 
-    /// A forwarder in front of the PostgreSQL of `url`, and `url` pointed at it with a 2 s
-    /// connect timeout (so a cut is noticed in seconds).
-    static func inFront(ofPostgres url: String) throws -> (forwarder: TCPForwarder, url: String) {
+    /// A forwarder in front of the PostgreSQL of `url`, and `url` pointed at it with a connect
+    /// timeout of `connectTimeout` seconds (so a cut is noticed in seconds).
+    static func inFront(ofPostgres url: String, connectTimeout: Int = 2) throws -> (forwarder: TCPForwarder, url: String) {
         guard var components = URLComponents(string: url) else { throw POSIXError(.EINVAL) }
         let forwarder = try TCPForwarder(upstreamPort: components.port ?? 5432)
         components.port = forwarder.port
         components.queryItems =
-            (components.queryItems ?? []).filter { $0.name != "connect_timeout" } + [URLQueryItem(name: "connect_timeout", value: "2")]
+            (components.queryItems ?? []).filter { $0.name != "connect_timeout" } + [
+                URLQueryItem(name: "connect_timeout", value: "\(connectTimeout)")
+            ]
         guard let proxied = components.string else {
             forwarder.stop()
             throw POSIXError(.EINVAL)
