@@ -19,9 +19,9 @@ struct DatabaseOutageTests {
         let name = "sk_outage_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
         let direct = try await SQLStore.createPostgresDatabaseForTests(baseURL: base, name: String(name), logger: Self.logger)
         defer { Task { try? await SQLStore.dropPostgresDatabaseForTests(baseURL: base, name: String(name), logger: Self.logger) } }
-        // 5 s to connect: a full test run loads the machine enough that 2 s to open the first
-        // connections (through the forwarder) can run out before the cut even begins.
-        let (forwarder, proxied) = try TCPForwarder.inFront(ofPostgres: direct, connectTimeout: 5)
+        // 15 s to connect: a full test run (a debug build, every suite at once) loads the machine
+        // enough that 2 or 5 s to open connections through the forwarder ran out in CI.
+        let (forwarder, proxied) = try TCPForwarder.inFront(ofPostgres: direct, connectTimeout: 15)
         defer { forwarder.stop() }
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-outage-\(UUID().uuidString)")
