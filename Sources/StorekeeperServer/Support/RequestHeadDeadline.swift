@@ -6,10 +6,10 @@ import NIOCore
 /// idle timeout counts silence, so a client trickling a header a byte at a time would otherwise
 /// hold its connection (and a slot of the connection cap) for as long as it likes.
 final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPUserEventHandler.InboundIn
-    typealias InboundOut = HTTPUserEventHandler.InboundIn
-    typealias OutboundIn = HTTPUserEventHandler.OutboundIn
-    typealias OutboundOut = HTTPUserEventHandler.OutboundIn
+    typealias InboundIn = HTTPConnectionStateHandler.InboundIn
+    typealias InboundOut = HTTPConnectionStateHandler.InboundIn
+    typealias OutboundIn = HTTPConnectionStateHandler.OutboundIn
+    typealias OutboundOut = HTTPConnectionStateHandler.OutboundIn
 
     private let first: TimeAmount
     private let next: TimeAmount

@@ -29,7 +29,7 @@ final class LimitedDisk: Sendable {
         switch kind {
         case .tmpfs:
             // Write until the file system refuses: then not one more page fits.
-            FileManager.default.createFile(atPath: filler.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: filler.path, contents: nil)
             let handle = try FileHandle(forWritingTo: filler)
             defer { try? handle.close() }
             let chunk = Data(count: 64 * 1024)
