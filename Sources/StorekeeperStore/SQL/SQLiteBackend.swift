@@ -116,7 +116,9 @@ struct SQLiteBackend: SQLBackend {
 
 /// Whether the database file can take writes: a write refused by the storage (the disk full,
 /// an I/O error) becomes ``StoreError/Code/unavailable`` (a 503 the client retries, never a
-/// 500), and is remembered until a write succeeds, so that `/health` can say why.
+/// 500), and is remembered for ``memory`` after the last refusal, so that `/health` can say why.
+/// A success does not clear it: on a full disk small writes still fit in pages the database
+/// already has while the others fail, and `/health` must not flicker between the two.
 final class WriteHealth: Sendable {
     private struct Failure {
         var reason: String
@@ -124,14 +126,12 @@ final class WriteHealth: Sendable {
     }
     private let failure = Mutex<Failure?>(nil)
 
-    /// How long a failure is reported without a write since to confirm or clear it.
-    static let memory: Duration = .seconds(15)
+    /// How long a refusal is reported after it happened.
+    static let memory: Duration = .seconds(10)
 
     func watch<T: Sendable>(_ write: () async throws -> T) async throws -> T {
         do {
-            let result = try await write()
-            failure.withLock { $0 = nil }
-            return result
+            return try await write()
         } catch let error as SQLiteError {
             guard let reason = Self.storageFault(error) else { throw error }
             failure.withLock { $0 = Failure(reason: reason, at: .now) }
@@ -139,7 +139,7 @@ final class WriteHealth: Sendable {
         }
     }
 
-    /// The storage fault of the last write, unless a write succeeded since or it is old.
+    /// The storage fault of the last refused write, unless it is older than ``memory``.
     var recentFailure: String? {
         failure.withLock { failure in
             guard let current = failure, ContinuousClock.now - current.at < Self.memory else { return nil }
