@@ -19,7 +19,7 @@ struct StoreContractTests {
     @Test("migrations apply once and report the schema version", arguments: TestBackend.available)
     func migrationsAreIdempotent(backend: TestBackend) async throws {
         try await withTestStore(backend) { store in
-            #expect(try await store.schemaVersion() == 9)
+            #expect(try await store.schemaVersion() == 10)
             #expect(try await store.migrate() == [])
             try await store.ping()
         }
@@ -235,6 +235,12 @@ struct StoreContractTests {
             #expect(try await store.ledger(appId: "a", after: all[0].id ?? 0, through: version.lastId).map(\.raw) == ["jws-2"])
             #expect(try await store.ledger(appId: "a", after: version.lastId, through: version.lastId + 10).isEmpty)
             #expect(try await store.ledgerVersion(appId: "other") == LedgerVersion(count: 0, lastId: 0))
+
+            // Chains recorded since an instant: the list, and whether there is any.
+            #expect(try await store.knownChains(appId: "a", recordedSince: Self.t0) == ["t1"])
+            #expect(try await store.hasChains(appId: "a", recordedSince: Self.t0))
+            #expect(try await !store.hasChains(appId: "a", recordedSince: Self.t0.addingTimeInterval(1)))
+            #expect(try await !store.hasChains(appId: "other", recordedSince: .distantPast))
         }
     }
 

@@ -38,7 +38,11 @@ public struct DemoCommand: AsyncParsableCommand {
     @Option(help: "The seed of every random choice (same seed, same run).")
     var seed: UInt64 = 1
 
-    @Option(name: .customLong("data-dir"), help: "Where the server keeps its SQLite database (default: a new temporary folder).")
+    @Option(
+        name: .customLong("data-dir"),
+        help:
+            "Where the server keeps its SQLite database (default: a new temporary folder; commits are not flushed one by one: a demo's data is not for keeping)."
+    )
     var dataDirectory: String?
 
     @Option(help: "The server's TCP port (default 8080; 0 picks a free one; --check always picks one).")

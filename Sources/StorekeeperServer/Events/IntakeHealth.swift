@@ -42,7 +42,7 @@ struct IntakeHealth {
             try await desk.resolve(causeKey: Self.rejectedSpike, app: app, by: "automatic", at: now)
         }
         let latest = try await store.notifications(appId: app.id, filter: NotificationFilter(limit: 1)).first
-        let live = !(try await store.knownChains(appId: app.id, recordedSince: now.addingTimeInterval(-35 * 86_400))).isEmpty
+        let live = try await store.hasChains(appId: app.id, recordedSince: now.addingTimeInterval(-35 * 86_400))
         if let latest, live, latest.receivedAt < now.addingTimeInterval(-Self.silenceLimit) {
             try await desk.open(
                 Problem(

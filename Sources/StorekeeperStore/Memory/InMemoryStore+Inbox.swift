@@ -189,6 +189,10 @@ extension InMemoryStore {
         Set(ledgerRows.filter { $0.appId == appId && $0.recordedAt >= date }.compactMap(\.fact.originalTransactionId)).sorted()
     }
 
+    public func hasChains(appId: String, recordedSince date: Date) async throws -> Bool {
+        ledgerRows.contains { $0.appId == appId && $0.recordedAt >= date && $0.fact.originalTransactionId != nil }
+    }
+
     public func latestJob(appId: String, kind: String, state: JobState) async throws -> JobRecord? {
         jobRows.values.filter { $0.appId == appId && $0.kind == kind && $0.state == state }.max(by: Self.jobOrder)
     }

@@ -212,6 +212,8 @@ public protocol ReconciliationQueries: Sendable {
     func knownChains(appId: String) async throws -> [String]
     /// The original transaction ids with ledger entries recorded at or after `date`, sorted.
     func knownChains(appId: String, recordedSince date: Date) async throws -> [String]
+    /// Whether any chain has a ledger entry recorded at or after `date` (one row read, not the list).
+    func hasChains(appId: String, recordedSince date: Date) async throws -> Bool
     /// The app's job of `kind` in `state` with the latest `runAt`, if any.
     func latestJob(appId: String, kind: String, state: JobState) async throws -> JobRecord?
     /// The idempotency keys of the app's pending jobs of `kind`.

@@ -65,6 +65,11 @@ extension SQLStore {
         let limit = max(1, limit)
         let lock: SQLQueryString = backend.dialect == .postgresql ? " FOR UPDATE SKIP LOCKED" : ""
         let pending = InboxState.pending.rawValue
+        // An empty inbox, the usual answer between bursts, is seen without taking the writer.
+        let anyPending = try await backend.read { db in
+            try await db.raw("SELECT 1 AS one FROM notification_inbox WHERE state = \(bind: pending) LIMIT 1").first() != nil
+        }
+        guard anyPending else { return [] }
         let rows: [InboxNotification] = try await backend.transaction { db in
             let apps = try await db.raw(
                 """

@@ -4,7 +4,15 @@ import SQLKit
 extension SQLStore {
     @discardableResult
     public func enqueue(_ job: JobRecord) async throws -> Int64 {
-        try await backend.transaction { db in
+        // A job planned again under the same key (each tick plans the periodic ones) is found
+        // by a read, without taking the single writer.
+        if let id = try await backend.read({ db in
+            try await db.raw("SELECT id FROM jobs WHERE app_id = \(bind: job.appId) AND idempotency_key = \(bind: job.idempotencyKey)")
+                .first()?.int64("id")
+        }) {
+            return id
+        }
+        return try await backend.transaction { db in
             if let row = try await db.raw(
                 """
                 INSERT INTO jobs (app_id, kind, payload, run_at, idempotency_key, state, attempts)

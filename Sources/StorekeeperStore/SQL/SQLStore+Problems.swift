@@ -45,6 +45,13 @@ extension SQLStore {
         appId: String, at: Date, by: String, event: @escaping @Sendable (Problem) -> EventRecord?, condition: SQLQueryString
     ) async throws -> Problem? {
         let now = at.millisecondsSince1970
+        // Most calls find nothing open (a delivery or a job that succeeded as usual): a read
+        // answers them without taking the single writer.
+        let open = try await backend.read { db in
+            try await db.raw("SELECT 1 AS one FROM problems WHERE app_id = \(bind: appId) AND status = 'open' AND " + condition + " LIMIT 1")
+                .first() != nil
+        }
+        guard open else { return nil }
         return try await backend.transaction { db in
             guard
                 let row = try await db.raw(

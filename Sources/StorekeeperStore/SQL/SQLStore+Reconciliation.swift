@@ -25,6 +25,17 @@ extension SQLStore {
         }
     }
 
+    public func hasChains(appId: String, recordedSince date: Date) async throws -> Bool {
+        try await backend.read { db in
+            try await db.raw(
+                """
+                SELECT 1 AS one FROM ledger WHERE app_id = \(bind: appId) AND recorded_at >= \(bind: date.millisecondsSince1970)
+                AND original_transaction_id IS NOT NULL LIMIT 1
+                """
+            ).first() != nil
+        }
+    }
+
     public func latestJob(appId: String, kind: String, state: JobState) async throws -> JobRecord? {
         try await backend.read { db in
             try await db.raw(

@@ -27,18 +27,20 @@ public struct SQLStore: StorekeeperStorage {
     }
 
     /// Opens the database (SQLite: the file, created if missing; PostgreSQL: a pool that
-    /// connects once ``run()`` runs). `clock` stamps only the migration records.
+    /// connects once ``run()`` runs). `clock` stamps only the migration records; `durability`
+    /// applies to a SQLite file (a server always keeps ``SQLiteDurability/full``).
     public static func open(
-        _ location: DatabaseLocation, logger: Logger, clock: @escaping @Sendable () -> Date = { Date() }
+        _ location: DatabaseLocation, logger: Logger, clock: @escaping @Sendable () -> Date = { Date() },
+        durability: SQLiteDurability = .full
     ) async throws -> SQLStore {
         switch location {
         case .sqlite(let path):
             try DatabaseFiles.prepare(path: path)
-            let store = SQLStore(backend: try await SQLiteBackend.open(path: path, logger: logger), clock: clock)
+            let store = SQLStore(backend: try await SQLiteBackend.open(path: path, durability: durability, logger: logger), clock: clock)
             DatabaseFiles.restrict(path: path)
             return store
         case .sqliteInMemory:
-            return SQLStore(backend: try await SQLiteBackend.open(path: nil, logger: logger), clock: clock)
+            return SQLStore(backend: try await SQLiteBackend.open(path: nil, durability: durability, logger: logger), clock: clock)
         case .postgres(let url):
             return SQLStore(backend: try PostgresBackend(url: url, logger: logger), clock: clock)
         }

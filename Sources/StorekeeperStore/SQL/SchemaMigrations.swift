@@ -162,11 +162,73 @@ enum SchemaMigrations {
                     """,
                 ]
             ),
+            (
+                10,
+                (dialect == .sqlite ? largeColumnsLast : [])
+                    + ["CREATE INDEX inbox_app_received ON notification_inbox (app_id, received_at)"]
+            ),
         ]
     }
 
+    /// SQLite keeps a row's columns in the order of the table, and a signed payload (15 KB in
+    /// the inbox, 12 KB in the ledger) spills into a chain of overflow pages: every column after
+    /// it (state, times, leases) was read by walking that chain. The two tables are rebuilt with
+    /// the payloads last, keeping every id, the `AUTOINCREMENT` counter (so an id removed by
+    /// retention is never given again) and every index. PostgreSQL stores large values apart
+    /// (TOAST) and needs nothing.
+    static let largeColumnsLast: [String] = [
+        """
+        CREATE TABLE notification_inbox_reordered (id INTEGER PRIMARY KEY AUTOINCREMENT, app_id TEXT NOT NULL,
+        idempotency_key TEXT NOT NULL, version INTEGER NOT NULL, received_at BIGINT NOT NULL, state TEXT NOT NULL,
+        failure_reason TEXT, attempts INTEGER NOT NULL DEFAULT 0, lease_owner TEXT, lease_until BIGINT, processed_at BIGINT,
+        notification_uuid TEXT, notification_type TEXT, subtype TEXT, original_transaction_id TEXT, signed_at BIGINT,
+        environment TEXT, headers TEXT NOT NULL, body TEXT NOT NULL, UNIQUE (app_id, idempotency_key))
+        """,
+        """
+        INSERT INTO notification_inbox_reordered (id, app_id, idempotency_key, version, received_at, state, failure_reason,
+        attempts, lease_owner, lease_until, processed_at, notification_uuid, notification_type, subtype, original_transaction_id,
+        signed_at, environment, headers, body)
+        SELECT id, app_id, idempotency_key, version, received_at, state, failure_reason, attempts, lease_owner, lease_until,
+        processed_at, notification_uuid, notification_type, subtype, original_transaction_id, signed_at, environment, headers, body
+        FROM notification_inbox ORDER BY id
+        """,
+        """
+        CREATE TABLE ledger_reordered (id INTEGER PRIMARY KEY AUTOINCREMENT, app_id TEXT NOT NULL, fact_key TEXT NOT NULL,
+        kind TEXT NOT NULL, customer_id TEXT, original_transaction_id TEXT, transaction_id TEXT, source TEXT NOT NULL,
+        signed_at BIGINT, recorded_at BIGINT NOT NULL, fact TEXT NOT NULL, raw TEXT, UNIQUE (app_id, fact_key))
+        """,
+        """
+        INSERT INTO ledger_reordered (id, app_id, fact_key, kind, customer_id, original_transaction_id, transaction_id, source,
+        signed_at, recorded_at, fact, raw)
+        SELECT id, app_id, fact_key, kind, customer_id, original_transaction_id, transaction_id, source, signed_at, recorded_at,
+        fact, raw FROM ledger ORDER BY id
+        """,
+        """
+        UPDATE sqlite_sequence SET seq = MAX(seq, COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'notification_inbox'), 0))
+        WHERE name = 'notification_inbox_reordered'
+        """,
+        """
+        UPDATE sqlite_sequence SET seq = MAX(seq, COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'ledger'), 0))
+        WHERE name = 'ledger_reordered'
+        """,
+        "DROP TABLE notification_inbox",
+        "DROP TABLE ledger",
+        "ALTER TABLE notification_inbox_reordered RENAME TO notification_inbox",
+        "ALTER TABLE ledger_reordered RENAME TO ledger",
+        "CREATE INDEX inbox_pending ON notification_inbox (state, id)",
+        "CREATE INDEX inbox_chain ON notification_inbox (app_id, original_transaction_id)",
+        "CREATE INDEX inbox_uuid ON notification_inbox (app_id, notification_uuid)",
+        "CREATE INDEX inbox_type ON notification_inbox (app_id, notification_type, state, id)",
+        "CREATE INDEX inbox_state_app ON notification_inbox (state, app_id, id)",
+        "CREATE INDEX inbox_state_received ON notification_inbox (state, received_at)",
+        "CREATE INDEX ledger_chain ON ledger (app_id, original_transaction_id)",
+        "CREATE INDEX ledger_customer ON ledger (app_id, customer_id)",
+        "CREATE INDEX ledger_transaction ON ledger (app_id, transaction_id)",
+        "CREATE INDEX ledger_recorded ON ledger (app_id, recorded_at)",
+    ]
+
     /// The newest version this build knows.
-    static let latestVersion = 9
+    static let latestVersion = 10
 
     /// Applies the missing steps; returns their versions.
     static func migrate(_ db: any SQLDatabase, dialect: SQLStoreDialect, now: Int64) async throws -> [Int] {
