@@ -102,7 +102,29 @@ struct NotificationFlowTests {
             let changes = (events.json["events"] as? [[String: Any]])?.filter { $0["type"] as? String == "subscription.status_changed" }
                 .compactMap { ($0["details"] as? [String: Any])?["to"] as? String }
             #expect(changes?.last == "revoked")
+            // Each fact keeps its own signed data (the transaction's or the renewal info's JWS),
+            // not another copy of the notification, which stays in the inbox.
+            let facts = try await harness.store.ledger(appId: "alpha", originalTransactionId: "1001").filter { $0.source == .notificationV2 }
+            #expect(facts.count >= 4)
+            for entry in facts {
+                let payload = try #require(entry.raw.flatMap(Self.payload(ofJWS:)), "\(entry.fact.kind)")
+                #expect(payload["notificationType"] == nil)
+                switch entry.fact {
+                case .purchase: #expect(payload["transactionId"] != nil)
+                case .renewal: #expect(payload["autoRenewStatus"] != nil)
+                case .revocation: Issue.record("a notification recorded a manual revocation")
+                }
+            }
         }
+    }
+
+    /// The decoded payload of a compact JWS.
+    static func payload(ofJWS jws: String) -> [String: Any]? {
+        let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { return nil }
+        var text = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        text += String(repeating: "=", count: (4 - text.count % 4) % 4)
+        return Data(base64Encoded: text).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
     }
 
     @Test("a storm of duplicated, shuffled notifications ends in the same state as in-order delivery", arguments: ServerBackend.available)

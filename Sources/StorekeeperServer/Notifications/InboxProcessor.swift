@@ -308,9 +308,21 @@ public struct InboxProcessor: Sendable {
                 CustomerEvents.consumptionRequested(
                     runtime: app, notificationUUID: uuid, transaction: transaction, at: notification.signedDate ?? now))
         }
+        // Each fact keeps the signed data it was taken from (the transaction's or the renewal
+        // info's JWS, verifiable on its own); the notification itself stays in the inbox, so
+        // its 16 KB are stored once, not once more per fact.
+        let facts = FactSubmission.facts(of: history).map { fact in
+            let signed: String? =
+                switch fact {
+                case .purchase: notification.data?.signedTransactionInfo
+                case .renewal: notification.data?.signedRenewalInfo
+                case .revocation: nil
+                }
+            return SubmittedFact(fact: fact, raw: signed ?? signedPayload)
+        }
         return try await FactIntake(store: store, reads: reads).changeset(
             for: FactSubmission(
-                facts: FactSubmission.facts(of: history), source: .notificationV2, raw: signedPayload,
+                signed: facts, source: .notificationV2,
                 binding: .apple(appAccountToken: verified.transaction?.appAccountToken), events: events,
                 inboxOutcome: InboxOutcome(inboxId: id, state: .processed, metadata: metadata, processedAt: now)), app: app, now: now)
     }
