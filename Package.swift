@@ -40,7 +40,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
-        // Everything Apple sends or accepts, as Codable values. Foundation only.
+        // Everything Apple sends or accepts, as Codable values. Foundation only. Also home to the
+        // seeded generator (SplitMix64) the simulator, the analytics and the tests share.
         .target(name: "AppStoreModels"),
         // Compact JWS: the one base64url codec, the header, parsing, ES256 signing and checking.
         .target(name: "AppStoreJOSE", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
@@ -76,7 +77,7 @@ let package = Package(
         .target(name: "SubscriptionReport", dependencies: ["SubscriptionEngine"]),
         // The business measured from the ledger's facts with the engine: snapshot and flow
         // metrics, money in a reporting currency. No I/O, no clock.
-        .target(name: "SubscriptionAnalytics", dependencies: ["SubscriptionEngine"]),
+        .target(name: "SubscriptionAnalytics", dependencies: ["AppStoreModels", "SubscriptionEngine"]),
         // Apple's App Store Server API and verifyReceipt clients: tokens, retries, rate budgets,
         // offer signatures.
         .target(

@@ -1,9 +1,9 @@
+import AppStoreModels
 import AppStoreTestSigning
 import Foundation
 import HummingbirdTesting
 import StorekeeperServer
 import StorekeeperStore
-import StorekeeperTestSupport
 import Testing
 
 /// A subscription's life in signed V2 notifications: subscribe, fail to renew with grace,
@@ -138,7 +138,7 @@ struct NotificationFlowTests {
                 #expect(try await client.call(.post, "/v1/apps/alpha/notifications", body: step.body).status == 200)
                 try await harness.processor.drain()
             }
-            var generator = SeededGenerator(seed: 0x5EED)
+            var generator = SplitMix64(seed: 0x5EED)
             let storm = (steps + steps + steps.prefix(2)).map(\.body).shuffled(using: &generator)
             try await withThrowingTaskGroup(of: Int.self) { group in
                 for body in storm {

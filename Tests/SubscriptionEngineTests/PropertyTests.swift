@@ -1,3 +1,4 @@
+import AppStoreModels
 import Foundation
 import PropertyBased
 import SubscriptionEngine
@@ -33,19 +34,8 @@ private let instants = Gen.int(in: -5...500)
 
 /// A deterministic shuffle driven by `seed`.
 private func shuffled<T>(_ items: [T], seed: Int) -> [T] {
-    var generator = SplitMix(state: UInt64(truncatingIfNeeded: seed))
+    var generator = SplitMix64(seed: UInt64(truncatingIfNeeded: seed))
     return items.shuffled(using: &generator)
-}
-
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 private func state(_ history: PurchaseHistory, at day: Int) -> CustomerState {

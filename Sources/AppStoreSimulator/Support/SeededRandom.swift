@@ -1,20 +1,10 @@
-/// A small, fast, seedable random number generator (SplitMix64), so a simulation run with the
-/// same seed makes the same choices on every machine.
-public struct SeededRandom: RandomNumberGenerator, Sendable {
-    private var state: UInt64
+import AppStoreModels
 
-    public init(seed: UInt64) {
-        state = seed
-    }
+/// The simulation's random numbers: a ``SplitMix64``, so a simulation run with the same seed
+/// makes the same choices on every machine.
+public typealias SeededRandom = SplitMix64
 
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SplitMix64 {
     /// True with probability `p` (0…1).
     public mutating func chance(_ p: Double) -> Bool {
         p > 0 && Double.random(in: 0..<1, using: &self) < p

@@ -25,8 +25,7 @@ struct BenchAnalyticsCommand: AsyncParsableCommand {
     @Option(help: "How many simulated days, ending 2026-11-23 (366 to 3650).")
     var days: Double = 730
 
-    @Option(help: "postgres://user:password@host:port/database; a temporary SQLite database when absent.")
-    var databaseURL: String?
+    @OptionGroup var database: BenchDatabaseOptions
 
     @Option(help: "The simulation's seed.")
     var seed: UInt64 = 1
@@ -34,16 +33,9 @@ struct BenchAnalyticsCommand: AsyncParsableCommand {
     func run() async throws {
         guard (1...1_000_000).contains(subscriptions) else { throw CLIFailure.usage("--subscriptions must be between 1 and 1000000") }
         guard days >= 366, days <= 3_650 else { throw CLIFailure.usage("--days must be between 366 and 3650") }
-        if let databaseURL, !databaseURL.hasPrefix("postgres://"), !databaseURL.hasPrefix("postgresql://") {
-            throw CLIFailure.usage("--database-url must be a postgres:// URL")
-        }
-        let report: AnalyticsBenchmark.Report
-        do {
-            report = try await AnalyticsBenchmark(subscriptions: subscriptions, days: days, databaseURL: databaseURL, seed: seed).run()
-        } catch let failure as CLIFailure {
-            throw failure
-        } catch {
-            throw CLIFailure(exitCode: 1, message: "the benchmark failed: \(error)")
+        let databaseURL = try database.checkedURL()
+        let report = try await runningBenchmark {
+            try await AnalyticsBenchmark(subscriptions: subscriptions, days: days, databaseURL: databaseURL, seed: seed).run()
         }
         try JSONOutput.print(report)
     }

@@ -26,3 +26,35 @@ struct BenchOptions: ParsableArguments {
         return BenchRunner(threads: threads, minimumSeconds: seconds)
     }
 }
+
+/// The database of the benchmarks that write one: PostgreSQL when given, a temporary SQLite
+/// database otherwise.
+struct BenchDatabaseOptions: ParsableArguments {
+    @Option(help: "postgres://user:password@host:port/database; a temporary SQLite database when absent.")
+    var databaseURL: String?
+
+    /// `--database-url`, refused unless it is a PostgreSQL URL.
+    func checkedURL() throws(CLIFailure) -> String? {
+        try Self.check(databaseURL)
+    }
+
+    /// `url` (a `--database-url`), refused unless it is a PostgreSQL URL.
+    static func check(_ url: String?) throws(CLIFailure) -> String? {
+        if let url, !url.hasPrefix("postgres://"), !url.hasPrefix("postgresql://") {
+            throw .usage("--database-url must be a postgres:// URL")
+        }
+        return url
+    }
+}
+
+/// Runs a benchmark: its own failures pass on as they are, any other error exits 1 as "the
+/// benchmark failed".
+func runningBenchmark<T>(_ benchmark: () async throws -> T) async throws(CLIFailure) -> T {
+    do {
+        return try await benchmark()
+    } catch let failure as CLIFailure {
+        throw failure
+    } catch {
+        throw CLIFailure(exitCode: 1, message: "the benchmark failed: \(error)")
+    }
+}

@@ -31,13 +31,7 @@ struct BenchScaleCommand: AsyncParsableCommand {
     @OptionGroup var scale: ScaleOptions
 
     func run() async throws {
-        do {
-            try await scale.measure(directory: URL(fileURLWithPath: dataDir))
-        } catch let failure as CLIFailure {
-            throw failure
-        } catch {
-            throw CLIFailure(exitCode: 1, message: "the benchmark failed: \(error)")
-        }
+        try await runningBenchmark { try await scale.measure(directory: URL(fileURLWithPath: dataDir)) }
     }
 }
 

@@ -53,9 +53,7 @@ struct BenchSeedCommand: AsyncParsableCommand {
         guard (1...2_000_000).contains(subscriptions) else { throw CLIFailure.usage("--subscriptions must be between 1 and 2000000") }
         guard days >= 366, days <= 3_650 else { throw CLIFailure.usage("--days must be between 366 and 3650") }
         guard (100...100_000).contains(slice) else { throw CLIFailure.usage("--slice must be between 100 and 100000") }
-        if let databaseURL, !databaseURL.hasPrefix("postgres://"), !databaseURL.hasPrefix("postgresql://") {
-            throw CLIFailure.usage("--database-url must be a postgres:// URL")
-        }
+        let databaseURL = try BenchDatabaseOptions.check(self.databaseURL)
         let endDate: Date
         if let end {
             guard let parsed = try? Date.ISO8601FormatStyle().parse(end) else { throw CLIFailure.usage("--end must be an ISO 8601 instant") }
@@ -67,13 +65,9 @@ struct BenchSeedCommand: AsyncParsableCommand {
         let seeding = ScaleSeed(
             subscriptions: subscriptions, days: days, seed: seed, sliceSize: slice, end: endDate, databaseURL: databaseURL,
             directory: directory, progress: { Console.err(Data(($0 + "\n").utf8)) })
-        do {
+        try await runningBenchmark {
             try JSONOutput.print(try await seeding.run())
             if measure { try await scale.measure(directory: directory) }
-        } catch let failure as CLIFailure {
-            throw failure
-        } catch {
-            throw CLIFailure(exitCode: 1, message: "the benchmark failed: \(error)")
         }
     }
 }

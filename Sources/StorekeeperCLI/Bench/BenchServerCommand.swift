@@ -21,8 +21,7 @@ struct BenchServerCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "postgres://user:password@host:port/database; a temporary SQLite database when absent.")
-    var databaseURL: String?
+    @OptionGroup var database: BenchDatabaseOptions
 
     @Option(help: "How many distinct notifications to send (1 to 100000).")
     var notifications: Int = 1000
@@ -42,19 +41,10 @@ struct BenchServerCommand: AsyncParsableCommand {
         guard (0...1_000_000).contains(reads) else { throw CLIFailure.usage("--reads must be between 0 and 1000000") }
         guard (1...256).contains(concurrency) else { throw CLIFailure.usage("--concurrency must be between 1 and 256") }
         guard timeout > 0, timeout <= 86_400 else { throw CLIFailure.usage("--timeout must be between 0 and 86400 seconds") }
-        if let databaseURL, !databaseURL.hasPrefix("postgres://"), !databaseURL.hasPrefix("postgresql://") {
-            throw CLIFailure.usage("--database-url must be a postgres:// URL")
-        }
+        let databaseURL = try database.checkedURL()
         let benchmark = ServerBenchmark(
             databaseURL: databaseURL, notifications: notifications, reads: reads, concurrency: concurrency, timeoutSeconds: timeout)
-        let report: ServerBenchmark.Report
-        do {
-            report = try await benchmark.run()
-        } catch let failure as CLIFailure {
-            throw failure
-        } catch {
-            throw CLIFailure(exitCode: 1, message: "the benchmark failed: \(error)")
-        }
+        let report = try await runningBenchmark { try await benchmark.run() }
         try JSONOutput.print(report)
         if report.failures > 0 {
             throw CLIFailure(exitCode: 1, message: "\(report.failures) requests or notifications failed")

@@ -21,25 +21,7 @@ extension SQLStore {
     /// in in the changesets' order, so the result is the one writing them one after another
     /// gives: a fact or event already there, or earlier in the batch, is not new.
     private static func writeAll(_ changesets: [Changeset], facts: [[String]], _ db: any SQLDatabase) async throws -> [ChangesetResult] {
-        for changeset in changesets {
-            let now = changeset.at.millisecondsSince1970
-            if let version = changeset.offeringVersion {
-                try await Self.saveOfferingVersion(version, appId: changeset.appId, at: now, db)
-            }
-            for enrolment in changeset.enrolments {
-                try await db.raw(
-                    """
-                    INSERT INTO experiment_enrolments (app_id, experiment_id, customer_id, variant, enrolled_at)
-                    VALUES (\(bind: changeset.appId), \(bind: enrolment.experimentId), \(bind: enrolment.customerId), \(bind: enrolment.variant),
-                    \(bind: enrolment.enrolledAt.millisecondsSince1970))
-                    ON CONFLICT (app_id, experiment_id, customer_id) DO NOTHING
-                    """
-                ).run()
-            }
-            for link in changeset.links {
-                try await Self.link(link, appId: changeset.appId, at: now, db)
-            }
-        }
+        for changeset in changesets { try await writeOfferingEnrolmentsAndLinks(changeset, db) }
         // Ledger entries, each counted new for the first changeset that brings it.
         var entryRows: [(changeset: Int, entry: LedgerEntry, fact: String)] = []
         for (index, changeset) in changesets.enumerated() {
@@ -171,22 +153,7 @@ extension SQLStore {
     private static func write(_ changeset: Changeset, _ db: any SQLDatabase) async throws -> ChangesetResult {
         let appId = changeset.appId
         let now = changeset.at.millisecondsSince1970
-        if let version = changeset.offeringVersion {
-            try await Self.saveOfferingVersion(version, appId: appId, at: now, db)
-        }
-        for enrolment in changeset.enrolments {
-            try await db.raw(
-                """
-                INSERT INTO experiment_enrolments (app_id, experiment_id, customer_id, variant, enrolled_at)
-                VALUES (\(bind: appId), \(bind: enrolment.experimentId), \(bind: enrolment.customerId), \(bind: enrolment.variant),
-                \(bind: enrolment.enrolledAt.millisecondsSince1970))
-                ON CONFLICT (app_id, experiment_id, customer_id) DO NOTHING
-                """
-            ).run()
-        }
-        for link in changeset.links {
-            try await Self.link(link, appId: appId, at: now, db)
-        }
+        try await writeOfferingEnrolmentsAndLinks(changeset, db)
         var newEntries = 0
         for entry in changeset.entries {
             let fact = try StoreCoding.encode(entry.fact)
@@ -219,6 +186,28 @@ extension SQLStore {
         for entry in changeset.audit { try await insertAudit(entry, appId: appId, db) }
         if let outcome = changeset.inboxOutcome { try await updateInbox(outcome, appId: appId, db) }
         return ChangesetResult(newEntries: newEntries, newEvents: newEvents)
+    }
+
+    /// Writes a changeset's offering version, experiment enrolments and customer links, row by
+    /// row whether the changeset is written alone or in a batch.
+    private static func writeOfferingEnrolmentsAndLinks(_ changeset: Changeset, _ db: any SQLDatabase) async throws {
+        let now = changeset.at.millisecondsSince1970
+        if let version = changeset.offeringVersion {
+            try await Self.saveOfferingVersion(version, appId: changeset.appId, at: now, db)
+        }
+        for enrolment in changeset.enrolments {
+            try await db.raw(
+                """
+                INSERT INTO experiment_enrolments (app_id, experiment_id, customer_id, variant, enrolled_at)
+                VALUES (\(bind: changeset.appId), \(bind: enrolment.experimentId), \(bind: enrolment.customerId), \(bind: enrolment.variant),
+                \(bind: enrolment.enrolledAt.millisecondsSince1970))
+                ON CONFLICT (app_id, experiment_id, customer_id) DO NOTHING
+                """
+            ).run()
+        }
+        for link in changeset.links {
+            try await Self.link(link, appId: changeset.appId, at: now, db)
+        }
     }
 
     private static func insertAudit(_ entry: AuditEntry, appId: String, _ db: any SQLDatabase) async throws {
@@ -363,17 +352,10 @@ extension SQLStore {
         return keys
     }
 
-    /// `values` as a list of bound parameters for `IN (…)`.
-    static func list(_ values: some Collection<String>) -> SQLQueryString {
+    /// `values` (strings or ids) as a list of bound parameters for `IN (…)`.
+    static func list<Value: Encodable & Sendable>(_ values: some Collection<Value>) -> SQLQueryString {
         var list: SQLQueryString = ""
         for (index, value) in values.enumerated() { list += index == 0 ? "\(bind: value)" : ", \(bind: value)" }
-        return list
-    }
-
-    /// `ids` as a list of bound parameters for `IN (…)`.
-    static func list(_ ids: some Collection<Int64>) -> SQLQueryString {
-        var list: SQLQueryString = ""
-        for (index, id) in ids.enumerated() { list += index == 0 ? "\(bind: id)" : ", \(bind: id)" }
         return list
     }
 

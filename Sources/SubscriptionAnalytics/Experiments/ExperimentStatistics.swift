@@ -1,3 +1,4 @@
+import AppStoreModels
 import Foundation
 
 /// Bayesian comparisons of an experiment's variants, as the README states them.

@@ -1,6 +1,5 @@
 import AppStoreModels
 import Foundation
-import StorekeeperTestSupport
 import Testing
 
 @testable import AppStoreVerification
@@ -16,7 +15,7 @@ import Testing
     }
 
     /// One mangled copy: bytes flipped, a length byte made huge, a cut, or a piece repeated.
-    static func mutate(_ bytes: [UInt8], _ random: inout SeededGenerator) -> [UInt8] {
+    static func mutate(_ bytes: [UInt8], _ random: inout SplitMix64) -> [UInt8] {
         var copy = bytes
         guard !copy.isEmpty else { return copy }
         switch random.next() % 5 {
@@ -44,7 +43,7 @@ import Testing
     func mangledPayloads(name: String) throws {
         let payload = try Self.payload(name)
         #expect(throws: Never.self) { try AppReceipt(payload: payload) }
-        var random = SeededGenerator(seed: name.utf8.reduce(7) { $0 &* 31 &+ UInt64($1) })
+        var random = SplitMix64(seed: name.utf8.reduce(7) { $0 &* 31 &+ UInt64($1) })
         var refused = 0
         for _ in 0..<2_000 {
             do {

@@ -72,25 +72,9 @@ struct AppleOutageTests {
     @Test("Apple away for two days: backoff, no job given up, every state converges afterwards", arguments: [ServerBackend.sqlite])
     func convergesAfterAppleOutage(_ backend: ServerBackend) async throws {
         try await ServerHarness.run(backend) { harness, client in
-            let days = 62.0
-            let horizon = Fixture.t0.addingTimeInterval(days * Fixture.day + 20 * 3_600)
-            let apple = FakeApple(ca: harness.ca, clock: harness.clock, count: 24, horizon: horizon)
+            let reconciliation = ReconciliationRun(harness)
             let outage = Outage(window: Fixture.t0.addingTimeInterval(29 * Fixture.day)..<Fixture.t0.addingTimeInterval(31 * Fixture.day))
-            let runner = JobRunner(
-                apps: try AppDirectory(configuration: harness.configuration), store: harness.store,
-                clients: AppleClients(["alpha": outage.wrap(apple.client, clock: harness.clock)]), clock: { harness.clock.now },
-                logger: ReconciliationTests.quiet, configuration: SchedulerConfiguration(refundSweepSeconds: 30 * Fixture.day))
-            let scheduler = JobScheduler(runner: runner)
-            var instant = Fixture.t0
-            while true {
-                harness.clock.set(min(instant, horizon))
-                try await ReconciliationTests.deliver(try apple.due(), to: harness.store, at: harness.clock.now)
-                try await harness.processor.drain()
-                try await scheduler.tick()
-                try await harness.processor.drain()
-                if instant >= horizon { break }
-                instant = instant.addingTimeInterval(3_600)
-            }
+            try await reconciliation.advance(every: 3_600, through: outage.wrap(reconciliation.apple.client, clock: harness.clock))
             let failures = outage.failureCounts
             #expect(failures.values.reduce(0, +) >= 4, "the outage met no call: \(failures)")
             #expect(outage.callsTooSoon.withLock { $0 }.isEmpty, "\(outage.callsTooSoon.withLock { $0.prefix(3) })")
@@ -108,14 +92,8 @@ struct AppleOutageTests {
             }
             #expect(givenUp.isEmpty, "\(givenUp.prefix(5))")
 
-            let catalog = try AppDirectory(configuration: harness.configuration).apps["alpha"]!.catalog
-            var mismatches: [String] = []
-            for subscriber in apple.subscribers {
-                let truth = try #require(try apple.trueState(subscriber.chain, at: horizon, catalog: catalog))
-                let status = try await client.status("alpha", subscriber.chain, key: Fixture.alphaKey)
-                if status != truth.status.rawValue {
-                    mismatches.append("\(subscriber.chain) \(subscriber.scenario): \(status ?? "none") vs \(truth.status)")
-                }
+            let mismatches = try await reconciliation.answers(client).filter { $0.status != $0.truth.status.rawValue }.map {
+                "\($0.subscriber.chain) \($0.subscriber.scenario): \($0.status ?? "none") vs \($0.truth.status)"
             }
             #expect(mismatches.isEmpty, "\(mismatches)")
         }

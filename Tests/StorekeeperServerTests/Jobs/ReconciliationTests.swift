@@ -31,40 +31,24 @@ struct ReconciliationTests {
         arguments: ServerBackend.available)
     func convergesDespiteDroppedNotifications(_ backend: ServerBackend) async throws {
         try await ServerHarness.run(backend) { harness, client in
-            let days = 62.0
-            let horizon = Fixture.t0.addingTimeInterval(days * Fixture.day + 20 * 3_600)
-            let subscriberCount = 24
-            let apple = FakeApple(ca: harness.ca, clock: harness.clock, count: subscriberCount, horizon: horizon)
+            let reconciliation = ReconciliationRun(harness)
+            let apple = reconciliation.apple
             #expect(apple.notifications.filter(\.dropped).count * 5 >= apple.notifications.count - 4)
-            let runner = JobRunner(
-                apps: try AppDirectory(configuration: harness.configuration), store: harness.store,
-                clients: AppleClients(["alpha": apple.client]), clock: { harness.clock.now }, logger: Self.quiet,
-                configuration: SchedulerConfiguration(refundSweepSeconds: 30 * Fixture.day))
-            let scheduler = JobScheduler(runner: runner)
-            var instant = Fixture.t0
-            while true {
-                harness.clock.set(min(instant, horizon))
-                try await Self.deliver(try apple.due(), to: harness.store, at: harness.clock.now)
-                try await harness.processor.drain()
-                try await scheduler.tick()
-                try await harness.processor.drain()
-                if instant >= horizon { break }
-                instant = instant.addingTimeInterval(2 * 3_600)
-            }
-            let catalog = try AppDirectory(configuration: harness.configuration).apps["alpha"]!.catalog
+            try await reconciliation.advance(every: 2 * 3_600)
+            let catalog = try reconciliation.catalog()
             var mismatches: [String] = []
-            for subscriber in apple.subscribers {
-                let truth = try #require(try apple.trueState(subscriber.chain, at: horizon, catalog: catalog))
-                let status = try await client.status("alpha", subscriber.chain, key: Fixture.alphaKey)
-                let ledger = try await harness.store.ledger(appId: "alpha", originalTransactionId: subscriber.chain)
-                let ours = CustomerState(history: PurchaseHistory(ledger: ledger), catalog: catalog, at: horizon).subscription(subscriber.chain)
-                if status != truth.status.rawValue || ours?.expiresDate != truth.expiresDate || ours?.willAutoRenew != truth.willAutoRenew {
-                    mismatches.append("\(subscriber.chain) \(subscriber.scenario): API \(status ?? "none") truth \(truth.status.rawValue)")
+            for answer in try await reconciliation.answers(client) {
+                let (chain, truth, horizon) = (answer.subscriber.chain, answer.truth, ReconciliationRun.horizon)
+                let ledger = try await harness.store.ledger(appId: "alpha", originalTransactionId: chain)
+                let ours = CustomerState(history: PurchaseHistory(ledger: ledger), catalog: catalog, at: horizon).subscription(chain)
+                if answer.status != truth.status.rawValue || ours?.expiresDate != truth.expiresDate || ours?.willAutoRenew != truth.willAutoRenew {
+                    mismatches.append("\(chain) \(answer.subscriber.scenario): API \(answer.status ?? "none") truth \(truth.status.rawValue)")
                 }
             }
             #expect(mismatches.isEmpty, "\(mismatches)")
             // Per-subscriber calls (statuses, refunds) against naive polling's one call per
             // subscriber per day; the notification-history sweep costs a fixed amount per app.
+            let (days, subscriberCount) = (ReconciliationRun.days, ReconciliationRun.subscriberCount)
             let counts = apple.callCounts
             let perSubscriberCalls = (counts["statuses"] ?? 0) + (counts["refundHistory"] ?? 0)
             let perSubscriberDay = Double(perSubscriberCalls) / (Double(subscriberCount) * days)
