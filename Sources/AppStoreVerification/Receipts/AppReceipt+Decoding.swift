@@ -76,12 +76,19 @@ extension AppReceipt {
     /// INTEGERs must be primitive, and a constructed OCTET STRING's segments are read in full.
     private static func attributes(of input: ArraySlice<UInt8>, what: String) throws(ReceiptDecodingFailure) -> AttributeReader {
         let root = try ReceiptTLV.whole(input, deep: false, what)
-        guard root.tag == 0x11, root.isConstructed, let nodes = try? root.children(in: input, deep: false) else {
+        guard root.tag == 0x11, root.isConstructed else {
             throw ReceiptDecodingFailure("\(what): expected a constructed SET")
         }
         var fields: [AttributeReader.Field] = []
-        fields.reserveCapacity(nodes.count)
-        for node in nodes {
+        fields.reserveCapacity(root.content.count / 16)
+        // The SET's members, read in place up to its end.
+        let members = input[root.content]
+        var next = members.startIndex
+        while next < members.endIndex {
+            guard let node = try? ReceiptTLV.read(members, at: next, depth: 1, deep: false) else {
+                throw ReceiptDecodingFailure("\(what): expected a constructed SET")
+            }
+            next = node.end
             guard node.tag == 0x10, node.isConstructed else {
                 throw ReceiptDecodingFailure("\(what) attribute: expected a constructed SEQUENCE")
             }
