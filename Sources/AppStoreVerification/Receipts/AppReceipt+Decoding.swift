@@ -18,9 +18,8 @@ extension AppReceipt {
     }
 
     /// Decodes the payload `ReceiptAttributes ::= SET OF ReceiptAttribute`.
-    init(payload: [UInt8]) throws(ReceiptDecodingFailure) {
-        let attributes = try Self.attributes(of: payload, what: "receipt payload")
-        let decoder = AttributeReader(attributes)
+    init(payload: ArraySlice<UInt8>) throws(ReceiptDecodingFailure) {
+        let decoder = try Self.attributes(of: payload, what: "receipt payload")
         guard let bundleId = try decoder.string(2), let bundleIdData = decoder.raw(2) else {
             throw ReceiptDecodingFailure("receipt payload: bundle identifier (2) missing")
         }
@@ -28,8 +27,8 @@ extension AppReceipt {
             throw ReceiptDecodingFailure("receipt payload: creation date (12) missing")
         }
         var purchases: [AppReceiptInAppPurchase] = []
-        for attribute in attributes where attribute.type == 17 {
-            purchases.append(try Self.inAppPurchase(Array(attribute.value)))
+        for field in decoder.fields where field.type == 17 {
+            purchases.append(try Self.inAppPurchase(field.value))
         }
         self.init(
             receiptType: try decoder.string(0).map(LegacyReceiptType.init(rawValue:)),
@@ -47,13 +46,12 @@ extension AppReceipt {
             originalApplicationVersion: try decoder.string(19),
             expirationDate: try decoder.date(21),
             inAppPurchases: purchases,
-            attributes: attributes
+            attributes: decoder.attributes
         )
     }
 
-    private static func inAppPurchase(_ bytes: [UInt8]) throws(ReceiptDecodingFailure) -> AppReceiptInAppPurchase {
-        let attributes = try Self.attributes(of: bytes, what: "in-app purchase")
-        let decoder = AttributeReader(attributes)
+    private static func inAppPurchase(_ bytes: ArraySlice<UInt8>) throws(ReceiptDecodingFailure) -> AppReceiptInAppPurchase {
+        let decoder = try Self.attributes(of: bytes, what: "in-app purchase")
         return AppReceiptInAppPurchase(
             quantity: try decoder.integer(1701).flatMap { Int(exactly: $0) },
             productId: try decoder.string(1702),
@@ -68,59 +66,44 @@ extension AppReceipt {
             isTrialPeriod: try decoder.integer(1713).map { $0 != 0 },
             isInIntroOfferPeriod: try decoder.integer(1719).map { $0 != 0 },
             promotionalOfferId: try decoder.string(1721),
-            attributes: attributes
+            attributes: decoder.attributes
         )
     }
 
     /// Reads `SET OF SEQUENCE { type INTEGER, version INTEGER, value OCTET STRING }`.
-    private static func attributes(of bytes: [UInt8], what: String) throws(ReceiptDecodingFailure) -> [ReceiptAttribute] {
-        let input = bytes[...]
-        let root: ReceiptTLV
-        do {
-            root = try ReceiptTLV.whole(input)
-        } catch {
-            throw ReceiptDecodingFailure("\(what): not ASN.1")
-        }
-        guard root.tag == 0x11, root.isConstructed, let nodes = try? root.children(in: input) else {
+    ///
+    /// One pass: the SET's elements must tile it, each SEQUENCE's three fields must tile it, the
+    /// INTEGERs must be primitive, and a constructed OCTET STRING's segments are read in full.
+    private static func attributes(of input: ArraySlice<UInt8>, what: String) throws(ReceiptDecodingFailure) -> AttributeReader {
+        let root = try ReceiptTLV.whole(input, deep: false, what)
+        guard root.tag == 0x11, root.isConstructed else {
             throw ReceiptDecodingFailure("\(what): expected a constructed SET")
         }
-        var attributes: [ReceiptAttribute] = []
-        attributes.reserveCapacity(nodes.count)
-        for node in nodes {
-            guard node.tag == 0x10, node.isConstructed, let fields = try? node.children(in: input, depth: 2) else {
+        var fields: [AttributeReader.Field] = []
+        fields.reserveCapacity(root.content.count / 16)
+        // The SET's members, read in place up to its end.
+        let members = input[root.content]
+        var next = members.startIndex
+        while next < members.endIndex {
+            guard let node = try? ReceiptTLV.read(members, at: next, depth: 1, deep: false) else {
+                throw ReceiptDecodingFailure("\(what): expected a constructed SET")
+            }
+            next = node.end
+            guard node.tag == 0x10, node.isConstructed else {
                 throw ReceiptDecodingFailure("\(what) attribute: expected a constructed SEQUENCE")
             }
-            guard fields.count == 3 else { throw ReceiptDecodingFailure("\(what) attribute: expected 3 fields") }
-            attributes.append(
-                ReceiptAttribute(
-                    type: try smallInteger(fields[0], in: input, "\(what) attribute type"),
-                    version: try smallInteger(fields[1], in: input, "\(what) attribute version"),
-                    value: Data(try octetString(fields[2], in: input, "\(what) attribute value", depth: 3))))
+            let sequence = input[node.content]
+            guard let type = try? ReceiptTLV.read(sequence, at: sequence.startIndex, depth: 2, deep: false),
+                let version = try? ReceiptTLV.read(sequence, at: type.end, depth: 2, deep: false),
+                let value = try? ReceiptTLV.read(sequence, at: version.end, depth: 2, deep: false),
+                value.end == sequence.endIndex
+            else { throw ReceiptDecodingFailure("\(what) attribute: expected 3 fields") }
+            fields.append(
+                AttributeReader.Field(
+                    type: try type.smallInteger(in: input, "\(what) attribute type"),
+                    version: try version.smallInteger(in: input, "\(what) attribute version"),
+                    value: try value.octetString(in: input, "\(what) attribute value", depth: 3)))
         }
-        return attributes
-    }
-
-    private static func smallInteger(_ node: ReceiptTLV, in bytes: ArraySlice<UInt8>, _ what: String) throws(ReceiptDecodingFailure) -> Int {
-        guard node.tag == 0x02, !node.isConstructed else { throw ReceiptDecodingFailure("\(what): expected a primitive INTEGER") }
-        guard let value = ReceiptIntegerDecoding.int64(bytes[node.content]), let int = Int(exactly: value) else {
-            throw ReceiptDecodingFailure("\(what): integer out of range")
-        }
-        return int
-    }
-
-    /// The bytes of an OCTET STRING, joining the segments of a constructed (BER) one.
-    private static func octetString(
-        _ node: ReceiptTLV, in bytes: ArraySlice<UInt8>, _ what: String, depth: Int
-    ) throws(ReceiptDecodingFailure)
-        -> [UInt8]
-    {
-        guard node.tag == 0x04, depth < 11 else { throw ReceiptDecodingFailure("\(what): expected an OCTET STRING") }
-        guard node.isConstructed else { return Array(bytes[node.content]) }
-        guard let segments = try? node.children(in: bytes, depth: depth) else { throw ReceiptDecodingFailure("\(what): expected an OCTET STRING") }
-        var joined: [UInt8] = []
-        for segment in segments {
-            joined += try octetString(segment, in: bytes, what, depth: depth + 1)
-        }
-        return joined
+        return AttributeReader(fields)
     }
 }

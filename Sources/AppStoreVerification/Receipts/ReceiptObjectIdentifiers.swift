@@ -22,4 +22,20 @@ enum ReceiptObjectIdentifiers {
     static let contentTypeAttribute: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 9, 3]
     /// CMS signed attribute `messageDigest`.
     static let messageDigestAttribute: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 9, 4]
+
+    /// The identifiers above by their content octets, so that reading one from a receipt is a
+    /// comparison of a few bytes rather than a parse.
+    private static let byContent: [(content: [UInt8], identifier: ASN1ObjectIdentifier)] = [
+        signedData, data, sha1, sha256, sha384, sha512, rsaEncryption, sha1WithRSAEncryption, sha256WithRSAEncryption,
+        sha384WithRSAEncryption, sha512WithRSAEncryption, contentTypeAttribute, messageDigestAttribute,
+    ].compactMap { identifier in
+        var serializer = DER.Serializer()
+        guard (try? serializer.serialize(identifier)) != nil else { return nil }
+        return (Array(serializer.serializedBytes.dropFirst(2)), identifier)
+    }
+
+    /// The identifier above whose content octets are `content`, if any.
+    static func known(content: ArraySlice<UInt8>) -> ASN1ObjectIdentifier? {
+        byContent.first { $0.content.elementsEqual(content) }?.identifier
+    }
 }

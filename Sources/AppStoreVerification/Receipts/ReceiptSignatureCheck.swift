@@ -23,14 +23,15 @@ enum ReceiptSignatureCheck {
         var signedBytes = container.content
         if let attributes = signerInfo.signedAttributesDER {
             guard let messageDigest = signerInfo.messageDigest,
-                messageDigest == digest(container.content, algorithm: signerInfo.digestAlgorithm)
+                let payloadDigest = digest(container.content, algorithm: signerInfo.digestAlgorithm),
+                messageDigest.elementsEqual(payloadDigest)
             else {
                 return "the signed messageDigest attribute does not match the payload"
             }
             if let contentType = signerInfo.signedContentType, contentType != container.contentType {
                 return "the signed contentType attribute does not match the payload"
             }
-            signedBytes = attributes
+            signedBytes = attributes[...]
         }
         guard signer.publicKey.isValidSignature(signerInfo.signature, for: signedBytes, signatureAlgorithm: algorithm) else {
             return "the receipt's signature is invalid"
@@ -59,7 +60,7 @@ enum ReceiptSignatureCheck {
         }
     }
 
-    static func digest(_ bytes: [UInt8], algorithm: ASN1ObjectIdentifier) -> [UInt8]? {
+    static func digest(_ bytes: ArraySlice<UInt8>, algorithm: ASN1ObjectIdentifier) -> [UInt8]? {
         switch algorithm {
         case ReceiptObjectIdentifiers.sha1: return Array(Insecure.SHA1.hash(data: bytes))
         case ReceiptObjectIdentifiers.sha256: return Array(SHA256.hash(data: bytes))

@@ -5,8 +5,12 @@ import Foundation
 /// App Store receipts write `2020-07-22T17:39:08Z`; Xcode 12 wrote a numeric offset without a
 /// colon (`2020-07-22T18:33:15+0100`). Fractional seconds and `+01:00` are accepted too.
 enum ReceiptTimestamp {
-    static func date(from text: String) -> Date? {
-        let bytes = Array(text.utf8)
+    /// The instant `text` (the string's UTF-8 bytes) names, or `nil` if it is not such a timestamp.
+    static func date(from text: ArraySlice<UInt8>) -> Date? {
+        text.withUnsafeBufferPointer { date(from: $0) }
+    }
+
+    private static func date(from bytes: UnsafeBufferPointer<UInt8>) -> Date? {
         guard bytes.count >= 20, bytes.count <= 40, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
             bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: " "),
             bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
@@ -33,7 +37,7 @@ enum ReceiptTimestamp {
     }
 
     /// `Z`, `+HHMM`, `+HH:MM`, `-HHMM` or `-HH:MM`.
-    private static func offsetSeconds(_ zone: ArraySlice<UInt8>) -> Int? {
+    private static func offsetSeconds(_ zone: Slice<UnsafeBufferPointer<UInt8>>) -> Int? {
         guard let sign = zone.first else { return nil }
         if sign == UInt8(ascii: "Z") { return zone.count == 1 ? 0 : nil }
         guard sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") else { return nil }

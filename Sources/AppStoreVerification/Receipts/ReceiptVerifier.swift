@@ -18,17 +18,27 @@ import X509
 /// (exported from the `.storekit` configuration) to accept local StoreKit Testing receipts.
 public struct ReceiptVerifier: Sendable {
     private let chainValidator: ReceiptChainValidator
-    /// Certificates already parsed, by their DER: an app's receipts embed the same few.
-    private let certificateCache = BoundedCache<[UInt8], Certificate>(capacity: 64)
-    /// Chains already verified, by the DER of the signer and of every embedded certificate, with
-    /// the window in which all of the chain's certificates are valid: a receipt created inside
-    /// it needs no chain check again (its signature over the payload is still checked).
-    private let chainCache = BoundedCache<ChainKey, DateInterval>(capacity: 64)
+    /// Chains already verified, by the exact bytes of the certificates the receipt embeds: an
+    /// app's receipts carry the same few. A receipt created inside the remembered window needs no
+    /// X.509 parsing and no chain check again (its signature over the payload is still checked).
+    private let chainCache = BoundedCache<ExactBytesKey, RememberedChain>(capacity: 64)
 
-    struct ChainKey: Hashable, Sendable {
-        var signer: [UInt8]
-        var embedded: [[UInt8]]
+    /// The embedded certificates of a receipt whose chain verified, parsed, with the signer among
+    /// them (and the bytes that named it) and the window in which all of the chain's certificates
+    /// (the root included) are valid.
+    struct RememberedChain: Sendable {
+        var certificates: [Certificate]
+        var signerIndex: Int
+        var signerIdentifier: [UInt8]
+        var window: DateInterval
+
+        /// The signer's index when `signerInfos` is one signer named by the remembered bytes.
+        func signerIndex(of signerInfos: [ReceiptSignerInfo]) -> Int? {
+            guard signerInfos.count == 1, signerInfos[0].signerIdentifier.elementsEqual(signerIdentifier) else { return nil }
+            return signerIndex
+        }
     }
+
     /// When set, receipts from another environment get 21007 (sandbox receipt, production
     /// expected) or 21008 (production receipt, sandbox expected), as the two Apple endpoints answer.
     public var expectedEnvironment: AppStoreEnvironment?
@@ -87,29 +97,33 @@ public struct ReceiptVerifier: Sendable {
     }
 
     private func verify(der bytes: [UInt8], deviceIdentifier: UUID?, now: Date) -> ReceiptValidationResult {
-        let container: ReceiptSignedData
         let receipt: AppReceipt
         do {
-            container = try ReceiptSignedData(berEncoded: bytes) { [certificateCache] der in
-                if let known = certificateCache.value(for: der) { return known }
-                let parsed = try Certificate(derEncoded: der)
-                certificateCache.insert(parsed, for: der)
-                return parsed
-            }
+            let container = try ReceiptSignedData(berEncoded: bytes, decodingIssuerNames: false)
+            let key = ExactBytesKey(container.certificatesField)
+            let remembered = chainCache.value(for: key)
+            let knownSigner = remembered?.signerIndex(of: container.signerInfos)
+            if knownSigner == nil { try container.decodeIssuerNames() }
+            let certificates = try remembered?.certificates ?? Self.certificates(container.certificateEncodings)
             guard container.contentType == ReceiptObjectIdentifiers.data else {
                 return .invalid(status: .malformedReceipt, reason: "the signed content is not PKCS#7 data")
             }
             guard container.signerInfos.count == 1, let signerInfo = container.signerInfos.first else {
                 return .invalid(status: .notAuthenticated, reason: "expected exactly one signer, found \(container.signerInfos.count)")
             }
-            guard let signer = Self.signerCertificate(signerInfo, in: container.certificates) else {
+            guard let signerIndex = knownSigner ?? Self.signerIndex(signerInfo, in: certificates) else {
                 return .invalid(status: .notAuthenticated, reason: "the signing certificate is not in the receipt")
             }
-            if let failure = ReceiptSignatureCheck.failure(signerInfo, signer: signer, container: container) {
+            if let failure = ReceiptSignatureCheck.failure(signerInfo, signer: certificates[signerIndex], container: container) {
                 return .invalid(status: .notAuthenticated, reason: failure)
             }
             receipt = try AppReceipt(payload: container.content)
-            if let failure = chainFailure(signer: signer, container: container, at: receipt.receiptCreationDate) {
+            // A chain verified before is trusted again only at dates where all its certificates are valid.
+            let time = receipt.receiptCreationDate
+            let remembersChain = remembered.map { $0.signerIndex == signerIndex && $0.window.contains(time) } ?? false
+            if !remembersChain,
+                let failure = chainFailure(signerInfo, signerIndex: signerIndex, certificates: certificates, key: key, at: time)
+            {
                 return .invalid(status: .notAuthenticated, reason: failure)
             }
         } catch {
@@ -118,19 +132,28 @@ public struct ReceiptVerifier: Sendable {
         return policyResult(receipt, deviceIdentifier: deviceIdentifier, now: now)
     }
 
-    /// The chain's check at `time`, from the cache when this exact set of certificates was
-    /// verified before and `time` falls where all of that chain's certificates are valid.
-    private func chainFailure(signer: Certificate, container: ReceiptSignedData, at time: Date) -> String? {
-        let key = container.certificates.firstIndex(of: signer).map {
-            ChainKey(signer: container.certificateEncodings[$0], embedded: container.certificateEncodings)
+    /// The embedded certificates parsed as X.509.
+    private static func certificates(_ encodings: [ArraySlice<UInt8>]) throws(ReceiptDecodingFailure) -> [Certificate] {
+        do {
+            return try encodings.map { try Certificate(derEncoded: $0) }
+        } catch {
+            throw ReceiptDecodingFailure("SignedData.certificates: unreadable certificate")
         }
-        if let key, let window = chainCache.value(for: key), window.contains(time) { return nil }
-        switch chainValidator.check(signer: signer, embedded: container.certificates, at: time) {
+    }
+
+    /// The full check of the chain at `time`; a chain that passes is remembered under `key`.
+    private func chainFailure(
+        _ signerInfo: ReceiptSignerInfo, signerIndex: Int, certificates: [Certificate], key: ExactBytesKey, at time: Date
+    ) -> String? {
+        switch chainValidator.check(signer: certificates[signerIndex], embedded: certificates, at: time) {
         case .failure(let refusal):
             return refusal.reason
         case .success(let chain):
-            if let key, let start = chain.map(\.notValidBefore).max(), let end = chain.map(\.notValidAfter).min(), start <= end {
-                chainCache.insert(DateInterval(start: start, end: end), for: key)
+            if let start = chain.map(\.notValidBefore).max(), let end = chain.map(\.notValidAfter).min(), start <= end {
+                let remembered = RememberedChain(
+                    certificates: certificates, signerIndex: signerIndex, signerIdentifier: Array(signerInfo.signerIdentifier),
+                    window: DateInterval(start: start, end: end))
+                chainCache.insert(remembered, for: key.compacted())
             }
             return nil
         }
@@ -158,12 +181,12 @@ public struct ReceiptVerifier: Sendable {
         return .valid(receipt)
     }
 
-    private static func signerCertificate(_ signerInfo: ReceiptSignerInfo, in certificates: [Certificate]) -> Certificate? {
-        if let issuer = signerInfo.issuer, let serial = signerInfo.serialNumber {
-            return certificates.first { $0.issuer == issuer && $0.serialNumber == serial }
+    private static func signerIndex(_ signerInfo: ReceiptSignerInfo, in certificates: [Certificate]) -> Int? {
+        if let issuer = try? signerInfo.issuer(), let serial = signerInfo.serialNumber {
+            return certificates.firstIndex { $0.serialNumber == serial && $0.issuer == issuer }
         }
         if let keyIdentifier = signerInfo.subjectKeyIdentifier {
-            return certificates.first {
+            return certificates.firstIndex {
                 (try? $0.extensions.subjectKeyIdentifier)??.keyIdentifier.elementsEqual(keyIdentifier) == true
             }
         }

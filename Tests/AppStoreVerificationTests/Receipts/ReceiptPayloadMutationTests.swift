@@ -11,7 +11,7 @@ import Testing
     static func payload(_ name: String) throws -> [UInt8] {
         let data = try ReceiptFixtures.receipt(name)
         guard case .pkcs7(let bytes) = ReceiptInput.classify(data) else { throw ReceiptFixtures.Missing(description: "\(name): not PKCS#7") }
-        return try ReceiptSignedData(berEncoded: bytes).content
+        return Array(try ReceiptSignedData(berEncoded: bytes).content)
     }
 
     /// One mangled copy: bytes flipped, a length byte made huge, a cut, or a piece repeated.
@@ -42,12 +42,12 @@ import Testing
     @Test("mangled payloads of every real receipt decode or are refused, never crash", arguments: ReceiptFixtures.receiptNames)
     func mangledPayloads(name: String) throws {
         let payload = try Self.payload(name)
-        #expect(throws: Never.self) { try AppReceipt(payload: payload) }
+        #expect(throws: Never.self) { try AppReceipt(payload: payload[...]) }
         var random = SplitMix64(seed: name.utf8.reduce(7) { $0 &* 31 &+ UInt64($1) })
         var refused = 0
         for _ in 0..<2_000 {
             do {
-                _ = try AppReceipt(payload: Self.mutate(payload, &random))
+                _ = try AppReceipt(payload: Self.mutate(payload, &random)[...])
             } catch {
                 refused += 1
                 #expect(!error.description.isEmpty)
