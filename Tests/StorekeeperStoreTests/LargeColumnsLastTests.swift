@@ -40,6 +40,7 @@ struct LargeColumnsLastTests {
                 // Back to schema 9.
                 try await db.raw("DELETE FROM schema_migrations WHERE version = 10").run()
                 try await db.raw("DROP INDEX inbox_app_received").run()
+                try await db.raw("DROP INDEX jobs_kind").run()
             }
             let before = try await Self.contents(store)
             let indexesBefore = try await Self.indexes(store)

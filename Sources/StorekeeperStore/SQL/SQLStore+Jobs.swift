@@ -36,6 +36,15 @@ extension SQLStore {
 
     public func leaseJobs(limit: Int, owner: String, now: Date, leaseUntil: Date) async throws -> [JobRecord] {
         let lock: SQLQueryString = backend.dialect == .postgresql ? " FOR UPDATE SKIP LOCKED" : ""
+        // No job due, the answer that ends every round of the scheduler, is seen by a read.
+        let due = try await backend.read { db in
+            try await db.raw(
+                """
+                SELECT 1 AS one FROM jobs WHERE state = \(bind: JobState.pending.rawValue) AND run_at <= \(bind: now.millisecondsSince1970) LIMIT 1
+                """
+            ).first() != nil
+        }
+        guard due else { return [] }
         let jobs = try await backend.transaction { db in
             try await db.raw(
                 """

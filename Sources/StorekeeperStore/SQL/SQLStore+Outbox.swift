@@ -38,6 +38,16 @@ extension SQLStore {
     public func leaseDeliveries(limit: Int, owner: String, now: Date, leaseUntil: Date) async throws -> [OutboxDelivery] {
         let lock: SQLQueryString = backend.dialect == .postgresql ? " FOR UPDATE SKIP LOCKED" : ""
         let millis = now.millisecondsSince1970
+        // Nothing due, the usual answer between bursts, is seen without taking the writer.
+        let due = try await backend.read { db in
+            try await db.raw(
+                """
+                SELECT 1 AS one FROM event_deliveries WHERE state = \(bind: DeliveryState.pending.rawValue)
+                AND next_attempt_at <= \(bind: millis) LIMIT 1
+                """
+            ).first() != nil
+        }
+        guard due else { return [] }
         return try await backend.transaction { db in
             let rows = try await db.raw(
                 """

@@ -165,7 +165,13 @@ enum SchemaMigrations {
             (
                 10,
                 (dialect == .sqlite ? largeColumnsLast : [])
-                    + ["CREATE INDEX inbox_app_received ON notification_inbox (app_id, received_at)"]
+                    + [
+                        "CREATE INDEX inbox_app_received ON notification_inbox (app_id, received_at)",
+                        // The latest finished job of a kind (where the last sweep ended, when
+                        // looks were last planned) and a kind's pending keys: one index seek,
+                        // not a walk over every finished job (hourly jobs add 26,000 a year).
+                        "CREATE INDEX jobs_kind ON jobs (app_id, kind, state, run_at)",
+                    ]
             ),
         ]
     }

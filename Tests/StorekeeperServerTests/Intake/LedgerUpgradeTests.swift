@@ -56,6 +56,7 @@ struct LedgerUpgradeTests {
             try await db.raw("DROP INDEX audit_customer").run()
             try await db.raw("DROP INDEX customers_recent").run()
             try await db.raw("DROP INDEX inbox_app_received").run()
+            try await db.raw("DROP INDEX jobs_kind").run()
             for table in [
                 "event_deliveries", "delivery_attempts", "disabled_destinations", "problems", "webhooks", "server_keys", "offering_versions",
                 "experiment_enrolments",
