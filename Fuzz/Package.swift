@@ -25,6 +25,7 @@ let package = Package(
             name: "FuzzReceipt",
             dependencies: [
                 "FuzzerDriver",
+                .product(name: "AppStoreModels", package: "Storekeeper"),
                 .product(name: "AppStoreVerification", package: "Storekeeper"),
             ]
         ),

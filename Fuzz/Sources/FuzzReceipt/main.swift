@@ -2,6 +2,7 @@
 // certificates, the ASN.1 receipt payload and the verifyReceipt rendering of what decodes.
 // Every input is tried as binary and as base64 text. A crash or a hang is a finding; so is an
 // input accepted as valid, since no fuzzer-made receipt can carry Apple's signature.
+import AppStoreModels
 import AppStoreVerification
 import Foundation
 import FuzzerDriver
