@@ -134,6 +134,8 @@ struct PostgresBackend: SQLBackend {
             .contains(error.code)
     }
 
+    func externalWriteMark() async throws -> Int? { nil }
+
     func run() async throws {
         await client.run()
     }

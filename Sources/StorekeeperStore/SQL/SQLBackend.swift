@@ -19,6 +19,10 @@ protocol SQLBackend: Sendable {
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
     /// Why writes are failing now (the storage refusing them), if they are.
     var writeFailure: String? { get }
+    /// A number that changes whenever another process commits to the database (SQLite's
+    /// `data_version` on the writing connection); nil where other processes write all the
+    /// time (PostgreSQL).
+    func externalWriteMark() async throws -> Int?
     /// Keeps background machinery (a connection pool) running until cancelled.
     func run() async throws
     /// Closes connections.

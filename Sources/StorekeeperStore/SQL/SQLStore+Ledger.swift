@@ -4,7 +4,8 @@ import SQLKit
 extension SQLStore {
     @discardableResult
     public func apply(_ changeset: Changeset) async throws -> ChangesetResult {
-        try await backend.transaction { db in try await Self.write(changeset, db) }
+        defer { chainCache.evict(appId: changeset.appId, entries: changeset.entries) }
+        return try await backend.transaction { db in try await Self.write(changeset, db) }
     }
 
     @discardableResult
@@ -12,6 +13,9 @@ extension SQLStore {
         guard !changesets.isEmpty else { return [] }
         if changesets.count == 1 { return [try await apply(changesets[0])] }
         let encoded = try changesets.map { try $0.entries.map { try StoreCoding.encode($0.fact) } }
+        defer {
+            for changeset in changesets { chainCache.evict(appId: changeset.appId, entries: changeset.entries) }
+        }
         return try await backend.transaction { db in try await Self.writeAll(changesets, facts: encoded, db) }
     }
 
@@ -294,8 +298,19 @@ extension SQLStore {
     }
 
     public func ledgers(appId: String, originalTransactionIds: [String]) async throws -> [String: [LedgerEntry]] {
+        let chains = Set(originalTransactionIds)
+        let cached = chainCache.lookup(appId: appId, chains: chains)
+        let missing = chains.subtracting(cached.found.keys)
+        guard !missing.isEmpty else { return cached.found.filter { !$0.value.isEmpty } }
+        let read = try await readLedgers(appId: appId, chains: missing)
+        chainCache.store(appId: appId, chains: missing, ledgers: read, generation: cached.generation)
+        return cached.found.filter { !$0.value.isEmpty }.merging(read) { _, new in new }
+    }
+
+    /// The ledgers of `chains`, from the database.
+    private func readLedgers(appId: String, chains: Set<String>) async throws -> [String: [LedgerEntry]] {
         var ledgers: [String: [LedgerEntry]] = [:]
-        for chunk in Array(Set(originalTransactionIds)).sorted().chunked(by: 200) {
+        for chunk in chains.sorted().chunked(by: 200) {
             let list = Self.list(chunk)
             let entries = try await backend.read { db in
                 try await db.raw(
@@ -315,15 +330,15 @@ extension SQLStore {
                 ).all().map { try self.ledgerEntry($0) }
             }
             // A revocation joins the chain of the transaction it revokes.
-            let chains = Set(chunk)
+            let wanted = Set(chunk)
             var chainOf: [String: String] = [:]
             for entry in entries {
-                if let chain = entry.fact.originalTransactionId, chains.contains(chain), let transaction = entry.fact.transactionId {
+                if let chain = entry.fact.originalTransactionId, wanted.contains(chain), let transaction = entry.fact.transactionId {
                     chainOf[transaction] = chain
                 }
             }
             for entry in entries {
-                if let chain = entry.fact.originalTransactionId, chains.contains(chain) {
+                if let chain = entry.fact.originalTransactionId, wanted.contains(chain) {
                     ledgers[chain, default: []].append(entry)
                 } else if case .revocation(let revocation) = entry.fact, let chain = chainOf[revocation.transactionId] {
                     ledgers[chain, default: []].append(entry)

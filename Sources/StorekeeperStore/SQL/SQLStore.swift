@@ -12,6 +12,8 @@ public struct SQLStore: StorekeeperStorage {
     let backend: any SQLBackend
     let clock: @Sendable () -> Date
     let factCache = LedgerFactCache()
+    /// Chains' ledgers, while this process is the database's writer (SQLite, served).
+    let chainCache = ChainLedgerCache()
     /// Notifications arriving together share one durable commit.
     let inboxWrites: GroupCommit<InboxNotification, InboxInsertion>
 
@@ -47,8 +49,21 @@ public struct SQLStore: StorekeeperStorage {
     }
 
     /// Runs the store's background machinery until the task is cancelled.
+    ///
+    /// On SQLite this process is the database's writer while it runs, so chains' ledgers are
+    /// cached (``ChainLedgerCache``); a commit by another process (SQLite's `data_version`,
+    /// checked every second) empties the cache.
     public func run() async throws {
-        try await backend.run()
+        guard backend.dialect == .sqlite else { return try await backend.run() }
+        var mark = try? await backend.externalWriteMark()
+        chainCache.setEnabled(true)
+        defer { chainCache.setEnabled(false) }
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
+            let now = try? await backend.externalWriteMark()
+            if now == nil || now != mark { chainCache.clear() }
+            mark = now
+        }
     }
 
     /// Closes the connections.

@@ -116,6 +116,15 @@ struct SQLiteBackend: SQLBackend {
 
     var writeFailure: String? { writes.recentFailure }
 
+    /// `PRAGMA data_version` of the writing connection, which changes only when another
+    /// connection commits: the readers never do, so only another process.
+    func externalWriteMark() async throws -> Int? {
+        let db = connection.sql()
+        return try await lock.withLock {
+            try await db.raw("PRAGMA data_version").first().map { try $0.decode(column: "data_version", as: Int.self) }
+        }
+    }
+
     func run() async throws {
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(3600))
