@@ -159,6 +159,24 @@ struct InboxContractTests {
         }
     }
 
+    @Test("the latest reception is each app's own, whatever the order rows were stored in", arguments: TestBackend.available)
+    func lastReceived(backend: TestBackend) async throws {
+        try await withTestStore(backend) { store in
+            #expect(try await store.lastReceivedAt(appId: "a") == nil)
+            var late = Self.notification("late")
+            late.receivedAt = Self.t0.addingTimeInterval(3_600)
+            _ = try await store.receive(late)
+            // Stored after, received before (a sweep's replay): the latest stays the latest.
+            _ = try await store.receive(Self.notification("early"))
+            var other = Self.notification("other", app: "b")
+            other.receivedAt = Self.t0.addingTimeInterval(7_200)
+            _ = try await store.receive(other)
+            #expect(try await store.lastReceivedAt(appId: "a") == Self.t0.addingTimeInterval(3_600))
+            #expect(try await store.lastReceivedAt(appId: "b") == Self.t0.addingTimeInterval(7_200))
+            #expect(try await store.lastReceivedAt(appId: "c") == nil)
+        }
+    }
+
     @Test("V1 passwords an earlier version stored are removed from the inbox and the ledger", arguments: TestBackend.available)
     func storedPasswordsRemoved(backend: TestBackend) async throws {
         try await withTestStore(backend) { store in

@@ -41,15 +41,15 @@ struct IntakeHealth {
         } else {
             try await desk.resolve(causeKey: Self.rejectedSpike, app: app, by: "automatic", at: now)
         }
-        let latest = try await store.notifications(appId: app.id, filter: NotificationFilter(limit: 1)).first
+        let latest = try await store.lastReceivedAt(appId: app.id)
         let live = try await store.hasChains(appId: app.id, recordedSince: now.addingTimeInterval(-35 * 86_400))
-        if let latest, live, latest.receivedAt < now.addingTimeInterval(-Self.silenceLimit) {
+        if let latest, live, latest < now.addingTimeInterval(-Self.silenceLimit) {
             try await desk.open(
                 Problem(
                     appId: app.id, kind: Self.silence, causeKey: Self.silence,
-                    summary: "no notification from Apple since \(Timestamp.string(from: latest.receivedAt)) while subscriptions are live",
-                    evidence: ["lastReceived": Timestamp.string(from: latest.receivedAt)], openedAt: now), app: app)
-        } else if latest.map({ $0.receivedAt >= now.addingTimeInterval(-Self.silenceLimit) }) ?? false {
+                    summary: "no notification from Apple since \(Timestamp.string(from: latest)) while subscriptions are live",
+                    evidence: ["lastReceived": Timestamp.string(from: latest)], openedAt: now), app: app)
+        } else if latest.map({ $0 >= now.addingTimeInterval(-Self.silenceLimit) }) ?? false {
             try await desk.resolve(causeKey: Self.silence, app: app, by: "automatic", at: now)
         }
     }

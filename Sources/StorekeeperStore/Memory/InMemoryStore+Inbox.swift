@@ -107,6 +107,10 @@ extension InMemoryStore {
         inbox.values.filter { $0.notification.state == .pending }.count
     }
 
+    public func lastReceivedAt(appId: String) async throws -> Date? {
+        inbox.values.map(\.notification).filter { $0.appId == appId }.map(\.receivedAt).max()
+    }
+
     public func purgeNotifications(states: Set<InboxState>, receivedBefore cutoff: Date, limit: Int) async throws -> Int {
         let doomed = inbox.values.map(\.notification)
             .filter { states.contains($0.state) && $0.receivedAt < cutoff }

@@ -128,6 +128,8 @@ public protocol NotificationInbox: Sendable {
     func removeStoredV1Passwords() async throws -> Int
     /// How many rows are pending, across apps.
     func pendingCount() async throws -> Int
+    /// When the latest notification of the app still in the inbox was received; nil when none is.
+    func lastReceivedAt(appId: String) async throws -> Date?
     /// Deletes up to `limit` rows in `states` received before `cutoff` (retention of rejected
     /// and duplicate rows); returns how many went.
     func purgeNotifications(states: Set<InboxState>, receivedBefore cutoff: Date, limit: Int) async throws -> Int

@@ -205,6 +205,14 @@ extension SQLStore {
         }
     }
 
+    public func lastReceivedAt(appId: String) async throws -> Date? {
+        // The maximum of an index column: one step down the index, however long the inbox.
+        try await backend.read { db in
+            let row = try await db.raw("SELECT MAX(received_at) AS latest FROM notification_inbox WHERE app_id = \(bind: appId)").first()
+            return try row?.decode(column: "latest", as: Int64?.self).map(Date.init(millisecondsSince1970:))
+        }
+    }
+
     public func pendingCount() async throws -> Int {
         try await backend.read { db in
             try await db.raw(
