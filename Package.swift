@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "SubscriptionEngine", targets: ["SubscriptionEngine"]),
         .library(name: "SubscriptionAnalytics", targets: ["SubscriptionAnalytics"]),
         .library(name: "StorekeeperKit", targets: ["StorekeeperKit"]),
+        // The server as a library, for the fuzz targets in Fuzz/.
+        .library(name: "StorekeeperServer", targets: ["StorekeeperServer", "StorekeeperStore"]),
         .executable(name: "storekeeper", targets: ["storekeeper"]),
     ],
     dependencies: [

@@ -8,15 +8,18 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "Storekeeper", path: ".."),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
     ],
     targets: [
         // Declares libFuzzer's LLVMFuzzerRunDriver, so a normal `main` can start the fuzzer
         // (SwiftPM renames an executable's `main`, which breaks libFuzzer's own).
         .target(name: "FuzzerDriver"),
+        // Starts libFuzzer over a target's callback (the entry point every target shares).
+        .target(name: "FuzzerSupport", dependencies: ["FuzzerDriver"]),
         .executableTarget(
             name: "FuzzJWS",
             dependencies: [
-                "FuzzerDriver",
+                "FuzzerSupport",
                 .product(name: "AppStoreVerification", package: "Storekeeper"),
                 .product(name: "AppStoreTestSigning", package: "Storekeeper"),
             ]
@@ -24,9 +27,19 @@ let package = Package(
         .executableTarget(
             name: "FuzzReceipt",
             dependencies: [
-                "FuzzerDriver",
+                "FuzzerSupport",
                 .product(name: "AppStoreModels", package: "Storekeeper"),
                 .product(name: "AppStoreVerification", package: "Storekeeper"),
+            ]
+        ),
+        .executableTarget(
+            name: "FuzzServer",
+            dependencies: [
+                "FuzzerSupport",
+                .product(name: "StorekeeperServer", package: "Storekeeper"),
+                .product(name: "SubscriptionEngine", package: "Storekeeper"),
+                .product(name: "AppStoreTestSigning", package: "Storekeeper"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
     ],

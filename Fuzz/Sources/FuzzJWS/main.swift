@@ -11,7 +11,7 @@ import AppStoreTestSigning
 import AppStoreVerification
 import Dispatch
 import Foundation
-import FuzzerDriver
+import FuzzerSupport
 
 let fixedNow = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01
 let authority = try! TestCertificateAuthority.generate(
@@ -48,7 +48,7 @@ final class ResultBox: @unchecked Sendable {
     var value = false
 }
 
-let callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32 = { bytes, count in
+let callback: FuzzCallback = { bytes, count in
     guard let bytes, count > 0 else { return 0 }
     let mode = bytes[0]
     let body = Data(UnsafeBufferPointer(start: bytes + 1, count: count - 1))
@@ -67,13 +67,4 @@ let callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32 = { bytes, co
     return 0
 }
 
-/// libFuzzer's runtime links its own `main`, which needs this symbol even though the driver
-/// above is started from Swift's `main` with the callback passed explicitly.
-@_cdecl("LLVMFuzzerTestOneInput")
-func fuzzTestOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
-    callback(bytes, count)
-}
-
-var argc = CommandLine.argc
-var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-exit(LLVMFuzzerRunDriver(&argc, &argv, callback))
+runFuzzer(callback)

@@ -5,12 +5,12 @@
 import AppStoreModels
 import AppStoreVerification
 import Foundation
-import FuzzerDriver
+import FuzzerSupport
 
 let fixedNow = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01
 let verifier = try! ReceiptVerifier()
 
-let callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32 = { bytes, count in
+let callback: FuzzCallback = { bytes, count in
     guard let bytes, count > 0 else { return 0 }
     let data = Data(UnsafeBufferPointer(start: bytes, count: count))
     let result = verifier.verify(data, deviceIdentifier: UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)), now: fixedNow)
@@ -23,13 +23,4 @@ let callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32 = { bytes, co
     return 0
 }
 
-/// libFuzzer's runtime links its own `main`, which needs this symbol even though the driver
-/// above is started from Swift's `main` with the callback passed explicitly.
-@_cdecl("LLVMFuzzerTestOneInput")
-func fuzzTestOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
-    callback(bytes, count)
-}
-
-var argc = CommandLine.argc
-var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-exit(LLVMFuzzerRunDriver(&argc, &argv, callback))
+runFuzzer(callback)

@@ -28,7 +28,7 @@ final class ChainLedgerCache: Sendable {
     private let state = Mutex(State())
     let capacity: Int
 
-    init(capacity: Int = 100_000) {
+    init(capacity: Int = 50_000) {
         self.capacity = capacity
     }
 
