@@ -6,7 +6,8 @@ import Testing
 
 /// Schema step 10 on SQLite: the inbox and the ledger are rebuilt with their signed payloads as
 /// the last columns, so that reading a row's state or times no longer walks the payload's chain
-/// of overflow pages; nothing of the data, its ids or indexes may change.
+/// of overflow pages; nothing of the data, its ids or indexes may change. Step 12 then moves
+/// the inbox's bodies to a table of their own, under the same ids.
 @Suite("Schema 10: signed payloads last on SQLite")
 struct LargeColumnsLastTests {
     static let tables = ["notification_inbox", "ledger"]
@@ -20,6 +21,9 @@ struct LargeColumnsLastTests {
         try await SQLStore.withStore(.sqlite(path: directory.appendingPathComponent("store.sqlite").path), logger: logger) { store in
             let payload = String(repeating: "x", count: 20_000)
             try await store.backend.transaction { db in
+                // Schema 12 keeps the inbox's bodies apart: back to bodies in the rows first.
+                try await db.raw("ALTER TABLE notification_inbox ADD COLUMN body TEXT NOT NULL DEFAULT ''").run()
+                try await db.raw("DROP TABLE notification_bodies").run()
                 for index in 1...5 {
                     try await db.raw(
                         """
@@ -43,20 +47,24 @@ struct LargeColumnsLastTests {
                 try await db.raw("DROP INDEX jobs_kind").run()
                 try await db.raw("CREATE INDEX inbox_pending ON notification_inbox (state, id)").run()
             }
-            let before = try await Self.contents(store)
+            var before = try await Self.contents(store, tables: Self.tables)
             let indexesBefore = try await Self.indexes(store)
 
-            #expect(try await store.migrate() == [10, 11])
+            #expect(try await store.migrate() == [10, 11, 12])
 
-            #expect(try await Self.contents(store) == before)
+            // Step 12 moved each body to notification_bodies, under its row's id.
+            let bodies = try #require(before["notification_inbox"]).map { ["id": $0["id"] ?? "", "body": $0["body"] ?? ""] }
+            before["notification_inbox"] = before["notification_inbox"]?.map { $0.filter { $0.key != "body" } }
+            before["notification_bodies"] = bodies
+            #expect(try await Self.contents(store, tables: Self.tables + ["notification_bodies"]) == before)
             #expect(try await Self.indexes(store) == indexesBefore.union(["inbox_app_received"]).subtracting(["inbox_pending"]))
-            #expect(try await Self.columns(store, "notification_inbox").suffix(2) == ["headers", "body"])
+            #expect(try await Self.columns(store, "notification_inbox").last == "headers")
             #expect(try await Self.columns(store, "ledger").suffix(2) == ["fact", "raw"])
             let next = try await store.backend.transaction { db in
                 try await db.raw(
                     """
-                    INSERT INTO notification_inbox (app_id, idempotency_key, version, body, headers, received_at, state)
-                    VALUES ('a', 'key-6', 2, 'x', '{}', 6000, 'pending') RETURNING id
+                    INSERT INTO notification_inbox (app_id, idempotency_key, version, headers, received_at, state)
+                    VALUES ('a', 'key-6', 2, '{}', 6000, 'pending') RETURNING id
                     """
                 ).first()?.decode(column: "id", as: Int64.self)
             }
@@ -64,8 +72,8 @@ struct LargeColumnsLastTests {
         }
     }
 
-    /// Every row of both tables, each column as text, by id.
-    static func contents(_ store: SQLStore) async throws -> [String: [[String: String]]] {
+    /// Every row of the tables, each column as text, by id.
+    static func contents(_ store: SQLStore, tables: [String]) async throws -> [String: [[String: String]]] {
         var contents: [String: [[String: String]]] = [:]
         for table in tables {
             let columns = try await self.columns(store, table)

@@ -1,22 +1,30 @@
 /// Lets concurrent writers share one durable commit: each caller hands in its item and waits;
-/// whoever finds no commit under way writes every waiting item in one transaction, then the
-/// items that arrived meanwhile, and so on. Each caller is answered only after the
-/// transaction holding its item has committed.
+/// whoever finds no commit under way starts a transaction and, once it holds the writer, takes
+/// every item waiting by then; the items that arrive meanwhile go in the next, and so on. Each
+/// caller is answered only after the transaction holding its item has committed.
+///
+/// Taking the items when the writer is held, not before waiting for it, lets every item that
+/// arrives while other work holds the writer share the commit (on SQLite, a commit's flush is
+/// most of its cost).
 ///
 /// When a shared transaction fails, each of its items is written again alone, so one bad item
 /// fails only its own caller — unless the database is out of reach, which fails the group.
 actor GroupCommit<Item: Sendable, Answer: Sendable> {
     typealias Waiter = (item: Item, continuation: CheckedContinuation<Answer, any Error>)
+    /// Hands the items of a transaction to it: called once, when the transaction holds the writer.
+    typealias Take = @Sendable () async -> [Item]
 
-    /// Writes the items in one transaction, answering each in order; throws if the
-    /// transaction fails.
-    private let writeAll: @Sendable ([Item]) async throws -> [Answer]
+    /// Writes the items `take` gives, in one transaction, answering each in order; throws if
+    /// the transaction fails.
+    private let writeAll: @Sendable (_ take: @escaping Take) async throws -> [Answer]
     /// At most this many items share a commit.
     private let limit: Int
     private var waiting: [Waiter] = []
+    /// The items the transaction under way took.
+    private var taken: [Waiter] = []
     private var writing = false
 
-    init(limit: Int = 256, writeAll: @escaping @Sendable ([Item]) async throws -> [Answer]) {
+    init(limit: Int = 256, writeAll: @escaping @Sendable (_ take: @escaping Take) async throws -> [Answer]) {
         self.limit = max(1, limit)
         self.writeAll = writeAll
     }
@@ -32,23 +40,36 @@ actor GroupCommit<Item: Sendable, Answer: Sendable> {
         }
     }
 
+    private func take() -> [Item] {
+        taken = Array(waiting.prefix(limit))
+        waiting.removeFirst(taken.count)
+        return taken.map(\.item)
+    }
+
     private func drain() async {
         while !waiting.isEmpty {
-            let group = Array(waiting.prefix(limit))
-            waiting.removeFirst(group.count)
-            await commit(group)
+            taken = []
+            let result: Result<[Answer], any Error>
+            do {
+                result = .success(try await writeAll { await self.take() })
+            } catch {
+                result = .failure(error)
+            }
+            // A transaction that failed before it took its items fails them as it would have.
+            if taken.isEmpty { _ = take() }
+            await finish(taken, result)
         }
         writing = false
     }
 
-    private func commit(_ group: [Waiter]) async {
-        do {
-            let answers = try await writeAll(group.map(\.item))
-            if answers.count == group.count {
-                for (waiter, answer) in zip(group, answers) { waiter.continuation.resume(returning: answer) }
-                return
-            }
-        } catch {
+    private func finish(_ group: [Waiter], _ result: Result<[Answer], any Error>) async {
+        switch result {
+        case .success(let answers) where answers.count == group.count:
+            for (waiter, answer) in zip(group, answers) { waiter.continuation.resume(returning: answer) }
+            return
+        case .success:
+            break
+        case .failure(let error):
             // Alone, or with the database out of reach, every item would fail again: fail them
             // now rather than making each wait its own turn at an unreachable database.
             if group.count == 1 || (error as? StoreError)?.code == .unavailable {
@@ -58,7 +79,8 @@ actor GroupCommit<Item: Sendable, Answer: Sendable> {
         }
         for waiter in group {
             do {
-                let answers = try await writeAll([waiter.item])
+                let item = waiter.item
+                let answers = try await writeAll { [item] }
                 guard let answer = answers.first else {
                     waiter.continuation.resume(throwing: StoreError(code: .corruptRow, message: "a write answered nothing"))
                     continue

@@ -9,30 +9,40 @@ extension SQLStore {
         try await inboxWrites.write(notification)
     }
 
-    /// Inserts notifications with one statement (its rows commit together), answering each:
-    /// a repeat of a stored row, or of one before it in `notifications`, is a duplicate of
-    /// that row.
-    static func receiveAll(_ notifications: [InboxNotification], _ backend: any SQLBackend) async throws -> [InboxInsertion] {
-        let headers = try notifications.map { try StoreCoding.encode($0.headers) }
-        let keys = notifications.map { $0.appId + "\u{1F}" + $0.idempotencyKey }
-        return try await backend.write { db in
+    /// Inserts the notifications `take` gives once the writer is held, in one transaction (the
+    /// rows, then their bodies), answering each: a repeat of a stored row, or of one before it,
+    /// is a duplicate of that row.
+    static func receiveAll(
+        _ take: @escaping GroupCommit<InboxNotification, InboxInsertion>.Take, _ backend: any SQLBackend
+    ) async throws -> [InboxInsertion] {
+        try await backend.transaction { db in
+            let notifications = await take()
+            let headers = try notifications.map { try StoreCoding.encode($0.headers) }
+            let keys = notifications.map { $0.appId + "\u{1F}" + $0.idempotencyKey }
             var inserted: [String: Int64] = [:]
-            for chunk in Array(zip(notifications, headers)).chunked(by: 100) {
+            for chunk in Array(notifications.indices).chunked(by: 100) {
                 var query: SQLQueryString = """
-                    INSERT INTO notification_inbox (app_id, idempotency_key, version, body, headers, received_at, state, attempts) VALUES
+                    INSERT INTO notification_inbox (app_id, idempotency_key, version, headers, received_at, state, attempts) VALUES
                     """
-                for (position, (notification, headers)) in chunk.enumerated() {
+                for (position, index) in chunk.enumerated() {
+                    let notification = notifications[index]
                     query += position == 0 ? " " : ", "
                     query += """
                         (\(bind: notification.appId), \(bind: notification.idempotencyKey), \(bind: notification.version.rawValue),
-                        \(bind: notification.body), \(bind: headers), \(bind: notification.receivedAt.millisecondsSince1970),
-                        \(bind: InboxState.pending.rawValue), \(bind: 0))
+                        \(bind: headers[index]), \(bind: notification.receivedAt.millisecondsSince1970), \(bind: InboxState.pending.rawValue), \(bind: 0))
                         """
                 }
                 query += " ON CONFLICT (app_id, idempotency_key) DO NOTHING RETURNING id, app_id, idempotency_key"
-                for row in try await db.raw(query).all() {
-                    inserted[try row.string("app_id") + "\u{1F}" + row.string("idempotency_key")] = try row.int64("id")
+                let got = try await db.raw(query).all()
+                var bodies: [(Int64, String)] = []
+                for row in got {
+                    let key = try row.string("app_id") + "\u{1F}" + row.string("idempotency_key")
+                    let id = try row.int64("id")
+                    inserted[key] = id
+                    // The first of the chunk's rows with this key is the one inserted.
+                    if let index = chunk.first(where: { keys[$0] == key }) { bodies.append((id, notifications[index].body)) }
                 }
+                try await Self.insertBodies(bodies, db)
             }
             // What was not inserted was there before (or earlier in this batch).
             var existing: [String: Int64] = [:]
@@ -94,7 +104,9 @@ extension SQLStore {
                 """
             for id in chosen.dropFirst() { update += ", \(bind: id)" }
             update += ") RETURNING *"
-            return try await db.raw(update).all().map(Self.inboxNotification)
+            let leased = try await db.raw(update).all()
+            let bodies = try await Self.bodies(ids: chosen, db)
+            return try leased.map { try Self.inboxNotification($0, body: bodies[try $0.int64("id")]) }
         }
         return rows.sorted { ($0.id ?? 0) < ($1.id ?? 0) }
     }
@@ -154,32 +166,53 @@ extension SQLStore {
     }
 
     public func notifications(appId: String, filter: NotificationFilter) async throws -> [InboxNotification] {
-        let columns: SQLQueryString = filter.includesBodies ? "*" : "\(unsafeRaw: Self.inboxColumnsWithoutBody)"
-        var query: SQLQueryString = "SELECT " + columns + " FROM notification_inbox WHERE app_id = \(bind: appId)"
+        var query: SQLQueryString =
+            filter.includesBodies
+            ? "SELECT i.*, b.body FROM notification_inbox i LEFT JOIN notification_bodies b ON b.id = i.id WHERE app_id = \(bind: appId)"
+            : "SELECT i.* FROM notification_inbox i WHERE app_id = \(bind: appId)"
         if let id = filter.originalTransactionId { query += " AND original_transaction_id = \(bind: id)" }
         if let type = filter.notificationType { query += " AND notification_type = \(bind: type)" }
         if let state = filter.state { query += " AND state = \(bind: state.rawValue)" }
         if let subtype = filter.subtype { query += " AND subtype = \(bind: subtype)" }
         if let from = filter.receivedFrom { query += " AND received_at >= \(bind: from.millisecondsSince1970)" }
         if let before = filter.receivedBefore { query += " AND received_at < \(bind: before.millisecondsSince1970)" }
-        query += " ORDER BY id DESC LIMIT \(bind: max(0, min(filter.limit, 1000)))"
+        query += " ORDER BY i.id DESC LIMIT \(bind: max(0, min(filter.limit, 1000)))"
         let finalQuery = query
         return try await backend.read { db in
-            try await db.raw(finalQuery).all().map(Self.inboxNotification)
+            try await db.raw(finalQuery).all().map { try Self.inboxNotification($0) }
         }
     }
 
     public func notification(id: Int64) async throws -> InboxNotification? {
         try await backend.read { db in
-            try await db.raw("SELECT * FROM notification_inbox WHERE id = \(bind: id)").first().map(Self.inboxNotification)
+            try await db.raw(
+                "SELECT i.*, b.body FROM notification_inbox i LEFT JOIN notification_bodies b ON b.id = i.id WHERE i.id = \(bind: id)"
+            ).first().map { try Self.inboxNotification($0) }
         }
     }
 
-    /// Every inbox column but the body, which reads back as empty.
-    static let inboxColumnsWithoutBody = """
-        id, app_id, idempotency_key, version, '' AS body, headers, received_at, state, failure_reason, attempts,
-        notification_uuid, notification_type, subtype, original_transaction_id, signed_at, environment
-        """
+    /// Stores the bodies of inbox rows just inserted (`notification_bodies`, apart from the rows
+    /// whose state changes).
+    static func insertBodies(_ bodies: [(id: Int64, body: String)], _ db: any SQLDatabase) async throws {
+        for chunk in bodies.chunked(by: 100) {
+            var query: SQLQueryString = "INSERT INTO notification_bodies (id, body) VALUES "
+            for (position, row) in chunk.enumerated() {
+                query += (position == 0 ? "" : ", ") + "(\(bind: row.id), \(bind: row.body))"
+            }
+            try await db.raw(query).run()
+        }
+    }
+
+    /// The bodies of the inbox rows `ids`.
+    static func bodies(ids: [Int64], _ db: any SQLDatabase) async throws -> [Int64: String] {
+        var bodies: [Int64: String] = [:]
+        for chunk in ids.chunked(by: 500) {
+            var query: SQLQueryString = "SELECT id, body FROM notification_bodies WHERE id IN ("
+            for (position, id) in chunk.enumerated() { query += (position == 0 ? "" : ", ") + "\(bind: id)" }
+            for row in try await db.raw(query + ")").all() { bodies[try row.int64("id")] = try row.string("body") }
+        }
+        return bodies
+    }
 
     public func purgeNotifications(states: Set<InboxState>, receivedBefore cutoff: Date, limit: Int) async throws -> Int {
         let names = states.map(\.rawValue).sorted()
@@ -190,7 +223,13 @@ extension SQLStore {
             "DELETE FROM notification_inbox WHERE id IN (SELECT id FROM notification_inbox WHERE state IN ("
             + list + ") AND received_at < \(bind: cutoff.millisecondsSince1970) ORDER BY id LIMIT \(bind: max(1, limit))) RETURNING id"
         return try await backend.transaction { db in
-            try await db.raw(query).all().count
+            let ids = try await db.raw(query).all().map { try $0.int64("id") }
+            for chunk in ids.chunked(by: 500) {
+                var delete: SQLQueryString = "DELETE FROM notification_bodies WHERE id IN ("
+                for (position, id) in chunk.enumerated() { delete += (position == 0 ? "" : ", ") + "\(bind: id)" }
+                try await db.raw(delete + ")").run()
+            }
+            return ids.count
         }
     }
 
@@ -221,7 +260,9 @@ extension SQLStore {
         }
     }
 
-    static func inboxNotification(_ row: any SQLRow) throws -> InboxNotification {
+    /// An inbox row; its body is `body`, or the row's `body` column (joined from
+    /// `notification_bodies`), or empty when it was not read.
+    static func inboxNotification(_ row: any SQLRow, body: String? = nil) throws -> InboxNotification {
         let state = InboxState(rawValue: try row.string("state")) ?? .pending
         let type = try row.optionalString("notification_type")
         let uuid = try row.optionalString("notification_uuid")
@@ -239,7 +280,7 @@ extension SQLStore {
         }
         return InboxNotification(
             id: try row.int64("id"), appId: try row.string("app_id"), idempotencyKey: try row.string("idempotency_key"),
-            version: version, body: try row.string("body"),
+            version: version, body: try body ?? (row.contains(column: "body") ? row.optionalString("body") : nil) ?? "",
             headers: try StoreCoding.decode([String: String].self, from: try row.string("headers"), column: "headers"),
             receivedAt: try row.date("received_at"), state: state, failureReason: try row.optionalString("failure_reason"),
             attempts: try row.int("attempts"), metadata: metadata

@@ -4,8 +4,11 @@ import SQLKit
 extension SQLStore {
     public func removeStoredV1Passwords() async throws -> Int {
         let inbox = try await scrub(
-            select: "SELECT id, body AS text FROM notification_inbox WHERE version = 1 AND body LIKE '%\"password\"%'",
-            update: { id, text in "UPDATE notification_inbox SET body = \(bind: text) WHERE id = \(bind: id)" })
+            select: """
+                SELECT id, body AS text FROM notification_bodies WHERE body LIKE '%"password"%'
+                AND id IN (SELECT id FROM notification_inbox WHERE version = 1)
+                """,
+            update: { id, text in "UPDATE notification_bodies SET body = \(bind: text) WHERE id = \(bind: id)" })
         let ledger = try await scrub(
             select: "SELECT id, raw AS text FROM ledger WHERE source = 'notificationV1' AND raw LIKE '%\"password\"%'",
             update: { id, text in "UPDATE ledger SET raw = \(bind: text) WHERE id = \(bind: id)" })

@@ -25,7 +25,7 @@ public struct SQLStore: StorekeeperStorage {
     init(backend: any SQLBackend, clock: @escaping @Sendable () -> Date) {
         self.backend = backend
         self.clock = clock
-        inboxWrites = GroupCommit { [backend] notifications in try await Self.receiveAll(notifications, backend) }
+        inboxWrites = GroupCommit { [backend] take in try await Self.receiveAll(take, backend) }
     }
 
     /// Opens the database (SQLite: the file, created if missing; PostgreSQL: a pool that

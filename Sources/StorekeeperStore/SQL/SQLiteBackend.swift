@@ -4,6 +4,7 @@ import SQLKit
 import SQLiteKit
 import SQLiteNIO
 import Synchronization
+import VaporCSQLite
 
 /// SQLite: one writing connection to a file in WAL mode (or in memory), one transaction at a
 /// time, and for a file a few reading connections beside it.
@@ -14,7 +15,9 @@ import Synchronization
 /// commits), each seeing everything committed before it started; an in-memory database has
 /// only the one connection.
 struct SQLiteBackend: SQLBackend {
-    let connection: SQLiteConnection
+    /// The writing connection, driven directly (``DirectSQLiteConnection``): every commit waits
+    /// for it.
+    let connection: DirectSQLiteConnection
     let lock = AsyncLock()
     let readers: [Reader]
     private let turns = Turns()
@@ -48,10 +51,9 @@ struct SQLiteBackend: SQLBackend {
     }
 
     static func open(path: String?, durability: SQLiteDurability, logger: Logger) async throws -> SQLiteBackend {
-        let storage: SQLiteConnection.Storage = path.map { .file(path: $0) } ?? .memory
-        let connection: SQLiteConnection
+        let connection: DirectSQLiteConnection
         do {
-            connection = try await SQLiteConnection.open(storage: storage, logger: logger).get()
+            connection = try DirectSQLiteConnection.open(path: path, logger: logger)
         } catch {
             throw StoreError(code: .unavailable, message: "cannot open the SQLite database: \(error)")
         }
@@ -75,7 +77,7 @@ struct SQLiteBackend: SQLBackend {
                 }
             } catch {
                 for reader in readers { try? await reader.connection.close().get() }
-                try? await connection.close().get()
+                connection.close()
                 throw StoreError(code: .unavailable, message: "cannot open the SQLite database for reading: \(error)")
             }
         }
@@ -133,7 +135,7 @@ struct SQLiteBackend: SQLBackend {
 
     func close() async throws {
         for reader in readers { try? await reader.connection.close().get() }
-        try await connection.close().get()
+        connection.close()
     }
 }
 
@@ -157,9 +159,16 @@ final class WriteHealth: Sendable {
             return try await write()
         } catch let error as SQLiteError {
             guard let reason = Self.storageFault(error) else { throw error }
-            failure.withLock { $0 = Failure(reason: reason, at: .now) }
-            throw StoreError(code: .unavailable, message: "the SQLite database cannot be written: \(reason)")
+            throw refused(reason)
+        } catch let error as DirectSQLiteError {
+            guard let reason = Self.storageFault(error) else { throw error }
+            throw refused(reason)
         }
+    }
+
+    private func refused(_ reason: String) -> StoreError {
+        failure.withLock { $0 = Failure(reason: reason, at: .now) }
+        return StoreError(code: .unavailable, message: "the SQLite database cannot be written: \(reason)")
     }
 
     /// The storage fault of the last refused write, unless it is older than ``memory``.
@@ -180,6 +189,19 @@ final class WriteHealth: Sendable {
             "the file system refused a write (I/O error)"
         case .readOnly, .readonlyCantLock, .readonlyDirectory, .readonlyBackingMoved, .cantOpen, .permission:
             "the database file cannot be written (read-only or not permitted)"
+        default: nil
+        }
+    }
+
+    /// `SQLITE_IOERR_NOMEM`, a macro Swift does not import.
+    private static let ioErrorNoMemory = SQLITE_IOERR | (12 << 8)
+
+    /// The same for the writing connection's errors (SQLite's result codes).
+    static func storageFault(_ error: DirectSQLiteError) -> String? {
+        switch error.primary {
+        case SQLITE_FULL: "the disk is full"
+        case SQLITE_IOERR where error.code != ioErrorNoMemory: "the file system refused a write (I/O error)"
+        case SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_PERM: "the database file cannot be written (read-only or not permitted)"
         default: nil
         }
     }

@@ -57,9 +57,14 @@ struct LedgerUpgradeTests {
             try await db.raw("DROP INDEX customers_recent").run()
             try await db.raw("DROP INDEX inbox_app_received").run()
             try await db.raw("DROP INDEX jobs_kind").run()
+            // The inbox's bodies back in its rows (schema 12 keeps them apart).
+            try await db.raw("ALTER TABLE notification_inbox ADD COLUMN body TEXT NOT NULL DEFAULT ''").run()
+            try await db.raw(
+                "UPDATE notification_inbox SET body = (SELECT b.body FROM notification_bodies b WHERE b.id = notification_inbox.id)"
+            ).run()
             for table in [
                 "event_deliveries", "delivery_attempts", "disabled_destinations", "problems", "webhooks", "server_keys", "offering_versions",
-                "experiment_enrolments",
+                "experiment_enrolments", "notification_bodies",
             ] {
                 try await db.raw("DROP TABLE \(unsafeRaw: table)").run()
             }
@@ -98,7 +103,7 @@ struct LedgerUpgradeTests {
             try await Self.downgrade(database, duplicateOf: "5001")
             #expect(try await harness.store.schemaVersion() == 3)
             #expect(try await harness.store.ledger(appId: "alpha", customerId: "carol").count == 6)
-            #expect(try await harness.store.migrate() == [4, 5, 6, 7, 8, 9, 10, 11])
+            #expect(try await harness.store.migrate() == [4, 5, 6, 7, 8, 9, 10, 11, 12])
 
             let upgraded = try await harness.store.ledger(appId: "alpha", customerId: "carol")
             #expect(upgraded.map(\.key) == ledger.map(\.key))

@@ -1,0 +1,115 @@
+import Foundation
+import Logging
+import NIOCore
+import SQLKit
+import SQLiteNIO
+import Testing
+
+@testable import StorekeeperStore
+
+/// The writing SQLite connection driven through SQLite's C interface, with its statements kept.
+@Suite("SQLite: the writing connection")
+struct DirectSQLiteTests {
+    static func open() throws -> DirectSQLiteConnection {
+        var logger = Logger(label: "test.direct")
+        logger.logLevel = .warning
+        return try DirectSQLiteConnection.open(path: nil, logger: logger)
+    }
+
+    @Test("values go in and come back as SQLiteKit reads them, through kept statements used again with other values")
+    func roundTrip() async throws {
+        let connection = try Self.open()
+        defer { connection.close() }
+        let db = connection.sql()
+        try await db.raw("CREATE TABLE t (id INTEGER PRIMARY KEY, n BIGINT, x REAL, s TEXT, b BLOB)").run()
+        let texts = ["plain", "", "ünïcødé ✓", "with\u{0}nul", String(repeating: "long ", count: 5_000)]
+        for (index, text) in texts.enumerated() {
+            // The same statement text each time: the kept statement is reset and bound afresh.
+            try await db.raw(
+                "INSERT INTO t (id, n, x, s, b) VALUES (\(bind: index), \(bind: Int64(index) - 3_000_000_000), \(bind: Double(index) / 4), \(bind: text), \(bind: Data(text.utf8)))"
+            ).run()
+        }
+        try await db.raw("INSERT INTO t (id, n, x, s, b) VALUES (99, NULL, NULL, NULL, NULL)").run()
+        for (index, text) in texts.enumerated() {
+            let row = try #require(try await db.raw("SELECT * FROM t WHERE id = \(bind: index)").first())
+            #expect(try row.decode(column: "n", as: Int64.self) == Int64(index) - 3_000_000_000)
+            #expect(try row.decode(column: "x", as: Double.self) == Double(index) / 4)
+            #expect(try row.decode(column: "s", as: String.self) == text)
+            #expect(try row.decode(column: "b", as: Data.self) == Data(text.utf8))
+            #expect(row.allColumns == ["id", "n", "x", "s", "b"])
+        }
+        let empty = try #require(try await db.raw("SELECT * FROM t WHERE id = 99").first())
+        #expect(try empty.decodeNil(column: "s"))
+        #expect(try empty.decode(column: "n", as: Int64?.self) == nil)
+        #expect(!empty.contains(column: "missing"))
+        #expect(throws: DirectSQLiteError.self) { try empty.decode(column: "missing", as: String.self) }
+        // More distinct statements than are kept: the oldest are finalized, answers stay right.
+        for index in 0..<(DirectSQLiteConnection.statementCapacity + 20) {
+            let row = try #require(try await db.raw("SELECT \(unsafeRaw: String(index)) AS v, COUNT(*) AS c FROM t").first())
+            #expect(try row.decode(column: "v", as: Int.self) == index)
+            #expect(try row.decode(column: "c", as: Int.self) == texts.count + 1)
+        }
+    }
+
+    @Test("an error is typed with SQLite's code and leaves the connection and its kept statement usable")
+    func errors() async throws {
+        let connection = try Self.open()
+        let db = connection.sql()
+        try await db.raw("CREATE TABLE u (k TEXT PRIMARY KEY)").run()
+        try await db.raw("INSERT INTO u (k) VALUES (\(bind: "a"))").run()
+        let error = try #require(
+            await #expect(throws: DirectSQLiteError.self) { try await db.raw("INSERT INTO u (k) VALUES (\(bind: "a"))").run() })
+        #expect(error.primary == 19)  // SQLITE_CONSTRAINT
+        #expect(error.message.contains("UNIQUE"))
+        try await db.raw("INSERT INTO u (k) VALUES (\(bind: "b"))").run()
+        #expect(try await db.raw("SELECT COUNT(*) AS c FROM u").first()?.decode(column: "c", as: Int.self) == 2)
+        await #expect(throws: DirectSQLiteError.self) { try await db.raw("SELEKT nothing").run() }
+        connection.close()
+        await #expect(throws: DirectSQLiteError.self) { try await db.raw("SELECT 1 AS one").run() }
+    }
+
+    @Test("the storage's refusals become 503s with a reason; other errors do not")
+    func storageFaults() {
+        #expect(WriteHealth.storageFault(DirectSQLiteError(code: 13, message: "")) == "the disk is full")
+        #expect(WriteHealth.storageFault(DirectSQLiteError(code: 10 | (3 << 8), message: "")) == "the file system refused a write (I/O error)")
+        #expect(WriteHealth.storageFault(DirectSQLiteError(code: 10 | (12 << 8), message: "")) == nil)
+        #expect(WriteHealth.storageFault(DirectSQLiteError(code: 8, message: ""))?.contains("read-only") == true)
+        #expect(WriteHealth.storageFault(DirectSQLiteError(code: 19, message: "")) == nil)
+    }
+
+    @Test("an inbox row's body is kept apart, read back with the row, and removed with it")
+    func bodiesApart() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-bodies-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var logger = Logger(label: "test.bodies")
+        logger.logLevel = .warning
+        try await SQLStore.withStore(.sqlite(path: directory.appendingPathComponent("store.sqlite").path), logger: logger) { store in
+            let t0 = Date(timeIntervalSince1970: 1_700_000_000)
+            var ids: [Int64] = []
+            for index in 0..<3 {
+                let body = #"{"signedPayload":"\#(index)\#(String(repeating: "x", count: 20_000))"}"#
+                let row = InboxNotification(
+                    appId: "a", idempotencyKey: "key-\(index)", version: .v2, body: body, receivedAt: t0.addingTimeInterval(Double(index)))
+                guard case .inserted(let id) = try await store.receive(row) else { Issue.record("not inserted"); return }
+                ids.append(id)
+                #expect(try await store.notification(id: id)?.body == body)
+            }
+            let claimed = try await store.claimPending(limit: 10, owner: "w", now: t0, leaseUntil: t0.addingTimeInterval(60))
+            #expect(claimed.map(\.id) == ids)
+            #expect(claimed.allSatisfy { $0.body.hasPrefix(#"{"signedPayload":""#) && $0.body.count > 20_000 })
+            let listed = try await store.notifications(appId: "a", filter: NotificationFilter(includesBodies: true))
+            #expect(Set(listed.map(\.body)) == Set(claimed.map(\.body)))
+            #expect(try await store.notifications(appId: "a", filter: NotificationFilter()).allSatisfy { $0.body.isEmpty })
+            for id in ids {
+                try await store.apply(
+                    Changeset(appId: "a", at: t0, inboxOutcome: InboxOutcome(inboxId: id, state: .rejected, failureReason: "test", processedAt: t0)))
+            }
+            #expect(try await store.purgeNotifications(states: [.rejected], receivedBefore: t0.addingTimeInterval(10), limit: 2) == 2)
+            #expect(try await store.notification(id: ids[2])?.body.count ?? 0 > 20_000)
+            let left = try await store.backend.read { db in
+                try await db.raw("SELECT id FROM notification_bodies ORDER BY id").all().map { try $0.decode(column: "id", as: Int64.self) }
+            }
+            #expect(left == [ids[2]])
+        }
+    }
+}
