@@ -3,12 +3,13 @@ import Logging
 import NIOCore
 import SQLKit
 import SQLiteNIO
+import Synchronization
 import Testing
 
 @testable import StorekeeperStore
 
-/// The writing SQLite connection driven through SQLite's C interface, with its statements kept.
-@Suite("SQLite: the writing connection")
+/// SQLite connections driven through SQLite's C interface, with their statements kept.
+@Suite("SQLite: connections driven through the C interface")
 struct DirectSQLiteTests {
     static func open() throws -> DirectSQLiteConnection {
         var logger = Logger(label: "test.direct")
@@ -49,6 +50,23 @@ struct DirectSQLiteTests {
             #expect(try row.decode(column: "v", as: Int.self) == index)
             #expect(try row.decode(column: "c", as: Int.self) == texts.count + 1)
         }
+    }
+
+    @Test("a long read runs on NIO's thread pool and answers as a read on the calling thread does, errors included")
+    func offloaded() async throws {
+        let connection = try Self.open()
+        defer { connection.close() }
+        try await connection.sql().raw("CREATE TABLE v (n INTEGER)").run()
+        for n in 1...50 { try await connection.sql().raw("INSERT INTO v (n) VALUES (\(bind: n))").run() }
+        let scanning = connection.sql(offloaded: true)
+        let rows = try await scanning.raw("SELECT n FROM v ORDER BY n").all().map { try $0.decode(column: "n", as: Int.self) }
+        #expect(rows == Array(1...50))
+        // The EventLoopFuture interface of SQLKit, used by some of its helpers.
+        let sum = Mutex(0)
+        try await scanning.execute(sql: SQLRaw("SELECT n FROM v")) { row in sum.withLock { $0 += (try? row.decode(column: "n", as: Int.self)) ?? 0 } }
+            .get()
+        #expect(sum.withLock { $0 } == 1_275)
+        await #expect(throws: DirectSQLiteError.self) { try await scanning.raw("SELECT missing FROM v").run() }
     }
 
     @Test("an error is typed with SQLite's code and leaves the connection and its kept statement usable")

@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import NIOPosix
 import SQLKit
 import SQLiteKit
 import SQLiteNIO
@@ -93,8 +94,9 @@ final class DirectSQLiteConnection: Sendable {
         }
     }
 
-    /// An SQLKit database over this connection.
-    func sql() -> any SQLDatabase { DirectSQLiteDatabase(connection: self) }
+    /// An SQLKit database over this connection; `offloaded`, its statements run on NIO's
+    /// thread pool instead of the calling thread.
+    func sql(offloaded: Bool = false) -> any SQLDatabase { DirectSQLiteDatabase(connection: self, offloaded: offloaded) }
 
     private static func statement(_ sql: String, state: inout State, handle: OpaquePointer) throws -> OpaquePointer {
         if let kept = state.statements[sql] { return kept }
@@ -209,6 +211,8 @@ struct DirectSQLiteRow: SQLRow {
 /// encoded and decoded as SQLiteKit does.
 struct DirectSQLiteDatabase: SQLDatabase {
     let connection: DirectSQLiteConnection
+    /// Whether statements run on NIO's thread pool rather than the calling thread.
+    var offloaded = false
 
     var logger: Logger { connection.logger }
     var eventLoop: any EventLoop { connection.eventLoop }
@@ -216,16 +220,30 @@ struct DirectSQLiteDatabase: SQLDatabase {
     var queryLogLevel: Logger.Level? { nil }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<Void> {
+        guard offloaded else {
+            do {
+                try run(query, onRow)
+                return eventLoop.makeSucceededVoidFuture()
+            } catch {
+                return eventLoop.makeFailedFuture(error)
+            }
+        }
+        let (sql, binds) = serialize(query)
         do {
-            try run(query, onRow)
-            return eventLoop.makeSucceededVoidFuture()
+            let encoded = try binds.map { try SQLiteDataEncoder().encode($0) }
+            return NIOThreadPool.singleton.runIfActive(eventLoop: eventLoop) { [connection] in
+                try connection.execute(sql, encoded) { onRow($0) }
+            }
         } catch {
             return eventLoop.makeFailedFuture(error)
         }
     }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
-        try run(query, onRow)
+        guard offloaded else { return try run(query, onRow) }
+        let (sql, binds) = serialize(query)
+        let encoded = try binds.map { try SQLiteDataEncoder().encode($0) }
+        try await NIOThreadPool.singleton.runIfActive { [connection] in try connection.execute(sql, encoded) { onRow($0) } }
     }
 
     private func run(_ query: any SQLExpression, _ onRow: @Sendable (any SQLRow) -> Void) throws {

@@ -45,6 +45,10 @@ struct PostgresBackend: SQLBackend {
         try await read(body)
     }
 
+    func scan<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await read(body)
+    }
+
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         try await bounded { leased in
             do {

@@ -11,6 +11,10 @@ protocol SQLBackend: Sendable {
     var dialect: SQLStoreDialect { get }
     /// Runs `body` on a connection, outside any transaction.
     func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+    /// Runs `body` like ``read(_:)``, for reads that may take long (a whole app's ledger, every
+    /// chain): where reads run on the calling thread (SQLite), these run on a thread pool, so
+    /// that a long read never holds one of the few threads every request needs.
+    func scan<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
     /// Runs `body` on a connection that writes, outside an explicit transaction: each
     /// statement commits by itself (one statement's rows all or none). On SQLite it is the
     /// writing connection, taken as a transaction takes it.

@@ -249,14 +249,14 @@ extension SQLStore {
     }
 
     public func ledger(appId: String, after: Int64, through: Int64) async throws -> [LedgerEntry] {
-        try await backend.read { db in
+        try await backend.scan { db in
             try await db.raw("SELECT * FROM ledger WHERE app_id = \(bind: appId) AND id > \(bind: after) AND id <= \(bind: through) ORDER BY id")
                 .all().map { try self.ledgerEntry($0) }
         }
     }
 
     public func ledgerVersion(appId: String) async throws -> LedgerVersion {
-        try await backend.read { db in
+        try await backend.scan { db in
             let row = try await db.raw("SELECT COUNT(*) AS n, COALESCE(MAX(id), 0) AS last FROM ledger WHERE app_id = \(bind: appId)").first()
             return LedgerVersion(
                 count: try row?.decode(column: "n", as: Int.self) ?? 0, lastId: try row?.decode(column: "last", as: Int64.self) ?? 0)
@@ -264,7 +264,7 @@ extension SQLStore {
     }
 
     public func ledger(appId: String) async throws -> [LedgerEntry] {
-        try await backend.read { db in
+        try await backend.scan { db in
             try await db.raw("SELECT * FROM ledger WHERE app_id = \(bind: appId) ORDER BY id").all().map { try self.ledgerEntry($0) }
         }
     }

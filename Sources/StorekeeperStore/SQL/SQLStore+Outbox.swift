@@ -186,7 +186,7 @@ extension SQLStore {
     }
 
     public func deliveryCounts(appId: String) async throws -> [String: [DeliveryState: Int]] {
-        try await backend.read { db in
+        try await backend.scan { db in
             var result: [String: [DeliveryState: Int]] = [:]
             for row in try await db.raw(
                 "SELECT destination, state, COUNT(*) AS n FROM event_deliveries WHERE app_id = \(bind: appId) GROUP BY destination, state"

@@ -3,7 +3,7 @@ import SQLKit
 
 extension SQLStore {
     public func knownChains(appId: String) async throws -> [String] {
-        try await backend.read { db in
+        try await backend.scan { db in
             try await db.raw(
                 """
                 SELECT DISTINCT original_transaction_id FROM ledger
@@ -14,7 +14,7 @@ extension SQLStore {
     }
 
     public func knownChains(appId: String, recordedSince date: Date) async throws -> [String] {
-        try await backend.read { db in
+        try await backend.scan { db in
             try await db.raw(
                 """
                 SELECT DISTINCT original_transaction_id FROM ledger
@@ -48,7 +48,7 @@ extension SQLStore {
     }
 
     public func pendingJobKeys(appId: String, kind: String) async throws -> Set<String> {
-        try await backend.read { db in
+        try await backend.scan { db in
             Set(
                 try await db.raw(
                     """

@@ -7,7 +7,8 @@ import Synchronization
 import VaporCSQLite
 
 /// SQLite: one writing connection to a file in WAL mode (or in memory), one transaction at a
-/// time, and for a file a few reading connections beside it.
+/// time, and for a file a few reading connections beside it. Statements run on the calling
+/// thread (``DirectSQLiteConnection``), except those of ``scan(_:)``.
 ///
 /// SQLite allows one writer; serializing here makes every transaction the single writer and
 /// lets `BEGIN IMMEDIATE` take the write lock up front, so a lease can never be taken twice.
@@ -26,7 +27,7 @@ struct SQLiteBackend: SQLBackend {
 
     /// A reading connection and the lock that gives it one read at a time.
     struct Reader: Sendable {
-        let connection: SQLiteConnection
+        let connection: DirectSQLiteConnection
         let lock = AsyncLock()
     }
 
@@ -69,14 +70,14 @@ struct SQLiteBackend: SQLBackend {
         if let path {
             do {
                 for _ in 0..<readerCount {
-                    let reader = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+                    let reader = try DirectSQLiteConnection.open(path: path, logger: logger)
                     try await reader.sql().raw("PRAGMA busy_timeout=5000").run()
                     try await reader.sql().raw("PRAGMA query_only=ON").run()
                     try await tune(reader.sql(), cacheMebibytes: readerCacheMebibytes)
                     readers.append(Reader(connection: reader))
                 }
             } catch {
-                for reader in readers { try? await reader.connection.close().get() }
+                for reader in readers { reader.connection.close() }
                 connection.close()
                 throw StoreError(code: .unavailable, message: "cannot open the SQLite database for reading: \(error)")
             }
@@ -85,12 +86,20 @@ struct SQLiteBackend: SQLBackend {
     }
 
     func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await read(offloaded: false, body)
+    }
+
+    func scan<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await read(offloaded: true, body)
+    }
+
+    private func read<T: Sendable>(offloaded: Bool, _ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         guard !readers.isEmpty else {
-            let db = connection.sql()
+            let db = connection.sql(offloaded: offloaded)
             return try await lock.withLock { try await body(db) }
         }
         let reader = readers[turns.next.wrappingAdd(1, ordering: .relaxed).oldValue % readers.count]
-        let db = reader.connection.sql()
+        let db = reader.connection.sql(offloaded: offloaded)
         return try await reader.lock.withLock { try await body(db) }
     }
 
@@ -134,7 +143,7 @@ struct SQLiteBackend: SQLBackend {
     }
 
     func close() async throws {
-        for reader in readers { try? await reader.connection.close().get() }
+        for reader in readers { reader.connection.close() }
         connection.close()
     }
 }
