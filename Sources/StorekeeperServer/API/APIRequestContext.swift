@@ -31,8 +31,11 @@ public struct APIRequestContext: RequestContext {
     /// and checked: 1 to 256 bytes, no control characters.
     func pathParameter(_ name: String) throws -> String {
         let raw = try parameters.require(name)
-        guard let value = raw.removingPercentEncoding, (1...256).contains(value.utf8.count),
-            !value.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) })
+        // Printable ASCII (the usual ids) needs no look at Unicode's control characters.
+        guard let value = raw.utf8.contains(UInt8(ascii: "%")) ? raw.removingPercentEncoding : raw,
+            (1...256).contains(value.utf8.count),
+            value.utf8.allSatisfy({ (0x20...0x7E).contains($0) })
+                || !value.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) })
         else {
             throw APIError.badRequest("\(name) must be 1 to 256 characters (percent-encoded in the path) without control characters")
         }
@@ -108,9 +111,16 @@ struct APIAuthenticator: RouterMiddleware {
     /// The credential of `Authorization: Bearer <credential>` (the scheme in any case).
     static func bearerCredential(_ request: Request) -> String? {
         guard let header = request.headers[.authorization] else { return nil }
-        let trimmed = header.trimmingCharacters(in: .whitespaces)
-        guard trimmed.count > 7, trimmed.prefix(7).lowercased() == "bearer " else { return nil }
-        let credential = trimmed.dropFirst(7).trimmingCharacters(in: .whitespaces)
-        return credential.isEmpty ? nil : credential
+        let trimmed = trimmingBlanks(Substring(header))
+        guard trimmed.utf8.count > 7, trimmed.prefix(7).lowercased() == "bearer " else { return nil }
+        let credential = trimmingBlanks(trimmed.dropFirst(7))
+        return credential.isEmpty ? nil : String(credential)
+    }
+
+    /// `text` without the spaces and tabs at its ends.
+    static func trimmingBlanks(_ text: Substring) -> Substring {
+        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = text.firstIndex(where: { !blank($0) }), let last = text.lastIndex(where: { !blank($0) }) else { return "" }
+        return text[first...last]
     }
 }

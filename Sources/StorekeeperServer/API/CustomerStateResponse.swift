@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import StorekeeperStore
 import SubscriptionEngine
+import Synchronization
 
 /// The customer as the API shows it: the engine's state at the request's instant.
 struct CustomerStateResponse: ResponseEncodable {
@@ -87,11 +88,39 @@ struct NotificationResponse: ResponseEncodable {
     }
 }
 
-/// One subscription's state as the engine computes it, as the API answers it.
-struct SubscriptionResponse: ResponseEncodable {
-    let state: SubscriptionState
+/// One subscription's state as the engine computes it, as the API answers it: its JSON,
+/// encoded once per state (``EncodedStates``).
+struct SubscriptionResponse: ResponseGenerator {
+    let body: ByteBuffer
 
-    func encode(to encoder: any Encoder) throws {
-        try state.encode(to: encoder)
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: ResponseBody(byteBuffer: body))
     }
+}
+
+/// The JSON of the subscription states answered lately, by app and chain. A status read whose
+/// state is the one answered before for its chain is answered with the same bytes: encoding
+/// was the largest part of a read of an unchanged chain. At most ``capacity`` chains are kept
+/// (then the memory starts again).
+final class EncodedStates: Sendable {
+    private let entries = Mutex<[String: (state: SubscriptionState, body: ByteBuffer)]>([:])
+    let capacity: Int
+
+    init(capacity: Int = 10_000) {
+        self.capacity = capacity
+    }
+
+    /// The JSON of `state`, the state of `chain` in `appId`.
+    func body(appId: String, chain: String, state: SubscriptionState) throws -> ByteBuffer {
+        let key = appId + "\u{1F}" + chain
+        if let kept = entries.withLock({ $0[key] }), kept.state == state { return kept.body }
+        let body = ByteBuffer(data: try JSONBody.encoder().encode(state))
+        entries.withLock { entries in
+            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+            entries[key] = (state, body)
+        }
+        return body
+    }
+
+    var count: Int { entries.withLock { $0.count } }
 }

@@ -26,6 +26,8 @@ struct StorekeeperAPI: Sendable {
     var analyticsCache = AnalyticsCache()
     /// The key customer states are signed with, read at startup.
     var stateSigningKey = StateSigningKeyBox()
+    /// The JSON of the subscription states answered lately.
+    var encodedStates = EncodedStates()
 
     func addRoutes(to router: Router<APIRequestContext>) {
         router.get("/health") { _, _ in try await health() }
@@ -153,7 +155,7 @@ struct StorekeeperAPI: Sendable {
         let entries = try await store.ledgers(appId: app.id, originalTransactionIds: [chain])[chain] ?? []
         let state = CustomerState(history: PurchaseHistory(ledger: entries), catalog: app.catalog, at: clock())
         guard let subscription = state.subscription(chain) else { throw APIError.notFound }
-        return SubscriptionResponse(state: subscription)
+        return SubscriptionResponse(body: try encodedStates.body(appId: app.id, chain: chain, state: subscription))
     }
 
     func events(_ request: Request, _ context: APIRequestContext) async throws -> [String: [EventResponse]] {

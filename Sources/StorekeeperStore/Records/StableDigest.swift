@@ -3,8 +3,8 @@ import Foundation
 
 /// A SHA-256 digest in lowercase hex, for keys that must be identical for identical bytes
 /// on every machine.
-enum StableDigest {
-    static func hex(of data: Data) -> String {
+public enum StableDigest {
+    public static func hex(of data: Data) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text = [UInt8]()
         text.reserveCapacity(64)
