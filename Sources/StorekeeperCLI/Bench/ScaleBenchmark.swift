@@ -23,6 +23,9 @@ struct ScaleBenchmark: Sendable {
     var reads = 20_000
     var concurrency = 16
     var analytics = true
+    /// Whether to time a planning run over every chain first (as on a database no server has
+    /// planned yet); otherwise a plan is recorded as done an hour after the seed's end.
+    var firstPlan = false
     /// How long the server may take to start and to answer one analytics request.
     var patienceSeconds: Double = 1_800
 
@@ -54,13 +57,13 @@ struct ScaleBenchmark: Sendable {
         var analyticsPoints: Int?
         var rssAfterAnalyticsMegabytes: Double
         var peakRSSMegabytes: Double
-        /// Whether no planning job had run on this database before (the first run plans every chain).
-        var planFirstEver: Bool
-        var planSeconds: Double
-        /// An hour later: the seeded rows are still inside the window (an hour's overlap).
-        var planHourLaterSeconds: Double
-        /// Two hours later: only chains with rows recorded since the previous run, here none.
-        var planTwoHoursLaterSeconds: Double
+        /// The planning run over every chain (`--first-plan` on a database never planned), if timed.
+        var planFirstEverSeconds: Double?
+        /// The hourly planning run, once the chains given an hour's facts (``planHourChains``)
+        /// are the only ones recorded since the previous run.
+        var planHourlySeconds: Double
+        /// How many chains were given a fact in that hour: one in 730 (a monthly renewal an hour).
+        var planHourChains: Int
         var looksPending: Int
     }
 
@@ -103,8 +106,8 @@ struct ScaleBenchmark: Sendable {
             skippedChanged: served.check.skipped, mismatches: Array(served.check.mismatches.prefix(20)),
             analyticsColdSeconds: served.analytics?.cold, analyticsWarmSeconds: served.analytics?.warm, analyticsPoints: served.analytics?.points,
             rssAfterAnalyticsMegabytes: served.after.residentMegabytes, peakRSSMegabytes: served.after.peakMegabytes,
-            planFirstEver: plan.firstEver, planSeconds: plan.seconds[0], planHourLaterSeconds: plan.seconds[1],
-            planTwoHoursLaterSeconds: plan.seconds[2], looksPending: plan.looksPending)
+            planFirstEverSeconds: plan.firstEverSeconds, planHourlySeconds: plan.hourlySeconds, planHourChains: plan.hourChains,
+            looksPending: plan.looksPending)
     }
 
     /// What the served part measured.
@@ -282,16 +285,18 @@ struct ScaleBenchmark: Sendable {
 extension ScaleBenchmark {
     /// What the planning runs measured.
     struct Planning {
-        var firstEver: Bool
-        /// The job at the seed's end, an hour later and two hours later.
-        var seconds: [Double]
+        var firstEverSeconds: Double?
+        var hourlySeconds: Double
+        var hourChains: Int
         var looksPending: Int
     }
 
-    /// Runs the planning job through the scheduler at the seed's end, an hour later and two
-    /// hours later (each considers the chains with rows recorded since an hour before the
-    /// previous run, so the third no longer sees the seeded rows), timing the job alone: the
-    /// refreshes that are due are leased with it but not run.
+    /// Times the hourly planning job as a server that has planned since the import runs it: a
+    /// plan is recorded as done an hour after the seed's end (or, with ``firstPlan`` on a
+    /// database never planned, a run over every chain is timed there), one chain in 730 gets
+    /// a renewal fact during the next hour (Apple re-sending its latest renewal info: about the
+    /// renewals of an hour of monthly subscriptions), and the job two hours after the seed's end
+    /// is timed. Each run goes through the scheduler; the refreshes it leases are not run.
     func planLooks(_ manifest: SeedManifest, configuration: ServerConfiguration) async throws -> Planning {
         var configuration = configuration
         configuration.apps[0].appStoreServerAPI = AppStoreAPISettings(
@@ -303,12 +308,12 @@ extension ScaleBenchmark {
         let location = try DatabaseLocation.resolve(databaseURL: manifest.databaseURL, dataDirectory: directory.path)
         let appId = manifest.appId
         let logs = logger
+        let firstPlan = self.firstPlan
         return try await SQLStore.withStore(location, logger: logger) { sql in
             let kind = JobKind.planLooks.rawValue
-            let firstEver = try await sql.latestJob(appId: appId, kind: kind, state: .done) == nil
-            var seconds: [Double] = []
-            for hour in 0..<3 {
-                let at = manifest.end.addingTimeInterval(Double(hour) * 3_600)
+            let planned = try await sql.latestJob(appId: appId, kind: kind, state: .done) != nil
+            let afterImport = manifest.end.addingTimeInterval(3_600)
+            func timed(at: Date) async throws -> Double {
                 let scheduler = JobScheduler(
                     runner: JobRunner(apps: apps, store: sql, clients: clients, clock: { at }, logger: logs), owner: "scale-bench")
                 let id = try await sql.enqueue(JobRecord(appId: appId, kind: kind, runAt: at, idempotencyKey: "\(kind):scale-bench:\(UUID())"))
@@ -318,12 +323,47 @@ extension ScaleBenchmark {
                 let clock = ContinuousClock()
                 let began = clock.now
                 try await scheduler.execute(job)
-                seconds.append((clock.now - began).seconds)
                 guard try await sql.job(id: id)?.state == .done else { throw Failure(description: "the planning job did not succeed") }
+                return (clock.now - began).seconds
             }
+            var firstEver: Double?
+            if firstPlan && !planned {
+                firstEver = try await timed(at: afterImport)
+            } else {
+                let id = try await sql.enqueue(
+                    JobRecord(appId: appId, kind: kind, runAt: afterImport, idempotencyKey: "\(kind):scale-bench:\(UUID())"))
+                let leased = try await sql.leaseJobs(limit: 1_000_000, owner: "scale-bench", now: afterImport, leaseUntil: afterImport)
+                guard leased.contains(where: { $0.id == id }) else { throw Failure(description: "the planning job was not leased") }
+                try await sql.completeJob(id: id, owner: "scale-bench")
+            }
+            let hourChains = try await recordAnHour(sql, appId: appId, at: afterImport.addingTimeInterval(1_800))
+            let hourly = try await timed(at: afterImport.addingTimeInterval(3_600))
             let looks = try await sql.pendingJobKeys(appId: appId, kind: JobKind.refreshSubscription.rawValue).count
-            return Planning(firstEver: firstEver, seconds: seconds, looksPending: looks)
+            return Planning(firstEverSeconds: firstEver, hourlySeconds: hourly, hourChains: hourChains, looksPending: looks)
         }
+    }
+
+    /// Records for one chain in 730 its latest renewal fact again, signed and recorded `at`;
+    /// returns how many chains.
+    func recordAnHour(_ sql: SQLStore, appId: String, at: Date) async throws -> Int {
+        let chains = try await sql.knownChains(appId: appId)
+        let chosen = stride(from: 0, to: chains.count, by: 730).map { chains[$0] }
+        for first in stride(from: 0, to: chosen.count, by: 1_000) {
+            let group = Array(chosen[first..<min(first + 1_000, chosen.count)])
+            let ledgers = try await sql.ledgers(appId: appId, originalTransactionIds: group)
+            var changeset = Changeset(appId: appId, at: at)
+            for chain in group {
+                let latest = (ledgers[chain] ?? []).compactMap { entry -> RenewalFact? in
+                    if case .renewal(let fact) = entry.fact { return fact }
+                    return nil
+                }.max { ($0.signedDate ?? .distantPast) < ($1.signedDate ?? .distantPast) }
+                var fact = latest ?? RenewalFact(originalTransactionId: chain)
+                fact.signedDate = at
+                changeset.entries.append(LedgerEntry(appId: appId, fact: .renewal(fact), source: .import, recordedAt: at))
+            }
+            _ = try await sql.apply(changeset)
+        }
+        return chosen.count
     }
 
     /// The App Store of the planning run: every request fails at once.
