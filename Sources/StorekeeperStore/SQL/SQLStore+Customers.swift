@@ -48,16 +48,22 @@ extension SQLStore {
 
     public func customers(appId: String, aliases: [CustomerAlias]) async throws -> [CustomerAlias: String] {
         var owners: [CustomerAlias: String] = [:]
+        for chunk in Array(Set(aliases)).chunked(by: 200) {
+            owners.merge(try await backend.read { db in try await Self.owners(of: chunk, appId: appId, db) }) { first, _ in first }
+        }
+        return owners
+    }
+
+    /// The customers `aliases` belong to (those linked), a query per kind and 200 values.
+    static func owners(of aliases: some Collection<CustomerAlias>, appId: String, _ db: any SQLDatabase) async throws -> [CustomerAlias: String] {
+        var owners: [CustomerAlias: String] = [:]
         for (kind, group) in Dictionary(grouping: Set(aliases), by: \.kind) {
             for chunk in group.map(\.value).sorted().chunked(by: 200) {
-                let list = Self.list(chunk)
-                let rows = try await backend.read { db in
-                    try await db.raw(
-                        "SELECT value, customer_id FROM customer_aliases WHERE app_id = \(bind: appId) AND kind = \(bind: kind.rawValue) AND value IN ("
-                            + list + ")"
-                    ).all().map { (try $0.string("value"), try $0.string("customer_id")) }
-                }
-                for (value, owner) in rows { owners[CustomerAlias(kind: kind, value: value)] = owner }
+                let rows = try await db.raw(
+                    "SELECT value, customer_id FROM customer_aliases WHERE app_id = \(bind: appId) AND kind = \(bind: kind.rawValue) AND value IN ("
+                        + Self.list(chunk) + ")"
+                ).all()
+                for row in rows { owners[CustomerAlias(kind: kind, value: try row.string("value"))] = try row.string("customer_id") }
             }
         }
         return owners
@@ -85,26 +91,31 @@ extension SQLStore {
         ).first()?.string("customer_id")
     }
 
-    /// Creates the customer and links the aliases; an alias owned by another customer throws.
-    static func link(_ link: CustomerLink, appId: String, at now: Int64, _ db: any SQLDatabase) async throws {
-        try await db.raw(
-            """
-            INSERT INTO customers (app_id, customer_id, created_at) VALUES (\(bind: appId), \(bind: link.customerId), \(bind: now))
-            ON CONFLICT (app_id, customer_id) DO NOTHING
-            """
-        ).run()
-        for alias in link.aliases {
-            try await db.raw(
-                """
-                INSERT INTO customer_aliases (app_id, kind, value, customer_id, created_at)
-                VALUES (\(bind: appId), \(bind: alias.kind.rawValue), \(bind: alias.value), \(bind: link.customerId), \(bind: now))
-                ON CONFLICT (app_id, kind, value) DO NOTHING
-                """
-            ).run()
-            let owner = try await owner(of: alias, appId: appId, db)
-            guard owner == link.customerId else {
-                throw StoreError(code: .aliasConflict, message: "\(alias.kind.rawValue) \(alias.value) belongs to another customer")
+    /// Creates the customers and links their aliases, with multi-row statements (a bulk import
+    /// links thousands of customers per transaction; on PostgreSQL each statement is a round
+    /// trip); an alias owned by another customer throws (of two links naming one alias, the
+    /// first has it).
+    static func link(_ links: [CustomerLink], appId: String, at now: Int64, _ db: any SQLDatabase) async throws {
+        for chunk in links.map(\.customerId).chunked(by: 500) {
+            var insert: SQLQueryString = "INSERT INTO customers (app_id, customer_id, created_at) VALUES "
+            for (index, customerId) in chunk.enumerated() {
+                insert += (index == 0 ? "" : ", ") + "(\(bind: appId), \(bind: customerId), \(bind: now))"
             }
+            try await db.raw(insert + " ON CONFLICT (app_id, customer_id) DO NOTHING").run()
+        }
+        let claims = links.flatMap { link in link.aliases.map { (alias: $0, customerId: link.customerId) } }
+        for chunk in claims.chunked(by: 500) {
+            var insert: SQLQueryString = "INSERT INTO customer_aliases (app_id, kind, value, customer_id, created_at) VALUES "
+            for (index, claim) in chunk.enumerated() {
+                insert +=
+                    (index == 0 ? "" : ", ")
+                    + "(\(bind: appId), \(bind: claim.alias.kind.rawValue), \(bind: claim.alias.value), \(bind: claim.customerId), \(bind: now))"
+            }
+            try await db.raw(insert + " ON CONFLICT (app_id, kind, value) DO NOTHING").run()
+        }
+        let owners = try await owners(of: claims.map(\.alias), appId: appId, db)
+        for claim in claims where owners[claim.alias] != claim.customerId {
+            throw StoreError(code: .aliasConflict, message: "\(claim.alias.kind.rawValue) \(claim.alias.value) belongs to another customer")
         }
     }
 }

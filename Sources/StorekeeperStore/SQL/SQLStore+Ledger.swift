@@ -192,8 +192,8 @@ extension SQLStore {
         return ChangesetResult(newEntries: newEntries, newEvents: newEvents)
     }
 
-    /// Writes a changeset's offering version, experiment enrolments and customer links, row by
-    /// row whether the changeset is written alone or in a batch.
+    /// Writes a changeset's offering version and experiment enrolments row by row, and its
+    /// customer links together, whether the changeset is written alone or in a batch.
     private static func writeOfferingEnrolmentsAndLinks(_ changeset: Changeset, _ db: any SQLDatabase) async throws {
         let now = changeset.at.millisecondsSince1970
         if let version = changeset.offeringVersion {
@@ -209,9 +209,7 @@ extension SQLStore {
                 """
             ).run()
         }
-        for link in changeset.links {
-            try await Self.link(link, appId: changeset.appId, at: now, db)
-        }
+        try await Self.link(changeset.links, appId: changeset.appId, at: now, db)
     }
 
     private static func insertAudit(_ entry: AuditEntry, appId: String, _ db: any SQLDatabase) async throws {
