@@ -121,12 +121,45 @@ struct ChainLedgerCacheTests {
         cache.setEnabled(true)
         let before = cache.lookup(appId: "a", chains: ["c1"])
         #expect(before.found.isEmpty)
-        cache.evict(appId: "a", entries: [fact])
+        cache.endWrite(cache.beginWrite(appId: "a", entries: [fact]))
         cache.store(appId: "a", chains: ["c1"], ledgers: [:], generation: before.generation)
         #expect(cache.count == 0)
         let after = cache.lookup(appId: "a", chains: ["c1"])
         cache.store(appId: "a", chains: ["c1"], ledgers: ["c1": [fact]], generation: after.generation)
         #expect(cache.lookup(appId: "a", chains: ["c1"]).found["c1"] == [fact])
+    }
+
+    @Test("while a write is under way its chains are neither answered from the cache nor stored in it; other chains are")
+    func writeUnderWay() {
+        let cache = ChainLedgerCache()
+        cache.setEnabled(true)
+        let old = Self.purchase("c1", chain: "c1", signed: 0)
+        let other = Self.purchase("c2", chain: "c2", signed: 0)
+        let first = cache.lookup(appId: "a", chains: ["c1", "c2"])
+        cache.store(appId: "a", chains: ["c1", "c2"], ledgers: ["c1": [old], "c2": [other]], generation: first.generation)
+        let writing = cache.beginWrite(appId: "a", entries: [Self.purchase("r1", chain: "c1", signed: 60)])
+        // Between the commit and the end of the write: c1 is read from the database, and what
+        // a read found (before or after the commit) is not kept.
+        let during = cache.lookup(appId: "a", chains: ["c1", "c2"])
+        #expect(during.found["c1"] == nil)
+        #expect(during.found["c2"] == [other])
+        cache.store(appId: "a", chains: ["c1"], ledgers: ["c1": [old]], generation: during.generation)
+        #expect(cache.lookup(appId: "a", chains: ["c1"]).found.isEmpty)
+        cache.endWrite(writing)
+        #expect(cache.lookup(appId: "a", chains: ["c1"]).found.isEmpty)
+        let after = cache.lookup(appId: "a", chains: ["c1"])
+        cache.store(appId: "a", chains: ["c1"], ledgers: ["c1": [old]], generation: after.generation)
+        #expect(cache.lookup(appId: "a", chains: ["c1"]).found["c1"] == [old])
+        // A revocation marks its whole app.
+        let revoking = cache.beginWrite(
+            appId: "a",
+            entries: [
+                LedgerEntry(
+                    appId: "a", fact: .revocation(LedgerFact.ManualRevocation(transactionId: "c2", date: Self.t0)), source: .import,
+                    recordedAt: Self.t0)
+            ])
+        #expect(cache.lookup(appId: "a", chains: ["c1", "c2"]).found.isEmpty)
+        cache.endWrite(revoking)
     }
 
     @Test("the cache starts over when full")

@@ -137,7 +137,7 @@ extension SQLStore {
 
     public func isProcessed(appId: String, notificationUUID: String, exceptId: Int64) async throws -> Bool {
         // By (app, uuid) alone, so the planner takes the uuid index; the few rows sharing a
-        // uuid are checked here (a row's state sits behind its body on disk).
+        // uuid are checked here.
         try await backend.read { db in
             try await db.raw(
                 """

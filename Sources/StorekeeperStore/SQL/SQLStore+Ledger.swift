@@ -4,7 +4,8 @@ import SQLKit
 extension SQLStore {
     @discardableResult
     public func apply(_ changeset: Changeset) async throws -> ChangesetResult {
-        defer { chainCache.evict(appId: changeset.appId, entries: changeset.entries) }
+        let writing = chainCache.beginWrite(appId: changeset.appId, entries: changeset.entries)
+        defer { chainCache.endWrite(writing) }
         return try await backend.transaction { db in try await Self.write(changeset, db) }
     }
 
@@ -13,9 +14,8 @@ extension SQLStore {
         guard !changesets.isEmpty else { return [] }
         if changesets.count == 1 { return [try await apply(changesets[0])] }
         let encoded = try changesets.map { try $0.entries.map { try StoreCoding.encode($0.fact) } }
-        defer {
-            for changeset in changesets { chainCache.evict(appId: changeset.appId, entries: changeset.entries) }
-        }
+        let writings = changesets.map { chainCache.beginWrite(appId: $0.appId, entries: $0.entries) }
+        defer { for writing in writings { chainCache.endWrite(writing) } }
         return try await backend.transaction { db in try await Self.writeAll(changesets, facts: encoded, db) }
     }
 
