@@ -291,12 +291,14 @@ extension ScaleBenchmark {
         var looksPending: Int
     }
 
-    /// Times the hourly planning job as a server that has planned since the import runs it: a
-    /// plan is recorded as done an hour after the seed's end (or, with ``firstPlan`` on a
-    /// database never planned, a run over every chain is timed there), one chain in 730 gets
-    /// a renewal fact during the next hour (Apple re-sending its latest renewal info: about the
-    /// renewals of an hour of monthly subscriptions), and the job two hours after the seed's end
-    /// is timed. Each run goes through the scheduler; the refreshes it leases are not run.
+    /// Times the hourly planning job as a server that has planned every hour since the import
+    /// runs it: a plan is recorded as done two hours after the seed's end (or after the last plan
+    /// of an earlier measurement), so that its window (an hour back) holds none of the seeded
+    /// rows; with ``firstPlan`` on a database never planned, a run over every chain is timed
+    /// there instead. One chain in 730 then gets a renewal fact during the next hour (Apple
+    /// re-sending its latest renewal info: about the renewals of an hour of monthly
+    /// subscriptions), and the job an hour after that plan is timed. Each run goes through the
+    /// scheduler; the refreshes it leases are not run.
     func planLooks(_ manifest: SeedManifest, configuration: ServerConfiguration) async throws -> Planning {
         var configuration = configuration
         configuration.apps[0].appStoreServerAPI = AppStoreAPISettings(
@@ -311,8 +313,10 @@ extension ScaleBenchmark {
         let firstPlan = self.firstPlan
         return try await SQLStore.withStore(location, logger: logger) { sql in
             let kind = JobKind.planLooks.rawValue
-            let planned = try await sql.latestJob(appId: appId, kind: kind, state: .done) != nil
-            let afterImport = manifest.end.addingTimeInterval(3_600)
+            // After the seed's end, or after the last plan an earlier measurement recorded: the
+            // plan marked done two hours later looks back one hour, past every row before.
+            let latest = try await sql.latestJob(appId: appId, kind: kind, state: .done)
+            let afterImport = max(manifest.end, latest?.runAt ?? manifest.end).addingTimeInterval(2 * 3_600)
             func timed(at: Date) async throws -> Double {
                 let scheduler = JobScheduler(
                     runner: JobRunner(apps: apps, store: sql, clients: clients, clock: { at }, logger: logs), owner: "scale-bench")
@@ -327,7 +331,7 @@ extension ScaleBenchmark {
                 return (clock.now - began).seconds
             }
             var firstEver: Double?
-            if firstPlan && !planned {
+            if firstPlan && latest == nil {
                 firstEver = try await timed(at: afterImport)
             } else {
                 let id = try await sql.enqueue(

@@ -60,8 +60,10 @@ actor AnalyticsCache {
         for first in stride(from: 0, to: chains.count, by: Self.rebuildGroup) {
             let group = Array(chains[first..<min(first + Self.rebuildGroup, chains.count)])
             let ledgers = try await store.ledgers(appId: app.id, originalTransactionIds: group)
-            for chain in group {
+            for (position, chain) in group.enumerated() {
                 index.replace(chain: chain, with: PurchaseHistory(ledger: ledgers[chain] ?? []))
+                // Long work leaves the threads to requests now and then.
+                if position % 100 == 99 { await Task.yield() }
             }
         }
         entries[key] = Entry(index: index, version: version, analytics: app.analytics, catalog: app.catalog)

@@ -30,7 +30,11 @@ extension JobRunner {
             let group = Array(unplanned[first..<min(first + Self.planningGroup, unplanned.count)])
             let ledgers = try await store.ledgers(appId: app.id, originalTransactionIds: group)
             var changeset = Changeset(appId: app.id, at: now)
-            changeset.jobs = group.compactMap { nextLook(chain: $0, entries: ledgers[$0] ?? [], app: app, now: now) }
+            for (position, chain) in group.enumerated() {
+                if let job = nextLook(chain: chain, entries: ledgers[chain] ?? [], app: app, now: now) { changeset.jobs.append(job) }
+                // Long work leaves the threads to requests now and then.
+                if position % 100 == 99 { await Task.yield() }
+            }
             if !changeset.jobs.isEmpty { try await store.apply(changeset) }
         }
     }

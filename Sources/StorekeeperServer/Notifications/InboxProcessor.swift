@@ -63,11 +63,19 @@ public struct InboxProcessor: Sendable {
                 limit: batchSize, owner: owner, now: now, leaseUntil: now.addingTimeInterval(leaseSeconds))
             if batch.isEmpty { return handled }
             let verifications = await verifyConcurrently(batch, now: now)
-            for run in Self.runs(of: batch, verifications: verifications, apps: apps) {
+            for run in Self.runs(of: Self.signedFirst(batch), verifications: verifications, apps: apps) {
                 handled += run.count
                 try await process(run: run, verifications: verifications, maximumAttempts: maximumAttempts)
             }
         }
+    }
+
+    /// The batch with its V2 rows before its V1 rows, each in the order received. Apple sends a
+    /// change in both versions at once when an app asks for both; the V2 row's signed renewal
+    /// info (billing retry, grace) must be in the ledger before the V1 row's receipt, which shows
+    /// only that the period ended, is weighed, or the period would be called expired.
+    static func signedFirst(_ batch: [InboxNotification]) -> [InboxNotification] {
+        batch.filter { $0.version == .v2 } + batch.filter { $0.version != .v2 }
     }
 
     /// The batch cut into runs whose rows can be decided together (see

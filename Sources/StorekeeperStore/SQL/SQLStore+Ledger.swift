@@ -305,12 +305,15 @@ extension SQLStore {
         return cached.found.filter { !$0.value.isEmpty }.merging(read) { _, new in new }
     }
 
-    /// The ledgers of `chains`, from the database.
+    /// The ledgers of `chains`, from the database; more than one query's worth (a planning or
+    /// analytics group, not a read or a notification) as a ``SQLBackend/scan(_:)``, so that a
+    /// job walking every chain leaves the threads to requests between its queries.
     private func readLedgers(appId: String, chains: Set<String>) async throws -> [String: [LedgerEntry]] {
         var ledgers: [String: [LedgerEntry]] = [:]
+        let bulk = chains.count > 200
         for chunk in chains.sorted().chunked(by: 200) {
             let list = Self.list(chunk)
-            let entries = try await backend.read { db in
+            let read: @Sendable (any SQLDatabase) async throws -> [LedgerEntry] = { db in
                 try await db.raw(
                     """
                     SELECT \(unsafeRaw: Self.columnsWithoutRaw) FROM ledger WHERE app_id = \(bind: appId) AND original_transaction_id IN (
@@ -327,6 +330,7 @@ extension SQLStore {
                             """
                 ).all().map { try self.ledgerEntry($0) }
             }
+            let entries = try await bulk ? backend.scan(read) : backend.read(read)
             // A revocation joins the chain of the transaction it revokes.
             let wanted = Set(chunk)
             var chainOf: [String: String] = [:]
