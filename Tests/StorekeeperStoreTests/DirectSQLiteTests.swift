@@ -86,6 +86,23 @@ struct DirectSQLiteTests {
         await #expect(throws: DirectSQLiteError.self) { try await db.raw("SELECT 1 AS one").run() }
     }
 
+    @Test("the writer sorts in SQLite's temporary files (a migration's index over millions of rows), the readers in memory")
+    func temporaryStorage() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-temp-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var logger = Logger(label: "test.temp")
+        logger.logLevel = .warning
+        try await SQLStore.withStore(.sqlite(path: directory.appendingPathComponent("store.sqlite").path), logger: logger) { store in
+            let pragma: @Sendable (any SQLDatabase) async throws -> Int = { db in
+                try await db.raw("PRAGMA temp_store").first()?.decode(column: "temp_store", as: Int.self) ?? -1
+            }
+            let writer = try await store.backend.write(pragma)
+            let reader = try await store.backend.read(pragma)
+            #expect(writer == 0)  // the default: files
+            #expect(reader == 2)  // memory
+        }
+    }
+
     @Test("the storage's refusals become 503s with a reason; other errors do not")
     func storageFaults() {
         #expect(WriteHealth.storageFault(DirectSQLiteError(code: 13, message: "")) == "the disk is full")

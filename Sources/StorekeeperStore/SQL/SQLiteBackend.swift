@@ -44,11 +44,13 @@ struct SQLiteBackend: SQLBackend {
     static let writerCacheMebibytes = 16
     static let readerCacheMebibytes = 8
 
-    /// Per-connection settings: the page cache, and temporary B-trees (sorting, grouping) in
-    /// memory rather than in files under `/var/tmp`.
-    private static func tune(_ db: any SQLDatabase, cacheMebibytes: Int) async throws {
+    /// Per-connection settings: the page cache, and for the reading connections temporary
+    /// B-trees (sorting, grouping) in memory rather than in files under `/var/tmp`. The writer
+    /// keeps SQLite's files: a migration building an index over millions of rows sorts them all
+    /// (a million subscriptions' ledger took 7 GB of memory that way).
+    private static func tune(_ db: any SQLDatabase, cacheMebibytes: Int, temporaryInMemory: Bool) async throws {
         try await db.raw("PRAGMA cache_size=\(unsafeRaw: String(-cacheMebibytes * 1024))").run()
-        try await db.raw("PRAGMA temp_store=MEMORY").run()
+        if temporaryInMemory { try await db.raw("PRAGMA temp_store=MEMORY").run() }
     }
 
     static func open(path: String?, durability: SQLiteDurability, logger: Logger) async throws -> SQLiteBackend {
@@ -65,7 +67,7 @@ struct SQLiteBackend: SQLBackend {
         try await db.raw("PRAGMA synchronous=\(unsafeRaw: durability.rawValue)").run()
         try await db.raw("PRAGMA foreign_keys=ON").run()
         try await db.raw("PRAGMA busy_timeout=5000").run()
-        try await tune(db, cacheMebibytes: writerCacheMebibytes)
+        try await tune(db, cacheMebibytes: writerCacheMebibytes, temporaryInMemory: path == nil)
         var readers: [Reader] = []
         if let path {
             do {
@@ -73,7 +75,7 @@ struct SQLiteBackend: SQLBackend {
                     let reader = try DirectSQLiteConnection.open(path: path, logger: logger)
                     try await reader.sql().raw("PRAGMA busy_timeout=5000").run()
                     try await reader.sql().raw("PRAGMA query_only=ON").run()
-                    try await tune(reader.sql(), cacheMebibytes: readerCacheMebibytes)
+                    try await tune(reader.sql(), cacheMebibytes: readerCacheMebibytes, temporaryInMemory: true)
                     readers.append(Reader(connection: reader))
                 }
             } catch {
