@@ -86,13 +86,18 @@ struct DirectSQLiteTests {
         await #expect(throws: DirectSQLiteError.self) { try await db.raw("SELECT 1 AS one").run() }
     }
 
+    /// Runs `body` with a migrated SQLite store in a file of its own (writer and readers).
+    static func withFileStore(_ body: @Sendable (SQLStore) async throws -> Void) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-direct-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var logger = Logger(label: "test.direct")
+        logger.logLevel = .warning
+        try await SQLStore.withStore(.sqlite(path: directory.appendingPathComponent("store.sqlite").path), logger: logger, body)
+    }
+
     @Test("the writer sorts in SQLite's temporary files (a migration's index over millions of rows), the readers in memory")
     func temporaryStorage() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-temp-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        var logger = Logger(label: "test.temp")
-        logger.logLevel = .warning
-        try await SQLStore.withStore(.sqlite(path: directory.appendingPathComponent("store.sqlite").path), logger: logger) { store in
+        try await Self.withFileStore { store in
             let pragma: @Sendable (any SQLDatabase) async throws -> Int = { db in
                 try await db.raw("PRAGMA temp_store").first()?.decode(column: "temp_store", as: Int.self) ?? -1
             }
@@ -114,11 +119,7 @@ struct DirectSQLiteTests {
 
     @Test("an inbox row's body is kept apart, read back with the row, and removed with it")
     func bodiesApart() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-bodies-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        var logger = Logger(label: "test.bodies")
-        logger.logLevel = .warning
-        try await SQLStore.withStore(.sqlite(path: directory.appendingPathComponent("store.sqlite").path), logger: logger) { store in
+        try await Self.withFileStore { store in
             let t0 = Date(timeIntervalSince1970: 1_700_000_000)
             var ids: [Int64] = []
             for index in 0..<3 {
