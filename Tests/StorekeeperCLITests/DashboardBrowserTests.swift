@@ -26,18 +26,12 @@ struct DashboardBrowserTests {
         let root = InteropPython.repositoryRoot
         let shots = root.appendingPathComponent(".build/dashboard-screenshots")
         try? FileManager.default.removeItem(at: shots)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [root.appendingPathComponent("Scripts/dashboard-browser-test.py").path, StorekeeperProcess.executable.path, shots.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
+        let finished = try ChildProcess.run(
+            python, [root.appendingPathComponent("Scripts/dashboard-browser-test.py").path, StorekeeperProcess.executable.path, shots.path],
+            errorToOutput: true)
+        let text = finished.outputText
         let summary = text.split(separator: "\n").filter { $0.hasPrefix("FAIL") || $0.hasPrefix("browser:") || $0.contains("Error") }
-        #expect(process.terminationStatus == 0, "\(summary.joined(separator: "\n"))\n\(text.suffix(2000))")
+        #expect(finished.status == 0, "\(summary.joined(separator: "\n"))\n\(text.suffix(2000))")
         let screenshots = (try? FileManager.default.contentsOfDirectory(atPath: shots.path)) ?? []
         #expect(screenshots.filter { $0.hasSuffix(".png") }.count >= 15)
     }

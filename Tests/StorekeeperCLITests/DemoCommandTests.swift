@@ -1,4 +1,5 @@
 import Foundation
+import StorekeeperTestSupport
 import Testing
 
 @Suite("storekeeper demo")
@@ -53,17 +54,11 @@ struct DemoCommandTests {
 struct ClosedPipeTests {
     @Test("a reader that stops early (| head -1) ends the output quietly, not the program")
     func closedPipeDoesNotCrash() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
         let command =
             "'\(StorekeeperProcess.executable.path)' demo --check --customers 5 --days 5 --step-hours 6 | head -1 > /dev/null; exit ${PIPESTATUS[0]}"
-        process.arguments = ["-c", command]
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        process.waitUntilExit()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 0, "\(text.prefix(2_000))")
+        let finished = try ChildProcess.run("/bin/bash", ["-c", command])
+        let text = finished.errorText
+        #expect(finished.status == 0, "\(text.prefix(2_000))")
         #expect(!text.contains("Fatal error"))
     }
 }

@@ -2,30 +2,20 @@ import Foundation
 import StorekeeperTestSupport
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// The "done" as a newcomer runs it: `storekeeper simulator serve` and `storekeeper serve`
 /// started separately, then `storekeeper device …` against them.
 @Suite("storekeeper device against a local App Store and a server", .serialized)
 struct DeviceCommandTests {
     /// A long-running `storekeeper` child whose output goes to a file.
     final class Background: @unchecked Sendable {
-        // `@unchecked`: set up in `init`; `Process` is used from one thread at a time.
-        let process = Process()
+        // `@unchecked`: both set once in `init`.
+        let process: ChildProcess
         let log: URL
 
         init(_ arguments: [String], log: URL) throws {
             self.log = log
             _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-            process.executableURL = StorekeeperProcess.executable
-            process.arguments = arguments
-            let handle = try FileHandle(forWritingTo: log)
-            process.standardOutput = handle
-            process.standardError = handle
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
+            process = try ChildProcess(StorekeeperProcess.executable.path, arguments, output: .file(log.path), errorToOutput: true)
         }
 
         var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
@@ -50,7 +40,7 @@ struct DeviceCommandTests {
             process.terminate()
             let deadline = Date().addingTimeInterval(15)
             while process.isRunning, Date() < deadline { usleep(50_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.kill()
             process.waitUntilExit()
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import StorekeeperTestSupport
 
 /// Runs the built `storekeeper` executable as a newcomer would, capturing its output.
 struct StorekeeperProcess {
@@ -34,52 +35,11 @@ struct StorekeeperProcess {
     }
 
     /// Runs `storekeeper arguments…` in `directory` with `input` on standard input (none when
-    /// nil), killing it after `timeout` seconds.
+    /// nil), stopping it after `timeout` seconds.
     static func run(_ arguments: [String], in directory: URL? = nil, input: String? = nil, timeout: TimeInterval = 120) throws -> Output {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = directory }
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        let inputPipe = Pipe()
-        process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
-        try process.run()
-        if let input {
-            inputPipe.fileHandleForWriting.write(Data(input.utf8))
-            try inputPipe.fileHandleForWriting.close()
-        }
-        let deadline = DispatchTime.now() + timeout
-        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: deadline, execute: watchdog)
-        let errorReader = BackgroundRead(errors.fileHandleForReading)
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errorReader.wait()
-        process.waitUntilExit()
-        watchdog.cancel()
-        return Output(exitCode: process.terminationStatus, standardOutput: outputData, standardError: String(decoding: errorData, as: UTF8.self))
-    }
-}
-
-/// Reads a pipe to its end on another thread, so a chatty child cannot fill both pipes.
-private final class BackgroundRead: @unchecked Sendable {
-    // Safe: `data` is written once by the reading thread before `done` is signalled, and read
-    // only after waiting on `done`.
-    private var data = Data()
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ handle: FileHandle) {
-        Thread {
-            self.data = handle.readDataToEndOfFile()
-            self.done.signal()
-        }.start()
-    }
-
-    func wait() -> Data {
-        done.wait()
-        return data
+        let finished = try ChildProcess.run(
+            executable.path, arguments, directory: directory?.path, input: input.map { Data($0.utf8) }, timeout: timeout)
+        return Output(exitCode: finished.status, standardOutput: finished.output, standardError: finished.errorText)
     }
 }
 

@@ -1,25 +1,15 @@
 import Foundation
 import Logging
 import StorekeeperStore
+import StorekeeperTestSupport
 import Testing
 
 @Suite("storekeeper bench server")
 struct BenchServerCommandTests {
     /// Runs the built binary with `arguments`, at most `timeout` seconds.
     static func run(_ arguments: [String], timeout: TimeInterval = 120) throws -> (status: Int32, output: Data) {
-        let process = Process()
-        process.executableURL = ServerProcess.binary
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        watchdog.cancel()
-        return (process.terminationStatus, data)
+        let finished = try ChildProcess.run(ServerProcess.binary.path, arguments, error: .null, timeout: timeout)
+        return (finished.status, finished.output)
     }
 
     @Test("a tiny run ingests, processes and reads everything and prints its figures", arguments: ServerBackend.databases)

@@ -12,7 +12,7 @@ import Glibc
 
 /// Runs the built `storekeeper serve` binary as a child process on a free loopback port.
 struct ServerProcess {
-    let process: Process
+    let process: ChildProcess
     let port: Int
 
     static var binary: URL {
@@ -20,24 +20,13 @@ struct ServerProcess {
     }
 
     static func start(config: URL, dataDirectory: URL, port: Int, databaseURL: String?) throws -> ServerProcess {
-        let process = Process()
-        process.executableURL = binary
         var arguments = ["serve", "--config", config.path, "--data-dir", dataDirectory.path, "--port", "\(port)"]
         if let databaseURL { arguments += ["--database-url", databaseURL] }
-        process.arguments = arguments
-        process.environment = ["STOREKEEPER_LOG_LEVEL": "warning", "PATH": "/usr/bin:/bin"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
         // STOREKEEPER_TEST_SERVER_LOG=path keeps the server's log (appended) to look into a failure.
-        if let path = ProcessInfo.processInfo.environment["STOREKEEPER_TEST_SERVER_LOG"], !path.isEmpty,
-            FileManager.default.createFile(atPath: path, contents: nil) || FileManager.default.fileExists(atPath: path),
-            let log = FileHandle(forWritingAtPath: path)
-        {
-            log.seekToEndOfFile()
-            process.standardOutput = log
-            process.standardError = log
-        }
-        try process.run()
+        let log = ProcessInfo.processInfo.environment["STOREKEEPER_TEST_SERVER_LOG"].flatMap { $0.isEmpty ? nil : $0 }
+        let process = try ChildProcess(
+            binary.path, arguments, environment: ["STOREKEEPER_LOG_LEVEL": "warning", "PATH": "/usr/bin:/bin"],
+            output: log.map { .file($0) } ?? .null, errorToOutput: true)
         return ServerProcess(process: process, port: port)
     }
 
@@ -53,13 +42,18 @@ struct ServerProcess {
                 return await server.request("/health")?.0 == 200
             }
             if up, !exited { return server }
-            if server.process.isRunning { kill(server.process.processIdentifier, SIGKILL) }
+            server.process.kill()
             server.process.waitUntilExit()
         }
         return nil
     }
 
     func request(_ path: String, method: String = "GET", key: String? = nil, body: String? = nil) async -> (Int, [String: Any])? {
+        await Self.request(port: port, path, method: method, key: key, body: body)
+    }
+
+    /// A request to a server on `port`, with no process at hand (one killed and not yet restarted).
+    static func request(port: Int, _ path: String, method: String = "GET", key: String? = nil, body: String? = nil) async -> (Int, [String: Any])? {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
         request.httpMethod = method
         request.timeoutInterval = 5
@@ -84,7 +78,11 @@ struct ServerProcess {
         process.terminate()
         let deadline = Date().addingTimeInterval(20)
         while process.isRunning, Date() < deadline { try? await Task.sleep(for: .milliseconds(100)) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit(); return false }
+        if process.isRunning {
+            process.kill()
+            process.waitUntilExit()
+            return false
+        }
         return true
     }
 
@@ -118,7 +116,7 @@ struct CrashRecoveryTests {
         let first = try #require(
             try await ServerProcess.startHealthy(config: config, dataDirectory: data, databaseURL: databaseURL), "the server did not start")
         let answer = await first.request("/v1/apps/alpha/notifications", method: "POST", body: body)
-        kill(first.process.processIdentifier, SIGKILL)
+        first.process.kill()
         first.process.waitUntilExit()
         #expect(answer?.0 == 200)
 

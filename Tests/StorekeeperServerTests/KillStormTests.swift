@@ -63,7 +63,8 @@ struct KillStormTests {
                     while let index = storm.next() {
                         let port = storm.port.withLock { $0 }
                         storm.attempts.withLock { $0 += 1 }
-                        let answer = await ServerProcess(process: Process(), port: port).request(
+                        let answer = await ServerProcess.request(
+                            port: port,
                             "/v1/apps/alpha/notifications", method: "POST", body: bodies[index])
                         if answer?.0 == 200 {
                             storm.acknowledged.withLock { _ = $0.insert(index) }
@@ -79,7 +80,7 @@ struct KillStormTests {
             for kill in 1...kills {
                 let threshold = count * kill / (kills + 1)
                 while storm.acknowledged.withLock({ $0.count }) < threshold { try await Task.sleep(for: .milliseconds(5)) }
-                Glibc.kill(server.process.processIdentifier, SIGKILL)
+                server.process.kill()
                 server.process.waitUntilExit()
                 server = try #require(
                     try await ServerProcess.startHealthy(config: config, dataDirectory: data, databaseURL: databaseURL),

@@ -43,29 +43,9 @@ public enum AppleReferenceVerifier {
         try Data(pythonScript.utf8).write(to: script)
         defer { try? FileManager.default.removeItem(at: script) }
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: interpreter)
-        process.arguments = [script.path]
-        let input = Pipe()
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let request = try JSONEncoder().encode(["cases": cases])
-        // Write on another thread: the child may fill its output pipe before reading all input.
-        let writer = Thread {
-            input.fileHandleForWriting.write(request)
-            try? input.fileHandleForWriting.close()
-        }
-        writer.start()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ScriptFailed(message: String(decoding: errorData, as: UTF8.self))
-        }
+        let finished = try ChildProcess.run(interpreter, [script.path], input: try JSONEncoder().encode(["cases": cases]))
+        guard finished.status == 0 else { throw ScriptFailed(message: finished.errorText) }
+        let outputData = finished.output
         let verdicts = try JSONDecoder().decode([Verdict].self, from: outputData)
         return Dictionary(verdicts.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }

@@ -47,20 +47,10 @@ public enum InteropPython {
         }
         let script = repositoryRoot.appendingPathComponent("Scripts/interop-python.sh")
         guard FileManager.default.fileExists(atPath: script.path) else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.standardError
-        do {
-            try process.run()
-        } catch {
+        guard let finished = try? ChildProcess.run("/bin/bash", [script.path], error: .inherit), finished.status == 0 else {
             return nil
         }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { return nil }
+        let data = finished.output
         let path = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         return FileManager.default.isExecutableFile(atPath: path) ? path : nil
     }

@@ -1,4 +1,5 @@
 import Foundation
+import StorekeeperTestSupport
 
 /// A tiny HTTP server on 127.0.0.1 (Python's `http.server` in a child process) that echoes
 /// each request as JSON, to test the live transport without leaving the machine.
@@ -9,7 +10,7 @@ import Foundation
 final class LoopbackEchoServer: @unchecked Sendable {
     // Safety: `process` and `port` are set in `init` and never mutated afterwards.
     let port: Int
-    private let process: Process
+    private let process: ChildProcess
 
     static let script = """
         import http.server, json, os, signal, sys, threading
@@ -54,17 +55,10 @@ final class LoopbackEchoServer: @unchecked Sendable {
         ]
         .compactMap { $0 }
         guard let python = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-c", Self.script]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(python, ["-c", Self.script], output: .pipe)
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = process.readOutputChunk()
             if chunk.isEmpty { break }
             line.append(chunk)
         }
@@ -80,7 +74,7 @@ final class LoopbackEchoServer: @unchecked Sendable {
 
     /// Kills the server (SIGKILL: the test runner may leave SIGTERM ignored in children).
     func stop() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.kill()
         process.waitUntilExit()
     }
 }

@@ -29,40 +29,7 @@ enum PythonCrossCheck {
     }
 
     private static func run(_ interpreter: String, script: String, arguments: [String]) throws -> Output {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: interpreter)
-        process.arguments = ["-c", script] + arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let errorData = ReadInBackground(errors.fileHandleForReading)
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Output(
-            status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
-            standardError: String(decoding: errorData.wait(), as: UTF8.self))
-    }
-}
-
-/// Reads a pipe to its end on another thread, so a child filling both pipes cannot block.
-private final class ReadInBackground: @unchecked Sendable {
-    // Safety: `data` is written once by the reading thread before `done` is signalled and read
-    // only after waiting on `done`.
-    private var data = Data()
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ handle: FileHandle) {
-        Thread.detachNewThread { [self] in
-            data = handle.readDataToEndOfFile()
-            done.signal()
-        }
-    }
-
-    func wait() -> Data {
-        done.wait()
-        return data
+        let finished = try ChildProcess.run(interpreter, ["-c", script] + arguments)
+        return Output(status: finished.status, standardOutput: finished.outputText, standardError: finished.errorText)
     }
 }

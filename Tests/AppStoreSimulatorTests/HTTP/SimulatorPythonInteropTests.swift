@@ -78,18 +78,8 @@ struct SimulatorPythonInteropTests {
             (continuation: CheckedContinuation<(Int32, Data, Data), any Error>) in
             DispatchQueue.global().async {
                 do {
-                    let process = Process()
-                    process.executableURL = URL(fileURLWithPath: python)
-                    process.arguments = [scriptURL.path, inputURL.path]
-                    let output = Pipe()
-                    let errors = Pipe()
-                    process.standardOutput = output
-                    process.standardError = errors
-                    try process.run()
-                    let outputData = output.fileHandleForReading.readDataToEndOfFile()
-                    let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-                    process.waitUntilExit()
-                    continuation.resume(returning: (process.terminationStatus, outputData, errorData))
+                    let finished = try ChildProcess.run(python, [scriptURL.path, inputURL.path])
+                    continuation.resume(returning: (finished.status, finished.output, finished.error))
                 } catch {
                     continuation.resume(throwing: error)
                 }

@@ -37,7 +37,7 @@ struct DeliveryCrashTests {
         }
         // Kill once some, not all, deliveries arrived.
         _ = await first.waitFor(seconds: 30) { receiver.received.ids.withLock { $0.count } >= 5 }
-        kill(first.process.processIdentifier, SIGKILL)
+        first.process.kill()
         first.process.waitUntilExit()
         let before = receiver.received.ids.withLock { Set($0).count }
         #expect(before < count, "the kill came too late to interrupt the deliveries")

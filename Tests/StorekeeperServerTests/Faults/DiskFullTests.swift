@@ -50,7 +50,7 @@ struct DiskFullTests {
         #expect(await server.request("/health")?.0 == 200)
         #expect(await server.stop(), "the server did not stop gracefully on SIGTERM")
         if server.process.isRunning {
-            kill(server.process.processIdentifier, SIGKILL)
+            server.process.kill()
             server.process.waitUntilExit()
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import StorekeeperTestSupport
 
 /// Room for a server's data directory that a test can run out of and give back. Where the test
 /// may mount file systems (root with `CAP_SYS_ADMIN`), a small tmpfs that a filler file fills to
@@ -58,13 +59,7 @@ final class LimitedDisk: Sendable {
     @discardableResult
     private static func run(_ tool: String, _ arguments: [String]) -> Bool {
         guard FileManager.default.isExecutableFile(atPath: tool) else { return false }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
+        guard let process = try? ChildProcess(tool, arguments) else { return false }
         return process.terminationStatus == 0
     }
 }

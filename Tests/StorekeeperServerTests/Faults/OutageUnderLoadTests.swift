@@ -56,7 +56,7 @@ struct OutageUnderLoadTests {
         await FaultUnderLoad.expectEachProcessedOnce(server: server, chains: chains)
         #expect(await server.stop(), "the server did not stop gracefully on SIGTERM")
         if server.process.isRunning {
-            kill(server.process.processIdentifier, SIGKILL)
+            server.process.kill()
             server.process.waitUntilExit()
         }
         try? await SQLStore.dropPostgresDatabaseForTests(baseURL: base, name: String(name), logger: logger)
