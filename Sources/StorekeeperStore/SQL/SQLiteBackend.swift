@@ -8,7 +8,8 @@ import VaporCSQLite
 
 /// SQLite: one writing connection to a file in WAL mode (or in memory), one transaction at a
 /// time, and for a file a few reading connections beside it. Statements run on the calling
-/// thread (``DirectSQLiteConnection``), except those of ``scan(_:)``.
+/// thread (``DirectSQLiteConnection``), except those of ``scan(_:)``; writes run on a thread of
+/// their own (``WriterThread``).
 ///
 /// SQLite allows one writer; serializing here makes every transaction the single writer and
 /// lets `BEGIN IMMEDIATE` take the write lock up front, so a lease can never be taken twice.
@@ -20,6 +21,8 @@ struct SQLiteBackend: SQLBackend {
     /// for it.
     let connection: DirectSQLiteConnection
     let lock = AsyncLock()
+    /// Where writes run (``WriterThread``).
+    let writer = WriterThread(name: "sqlite-writer")
     let readers: [Reader]
     private let turns = Turns()
     let writes = WriteHealth()
@@ -107,21 +110,23 @@ struct SQLiteBackend: SQLBackend {
 
     func write<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let db = connection.sql()
-        return try await writes.watch { try await lock.withLock { try await body(db) } }
+        return try await writes.watch { try await writer.run { try await lock.withLock { try await body(db) } } }
     }
 
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let db = connection.sql()
         return try await writes.watch {
-            try await lock.withLock {
-                try await db.raw("BEGIN IMMEDIATE").run()
-                do {
-                    let result = try await body(db)
-                    try await db.raw("COMMIT").run()
-                    return result
-                } catch {
-                    try? await db.raw("ROLLBACK").run()
-                    throw error
+            try await writer.run {
+                try await lock.withLock {
+                    try await db.raw("BEGIN IMMEDIATE").run()
+                    do {
+                        let result = try await body(db)
+                        try await db.raw("COMMIT").run()
+                        return result
+                    } catch {
+                        try? await db.raw("ROLLBACK").run()
+                        throw error
+                    }
                 }
             }
         }
@@ -147,6 +152,7 @@ struct SQLiteBackend: SQLBackend {
     func close() async throws {
         for reader in readers { reader.connection.close() }
         connection.close()
+        writer.stop()
     }
 }
 
