@@ -37,6 +37,24 @@ struct ChildProcessTests {
         sleeper.kill()  // after the exit: nothing to signal, no harm done
     }
 
+    @Test("closing standard input early and releasing the child closes no descriptor twice")
+    func noDoubleClose() throws {
+        var process: ChildProcess? = try ChildProcess("/bin/cat", [], input: .pipe, output: .pipe)
+        process?.closeInput()
+        // The numbers freed by now (standard input's among them) are taken by the next files opened.
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("sk-child-\(UUID().uuidString)")
+        try Data("kept".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let handles = try (0..<8).map { _ in try FileHandle(forReadingFrom: file) }
+        defer { for handle in handles { try? handle.close() } }
+        #expect(process?.readOutput() == Data())
+        process?.waitUntilExit()
+        process = nil
+        for handle in handles {
+            #expect(fcntl(handle.fileDescriptor, F_GETFD) != -1, "descriptor \(handle.fileDescriptor) was closed with the child")
+        }
+    }
+
     @Test("a child that cannot start is a thrown error, not a crash")
     func missingExecutable() {
         #expect(throws: ChildProcess.SpawnError.self) { try ChildProcess("/nonexistent/tool", []) }

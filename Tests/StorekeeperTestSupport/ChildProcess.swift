@@ -166,7 +166,10 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     deinit {
-        for fd in [inputWriter, outputReader, errorReader].compactMap({ $0 }) { close(fd) }
+        // Standard input may have been closed already (``closeInput()``): closing its number
+        // again would close whatever descriptor the process has opened under it since.
+        let input = inputClosed ? nil : inputWriter
+        for fd in [input, outputReader, errorReader].compactMap({ $0 }) { close(fd) }
     }
 
     // MARK: Streams
