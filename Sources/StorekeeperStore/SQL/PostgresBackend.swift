@@ -69,6 +69,13 @@ struct PostgresBackend: SQLBackend {
         }
     }
 
+    func unflushedTransaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await transaction { db in
+            try await db.raw("SET LOCAL synchronous_commit = off").run()
+            return try await body(db)
+        }
+    }
+
     /// Runs `operation` under a watchdog, giving up with ``StoreError/Code/unavailable`` when it
     /// has not been handed a connection (it calls `leased`) within ``acquireTimeout``, or when
     /// its connection has been closed for ``lostConnectionGrace`` while it still waits: PostgresNIO

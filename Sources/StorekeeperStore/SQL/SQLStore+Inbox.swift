@@ -80,7 +80,9 @@ extension SQLStore {
             try await db.raw("SELECT 1 AS one FROM notification_inbox WHERE state = \(bind: pending) LIMIT 1").first() != nil
         }
         guard anyPending else { return [] }
-        let rows: [InboxNotification] = try await backend.transaction { db in
+        // A lease lost to a power cut costs nothing: the rows are pending again after the
+        // restart, and what processing them wrote was flushed after the lease.
+        let rows: [InboxNotification] = try await backend.unflushedTransaction { db in
             let apps = try await db.raw(
                 """
                 SELECT DISTINCT app_id FROM notification_inbox WHERE state = \(bind: pending)

@@ -26,6 +26,8 @@ struct SQLiteBackend: SQLBackend {
     let readers: [Reader]
     private let turns = Turns()
     let writes = WriteHealth()
+    /// Whether commits are flushed (the configured `synchronous`).
+    let durability: SQLiteDurability
     var dialect: SQLStoreDialect { .sqlite }
 
     /// A reading connection and the lock that gives it one read at a time.
@@ -87,7 +89,7 @@ struct SQLiteBackend: SQLBackend {
                 throw StoreError(code: .unavailable, message: "cannot open the SQLite database for reading: \(error)")
             }
         }
-        return SQLiteBackend(connection: connection, readers: readers)
+        return SQLiteBackend(connection: connection, readers: readers, durability: durability)
     }
 
     func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
@@ -114,10 +116,30 @@ struct SQLiteBackend: SQLBackend {
     }
 
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await transaction(flushed: true, body)
+    }
+
+    func unflushedTransaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await transaction(flushed: false, body)
+    }
+
+    /// Unflushed, the commit runs at `synchronous=NORMAL`: in WAL mode it is written to the log
+    /// but not flushed; the next flushed commit's flush covers it (the log is written in order).
+    /// `synchronous` cannot change inside a transaction, so it is set around it.
+    private func transaction<T: Sendable>(flushed: Bool, _ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let db = connection.sql()
+        let relaxes = !flushed && durability == .full
         return try await writes.watch {
             try await writer.run {
                 try await lock.withLock {
+                    if relaxes { try await db.raw("PRAGMA synchronous=\(unsafeRaw: SQLiteDurability.throwaway.rawValue)").run() }
+                    defer {
+                        // The flushing setting is back before the writer is let go; a failure
+                        // to set it leaves the connection unusable rather than silently lax.
+                        if relaxes, (try? connection.execute("PRAGMA synchronous=\(durability.rawValue)", [], { _ in })) == nil {
+                            connection.close()
+                        }
+                    }
                     try await db.raw("BEGIN IMMEDIATE").run()
                     do {
                         let result = try await body(db)
