@@ -24,20 +24,67 @@ public struct SnapshotIndex: Sendable {
 
     /// Replaces what the index knows of chain `id` with `history` (every fact of that chain).
     public mutating func replace(chain id: String, with history: PurchaseHistory) {
-        runs[id] = nil
-        add(history)
+        replace(chain: id, with: Self.runs(of: history, analytics: analytics))
     }
 
-    private mutating func add(_ history: PurchaseHistory) {
+    /// Replaces what the index knows of chain `id` with `runs`, computed apart (``runs(of:analytics:)``).
+    public mutating func replace(chain id: String, with runs: ChainRuns) {
+        self.runs[id] = nil
+        for (chain, chainRuns) in runs.chains { self.runs[chain] = chainRuns }
+    }
+
+    /// What a history adds to an index of `analytics`: pure computation, so a rebuild can
+    /// compute many chains at once on several threads and add them one after the other.
+    public struct ChainRuns: Sendable {
+        fileprivate var chains: [(String, [(from: Date, part: Contribution)])]
+    }
+
+    /// The runs `history` (every fact of its chains) contributes to an index of `analytics`.
+    public static func runs(of history: PurchaseHistory, analytics: SubscriptionAnalytics) -> ChainRuns {
         let history = history.restricted(to: analytics.environment)
+        var result = ChainRuns(chains: [])
         for (id, timeline) in history.chainTimelines(catalog: analytics.catalog) {
             var chainRuns: [(from: Date, part: Contribution)] = []
             for segment in timeline.segments {
                 let part = analytics.contribution(of: segment.state, in: history)
                 if chainRuns.last?.part != part { chainRuns.append((segment.from, part)) }
             }
-            runs[id] = chainRuns.contains { !$0.part.isEmpty } ? chainRuns : []
+            result.chains.append((id, chainRuns.contains { !$0.part.isEmpty } ? chainRuns : []))
         }
+        return result
+    }
+
+    /// The runs of each chain's history, computed in as many tasks as there are cores (for at
+    /// least 100 chains each), in the order given. Each task leaves the threads to other work
+    /// every 100 chains.
+    public static func runs(
+        of histories: [(chain: String, history: PurchaseHistory)], analytics: SubscriptionAnalytics
+    ) async -> [(
+        chain: String, runs: ChainRuns
+    )] {
+        let parts = max(1, min(ProcessInfo.processInfo.activeProcessorCount, histories.count / 100))
+        let size = max(1, (histories.count + parts - 1) / parts)
+        return await withTaskGroup(of: (Int, [(chain: String, runs: ChainRuns)]).self) { group in
+            for (number, first) in stride(from: 0, to: histories.count, by: size).enumerated() {
+                let part = Array(histories[first..<min(first + size, histories.count)])
+                group.addTask {
+                    var computed: [(chain: String, runs: ChainRuns)] = []
+                    computed.reserveCapacity(part.count)
+                    for (position, (chain, history)) in part.enumerated() {
+                        computed.append((chain, runs(of: history, analytics: analytics)))
+                        if position % 100 == 99 { await Task.yield() }
+                    }
+                    return (number, computed)
+                }
+            }
+            var parts: [(Int, [(chain: String, runs: ChainRuns)])] = []
+            for await part in group { parts.append(part) }
+            return parts.sorted { $0.0 < $1.0 }.flatMap(\.1)
+        }
+    }
+
+    private mutating func add(_ history: PurchaseHistory) {
+        for (chain, chainRuns) in Self.runs(of: history, analytics: analytics).chains { runs[chain] = chainRuns }
     }
 
     /// The snapshots at `instants` (each as ``SubscriptionAnalytics/snapshot(of:at:)`` would

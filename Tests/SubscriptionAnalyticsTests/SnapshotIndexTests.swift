@@ -108,6 +108,23 @@ struct SnapshotIndexTests {
         }
     }
 
+    @Test("runs computed apart on several threads make the same index as the histories added one by one")
+    func runsComputedApart() async throws {
+        let histories = Self.histories(seed: 9, chains: 450)
+        let analytics = SubscriptionAnalytics(
+            catalog: SnapshotTests.catalog, configuration: AnalyticsConfiguration(exchangeRates: ["EUR": Decimal(string: "1.0825")!]),
+            environment: "Production")
+        let serial = SnapshotIndex(analytics: analytics, histories: histories)
+        var apart = SnapshotIndex(analytics: analytics, histories: [])
+        let computed = await SnapshotIndex.runs(of: histories.enumerated().map { ("c\($0.offset)", $0.element) }, analytics: analytics)
+        #expect(computed.map(\.chain) == (0..<450).map { "c\($0)" })
+        for (chain, runs) in computed { apart.replace(chain: chain, with: runs) }
+        #expect(apart.chainCount == serial.chainCount)
+        let instants = (0..<400).map { Self.t0 + Double($0) * Self.day - 0.001 }
+        #expect(apart.snapshots(at: instants) == serial.snapshots(at: instants))
+        #expect(serial.snapshots(at: instants).contains { $0.activeSubscriptions > 100 })
+    }
+
     @Test(
         "random histories: flow series in one pass equal each interval computed alone, churn equal the engine's state at each end",
         arguments: [UInt64(5), 6])

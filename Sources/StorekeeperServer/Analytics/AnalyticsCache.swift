@@ -53,18 +53,27 @@ actor AnalyticsCache {
         }
         // Built chain by chain, a group at a time, so the whole ledger is never in memory: rows
         // recorded while it is built come after `version` and are caught up next time (re-indexing
-        // a chain is idempotent). Rows without a chain belong to no chain's runs.
+        // a chain is idempotent). Rows without a chain belong to no chain's runs. The next
+        // group is read while this one is computed, and a group is computed in as many parts as
+        // there are cores; the parts are added to the index one after the other.
         let analytics = SubscriptionAnalytics(catalog: app.catalog, configuration: app.analytics, environment: environment)
         var index = SnapshotIndex(analytics: analytics, histories: [])
         let chains = try await store.knownChains(appId: app.id)
-        for first in stride(from: 0, to: chains.count, by: Self.rebuildGroup) {
-            let group = Array(chains[first..<min(first + Self.rebuildGroup, chains.count)])
-            let ledgers = try await store.ledgers(appId: app.id, originalTransactionIds: group)
-            for (position, chain) in group.enumerated() {
-                index.replace(chain: chain, with: PurchaseHistory(ledger: ledgers[chain] ?? []))
-                // Long work leaves the threads to requests now and then.
-                if position % 100 == 99 { await Task.yield() }
-            }
+        let groups = stride(from: 0, to: chains.count, by: Self.rebuildGroup).map { Array(chains[$0..<min($0 + Self.rebuildGroup, chains.count)]) }
+        let appId = app.id
+        func read(_ position: Int) -> Task<[String: [LedgerEntry]], any Error>? {
+            guard position < groups.count else { return nil }
+            let group = groups[position]
+            return Task { try await store.ledgers(appId: appId, originalTransactionIds: group) }
+        }
+        var next = read(0)
+        defer { next?.cancel() }
+        for position in groups.indices {
+            guard let reading = next else { break }
+            let ledgers = try await reading.value
+            next = read(position + 1)
+            let histories = groups[position].map { ($0, PurchaseHistory(ledger: ledgers[$0] ?? [])) }
+            for (chain, runs) in await SnapshotIndex.runs(of: histories, analytics: analytics) { index.replace(chain: chain, with: runs) }
         }
         entries[key] = Entry(index: index, version: version, analytics: app.analytics, catalog: app.catalog)
         rebuilds += 1

@@ -40,7 +40,8 @@ extension PurchaseHistory {
             chains[purchase.originalTransactionId, default: []].append(purchase)
         }
         var result: [String: ChainTimeline] = [:]
-        for (id, periods) in chains {
+        for (id, unsorted) in chains {
+            let periods = unsorted.sorted(by: PurchaseFact.chronologically)
             let renewal = renewals[id]
             let timeline = renewalTimeline[id] ?? []
             var instants = Set<Date>()

@@ -29,7 +29,9 @@ extension SubscriptionState {
         at instant: Date,
         configuration: EngineConfiguration
     ) -> SubscriptionState? {
-        let chain = unsorted.sorted(by: PurchaseFact.chronologically)
+        // Timelines evaluate one chain at many instants and hand it in sorted already; sorting
+        // it again at each (copying every fact) was most of an analytics build.
+        let chain = PurchaseFact.isChronological(unsorted) ? unsorted : unsorted.sorted(by: PurchaseFact.chronologically)
         let begun = chain.prefix { $0.purchaseDate <= instant }
         let periods = Array(begun)
         guard let latest = periods.last else { return nil }
@@ -160,5 +162,10 @@ extension PurchaseFact {
         let eb = b.expiresDate ?? .distantPast
         if ea != eb { return ea < eb }
         return a.transactionId < b.transactionId
+    }
+
+    /// Whether `facts` are in ``chronologically(_:_:)`` order already.
+    static func isChronological(_ facts: [PurchaseFact]) -> Bool {
+        facts.indices.dropFirst().allSatisfy { !chronologically(facts[$0], facts[$0 - 1]) }
     }
 }
