@@ -61,7 +61,7 @@ extension PurchaseHistory {
             for instant in instants.sorted() {
                 guard
                     let state = SubscriptionState.evaluate(
-                        periods: periods, renewal: renewal, timeline: timeline, catalog: catalog, at: instant, configuration: configuration)
+                        chronological: periods, renewal: renewal, timeline: timeline, catalog: catalog, at: instant, configuration: configuration)
                 else { continue }
                 if segments.last?.state != state { segments.append(ChainTimeline.Segment(from: instant, state: state)) }
             }

@@ -29,9 +29,23 @@ extension SubscriptionState {
         at instant: Date,
         configuration: EngineConfiguration
     ) -> SubscriptionState? {
-        // Timelines evaluate one chain at many instants and hand it in sorted already; sorting
-        // it again at each (copying every fact) was most of an analytics build.
-        let chain = PurchaseFact.isChronological(unsorted) ? unsorted : unsorted.sorted(by: PurchaseFact.chronologically)
+        evaluate(
+            chronological: unsorted.sorted(by: PurchaseFact.chronologically), renewal: latestRenewal, timeline: timeline, catalog: catalog,
+            at: instant, configuration: configuration)
+    }
+
+    /// ``evaluate(periods:renewal:timeline:catalog:at:configuration:)`` of periods already in
+    /// ``PurchaseFact/chronologically(_:_:)`` order: a timeline evaluates one chain at many
+    /// instants, and sorting it again at each (copying every fact) was a fifth of an analytics
+    /// build.
+    static func evaluate(
+        chronological chain: [PurchaseFact],
+        renewal latestRenewal: RenewalFact?,
+        timeline: [RenewalFact],
+        catalog: Catalog,
+        at instant: Date,
+        configuration: EngineConfiguration
+    ) -> SubscriptionState? {
         let begun = chain.prefix { $0.purchaseDate <= instant }
         let periods = Array(begun)
         guard let latest = periods.last else { return nil }
@@ -162,10 +176,5 @@ extension PurchaseFact {
         let eb = b.expiresDate ?? .distantPast
         if ea != eb { return ea < eb }
         return a.transactionId < b.transactionId
-    }
-
-    /// Whether `facts` are in ``chronologically(_:_:)`` order already.
-    static func isChronological(_ facts: [PurchaseFact]) -> Bool {
-        facts.indices.dropFirst().allSatisfy { !chronologically(facts[$0], facts[$0 - 1]) }
     }
 }
