@@ -54,7 +54,8 @@ actor AnalyticsCache {
         // Built chain by chain, a group at a time, so the whole ledger is never in memory: rows
         // recorded while it is built come after `version` and are caught up next time (re-indexing
         // a chain is idempotent). Rows without a chain belong to no chain's runs. The next
-        // group is read while this one is computed, and a group is computed in as many parts as
+        // groups are read while this one is computed (two queries at once: on PostgreSQL the
+        // build otherwise waits on one connection), and a group is computed in as many parts as
         // there are cores; the parts are added to the index one after the other.
         let analytics = SubscriptionAnalytics(catalog: app.catalog, configuration: app.analytics, environment: environment)
         var index = SnapshotIndex(analytics: analytics, histories: [])
@@ -66,12 +67,12 @@ actor AnalyticsCache {
             let group = groups[position]
             return Task { try await store.ledgers(appId: appId, originalTransactionIds: group) }
         }
-        var next = read(0)
-        defer { next?.cancel() }
+        var ahead = (0..<Self.readsAhead).compactMap(read)
+        defer { for reading in ahead { reading.cancel() } }
         for position in groups.indices {
-            guard let reading = next else { break }
-            let ledgers = try await reading.value
-            next = read(position + 1)
+            guard !ahead.isEmpty else { break }
+            let ledgers = try await ahead.removeFirst().value
+            if let reading = read(position + Self.readsAhead) { ahead.append(reading) }
             let histories = groups[position].map { ($0, PurchaseHistory(ledger: ledgers[$0] ?? [])) }
             for (chain, runs) in await SnapshotIndex.runs(of: histories, analytics: analytics) { index.replace(chain: chain, with: runs) }
         }
@@ -82,4 +83,6 @@ actor AnalyticsCache {
 
     /// How many chains a rebuild reads at a time.
     static let rebuildGroup = 1_000
+    /// How many groups a rebuild has read or is reading ahead of the one it computes.
+    static let readsAhead = 2
 }

@@ -1,6 +1,7 @@
 import AppStoreModels
 import AppStoreServerAPI
 import Foundation
+import StorekeeperTestSupport
 import Testing
 
 @Suite("The live AsyncHTTPClient transport, against a loopback server")
@@ -47,11 +48,13 @@ struct AsyncHTTPClientTransportTests {
         await #expect(throws: (any Error).self) {
             _ = try await transport.send(HTTPRequestValue(method: "GET", url: server.baseURL.appendingPathComponent("big")))
         }
-        let closed = server.baseURL
         server.stop()
+        // Not the stopped server's port: under a full test run another server may take it at once.
+        let refusing = LoopbackPort.Refusing()
         await #expect(throws: (any Error).self) {
-            _ = try await transport.send(HTTPRequestValue(method: "GET", url: closed.appendingPathComponent("gone")))
+            _ = try await transport.send(HTTPRequestValue(method: "GET", url: URL(string: "http://127.0.0.1:\(refusing.port)/gone")!))
         }
+        withExtendedLifetime(refusing) {}
     }
 
     @Test("the API client over the live transport reaches an overridden base URL and reads a live 429")
