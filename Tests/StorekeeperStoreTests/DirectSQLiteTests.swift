@@ -95,6 +95,23 @@ struct DirectSQLiteTests {
         try await SQLStore.withStore(.sqlite(path: directory.appendingPathComponent("store.sqlite").path), logger: logger, body)
     }
 
+    /// Runs `body` with a bare SQLite backend (no schema) on a file of its own, closed afterwards.
+    static func withFileBackend<T: Sendable>(_ body: (SQLiteBackend) async throws -> T) async throws -> T {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-backend-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let backend = try await SQLiteBackend.open(
+            path: directory.appendingPathComponent("db.sqlite").path, durability: .full, logger: Logger(label: "test.backend"))
+        do {
+            let result = try await body(backend)
+            try await backend.close()
+            return result
+        } catch {
+            try? await backend.close()
+            throw error
+        }
+    }
+
     @Test("the writer sorts in SQLite's temporary files (a migration's index over millions of rows), the readers in memory")
     func temporaryStorage() async throws {
         try await Self.withFileStore { store in

@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import SQLKit
 import Testing
 
@@ -14,11 +13,10 @@ struct UnflushedTransactionTests {
 
     @Test("commits its rows at synchronous NORMAL, then the configured FULL is back, also after a failure")
     func relaxesOnlyItself() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-unflushed-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let backend = try await SQLiteBackend.open(
-            path: directory.appendingPathComponent("db.sqlite").path, durability: .full, logger: Logger(label: "test.unflushed"))
+        try await DirectSQLiteTests.withFileBackend { backend in try await Self.relaxesOnlyItself(backend) }
+    }
+
+    static func relaxesOnlyItself(_ backend: SQLiteBackend) async throws {
         try await backend.transaction { db in try await db.raw("CREATE TABLE t (x INTEGER)").run() }
         #expect(try await Self.synchronous(backend) == 2)
         let inside = try await backend.unflushedTransaction { db in
@@ -37,6 +35,5 @@ struct UnflushedTransactionTests {
         #expect(try await Self.synchronous(backend) == 2)
         let rows = try await backend.read { db in try await db.raw("SELECT x FROM t").all().map { try $0.decode(column: "x", as: Int.self) } }
         #expect(rows == [1])
-        try await backend.close()
     }
 }

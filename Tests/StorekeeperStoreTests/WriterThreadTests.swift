@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import Testing
 
 @testable import StorekeeperStore
@@ -28,16 +27,12 @@ struct WriterThreadTests {
 
     @Test("a file store's transactions commit on the writer thread")
     func storeTransactionsUseIt() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-writer-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let backend = try await SQLiteBackend.open(
-            path: directory.appendingPathComponent("db.sqlite").path, durability: .full, logger: Logger(label: "test.writer"))
-        let name = try await backend.transaction { db in
-            try await db.raw("CREATE TABLE t (x INTEGER)").run()
-            return threadName()
+        let name = try await DirectSQLiteTests.withFileBackend { backend in
+            try await backend.transaction { db in
+                try await db.raw("CREATE TABLE t (x INTEGER)").run()
+                return threadName()
+            }
         }
-        try await backend.close()
         #expect(name == "sqlite-writer")
     }
 }
