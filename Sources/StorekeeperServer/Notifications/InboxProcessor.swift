@@ -54,20 +54,36 @@ public struct InboxProcessor: Sendable {
     /// `maximumAttempts` times it is marked ``InboxState/failed`` with its last error. When a
     /// run's transaction fails, each of its rows is written alone, so one bad row holds back no
     /// other. Only an unreachable database ends the drain early (the worker retries later).
+    ///
+    /// The next batch is claimed and verified while this one is decided and written (neither
+    /// reads what the other writes: a row's reads are fetched when its run is processed, after
+    /// the runs before it committed). When processing throws, the batch claimed ahead keeps its
+    /// lease until it runs out, as a crashed worker's would.
     @discardableResult
     public func drain(batchSize: Int = 32, leaseSeconds: Double = 30, maximumAttempts: Int = 5) async throws -> Int {
         var handled = 0
-        while true {
-            let now = clock()
-            let batch = try await store.claimPending(
-                limit: batchSize, owner: owner, now: now, leaseUntil: now.addingTimeInterval(leaseSeconds))
-            if batch.isEmpty { return handled }
-            let verifications = await verifyConcurrently(batch, now: now)
-            for run in Self.runs(of: Self.signedFirst(batch), verifications: verifications, apps: apps) {
-                handled += run.count
-                try await process(run: run, verifications: verifications, maximumAttempts: maximumAttempts)
+        var claimed = try await claim(batchSize: batchSize, leaseSeconds: leaseSeconds)
+        while !claimed.batch.isEmpty {
+            let ahead = Task { try await claim(batchSize: batchSize, leaseSeconds: leaseSeconds) }
+            do {
+                for run in Self.runs(of: Self.signedFirst(claimed.batch), verifications: claimed.verifications, apps: apps) {
+                    handled += run.count
+                    try await process(run: run, verifications: claimed.verifications, maximumAttempts: maximumAttempts)
+                }
+            } catch {
+                _ = try? await ahead.value
+                throw error
             }
+            claimed = try await ahead.value
         }
+        return handled
+    }
+
+    /// Leases up to `batchSize` pending rows and verifies their V2 bodies.
+    private func claim(batchSize: Int, leaseSeconds: Double) async throws -> (batch: [InboxNotification], verifications: [Int64: V2Verification]) {
+        let now = clock()
+        let batch = try await store.claimPending(limit: batchSize, owner: owner, now: now, leaseUntil: now.addingTimeInterval(leaseSeconds))
+        return (batch, await verifyConcurrently(batch, now: now))
     }
 
     /// The batch with its V2 rows before its V1 rows, each in the order received. Apple sends a

@@ -66,7 +66,9 @@ public protocol LedgerRepository: Sendable {
     @discardableResult
     func apply(_ changeset: Changeset) async throws -> ChangesetResult
     /// Applies changesets in order in one transaction: all of them or, when one is refused or
-    /// the write fails, none. One durable commit for a batch of notifications.
+    /// the write fails, none. One commit for a batch of notifications: changesets that all
+    /// record inbox outcomes (worked out from rows flushed when they were received) do not wait
+    /// for a flush of their own, any other write does.
     @discardableResult
     func apply(_ changesets: [Changeset]) async throws -> [ChangesetResult]
     /// Every entry of the customer: recorded for it, or about a chain it owns; oldest signed first.

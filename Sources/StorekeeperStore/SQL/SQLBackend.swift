@@ -23,8 +23,9 @@ protocol SQLBackend: Sendable {
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
     /// Runs `body` in a transaction whose commit returns without waiting for the disk: it
     /// survives the process being killed, and a power cut may lose it (with nothing committed
-    /// after it). For writes whose loss costs nothing, such as a lease, so that they do not pay
-    /// a flush each (on SQLite most of a commit's cost).
+    /// after it). For writes whose loss costs nothing, such as a lease, or that can be worked
+    /// out again from rows already flushed, such as a notification's processing, so that they
+    /// do not pay a flush each (on SQLite most of a commit's cost).
     func unflushedTransaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
     /// Why writes are failing now (the storage refusing them), if they are.
     var writeFailure: String? { get }

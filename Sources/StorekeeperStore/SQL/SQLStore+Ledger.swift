@@ -6,7 +6,7 @@ extension SQLStore {
     public func apply(_ changeset: Changeset) async throws -> ChangesetResult {
         let writing = chainCache.beginWrite(appId: changeset.appId, entries: changeset.entries)
         defer { chainCache.endWrite(writing) }
-        return try await backend.transaction { db in try await Self.write(changeset, db) }
+        return try await commit([changeset]) { db in try await Self.write(changeset, db) }
     }
 
     @discardableResult
@@ -16,7 +16,23 @@ extension SQLStore {
         let encoded = try changesets.map { try $0.entries.map { try StoreCoding.encode($0.fact) } }
         let writings = changesets.map { chainCache.beginWrite(appId: $0.appId, entries: $0.entries) }
         defer { for writing in writings { chainCache.endWrite(writing) } }
-        return try await backend.transaction { db in try await Self.writeAll(changesets, facts: encoded, db) }
+        return try await commit(changesets) { db in try await Self.writeAll(changesets, facts: encoded, db) }
+    }
+
+    /// Whether every changeset records an inbox row's outcome, and so can be worked out again
+    /// from that row, which was flushed when it was received.
+    static func replayable(_ changesets: [Changeset]) -> Bool {
+        changesets.allSatisfy { $0.inboxOutcome != nil }
+    }
+
+    /// Runs `body` in a transaction that is flushed unless its changesets are
+    /// ``replayable(_:)``: then the commit waits for no flush of its own. The next flushed
+    /// commit covers it (SQLite's log and PostgreSQL's WAL are written in order, so nothing
+    /// after a lost commit survives it); a power cut before that leaves the inbox rows pending,
+    /// and processing them again writes the same facts and events, keyed by Apple's identities.
+    private func commit<T: Sendable>(_ changesets: [Changeset], _ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        if Self.replayable(changesets) { return try await backend.unflushedTransaction(body) }
+        return try await backend.transaction(body)
     }
 
     /// Writes changesets inside the caller's transaction with a few statements for all of

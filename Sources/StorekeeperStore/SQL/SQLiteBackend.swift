@@ -26,6 +26,8 @@ struct SQLiteBackend: SQLBackend {
     let readers: [Reader]
     private let turns = Turns()
     let writes = WriteHealth()
+    /// Transactions committed without a flush of their own so far (for tests).
+    let unflushedCommits = Tally()
     /// Whether commits are flushed (the configured `synchronous`).
     let durability: SQLiteDurability
     var dialect: SQLStoreDialect { .sqlite }
@@ -39,6 +41,11 @@ struct SQLiteBackend: SQLBackend {
     /// Whose turn it is among the readers.
     final class Turns: Sendable {
         let next = Atomic<Int>(0)
+    }
+
+    /// A count shared by the backend's copies.
+    final class Tally: Sendable {
+        let value = Atomic<Int>(0)
     }
 
     /// Reading connections beside the writer, for a file.
@@ -144,6 +151,7 @@ struct SQLiteBackend: SQLBackend {
                     do {
                         let result = try await body(db)
                         try await db.raw("COMMIT").run()
+                        if relaxes { unflushedCommits.value.add(1, ordering: .relaxed) }
                         return result
                     } catch {
                         try? await db.raw("ROLLBACK").run()
