@@ -14,6 +14,26 @@ extension SignedDataVerifier {
         case .invalid(let failure): return .invalid(failure)
         case .valid(let payload): notification = payload
         }
+        return await verifyNestedData(in: notification, now: now)
+    }
+
+    /// The nested half of ``verifyAndDecodeNotificationWithNestedData(_:now:)``, for a
+    /// notification whose own JWS this verifier's ``verifyAndDecodeNotification(_:now:)``
+    /// already accepted (`notification` is what it returned): the notification's app and
+    /// environment are checked again against this verifier, then each nested JWS present is
+    /// verified as there.
+    public func verifyNestedData(of notification: ResponseBodyV2DecodedPayload, now: Date) async -> VerificationResult<VerifiedNotification> {
+        let identity = Self.appIdentity(of: notification)
+        do {
+            try checkApp(bundleId: identity.bundleId, appAppleId: identity.appAppleId)
+            try checkEnvironment(identity.environment)
+        } catch {
+            return .invalid(error)
+        }
+        return await verifyNestedData(in: notification, now: now)
+    }
+
+    private func verifyNestedData(in notification: ResponseBodyV2DecodedPayload, now: Date) async -> VerificationResult<VerifiedNotification> {
         var verified = VerifiedNotification(notification: notification)
         if let signed = notification.data?.signedTransactionInfo {
             switch await verifyAndDecodeTransaction(signed, now: now) {

@@ -81,7 +81,7 @@ extension SignedDataVerifier {
         }
     }
 
-    private func checkApp(bundleId candidate: String?, appAppleId candidateAppleId: Int64?) throws(VerificationFailure) {
+    func checkApp(bundleId candidate: String?, appAppleId candidateAppleId: Int64?) throws(VerificationFailure) {
         try checkBundleId(candidate)
         if environment == .production, candidateAppleId != appAppleId {
             throw VerificationFailure(
@@ -91,7 +91,7 @@ extension SignedDataVerifier {
         }
     }
 
-    private func checkEnvironment(_ candidate: AppStoreEnvironment?) throws(VerificationFailure) {
+    func checkEnvironment(_ candidate: AppStoreEnvironment?) throws(VerificationFailure) {
         guard let candidate, candidate.rawValue.unicodeScalars.elementsEqual(environment.rawValue.unicodeScalars) else {
             throw VerificationFailure(
                 reason: .invalidEnvironment,

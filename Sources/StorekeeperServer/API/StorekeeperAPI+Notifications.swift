@@ -38,6 +38,9 @@ extension StorekeeperAPI {
                 version: admitted.version, notificationUUID: admitted.notificationUUID, body: admitted.body),
             version: admitted.version, body: String(decoding: admitted.body, as: UTF8.self), headers: headers, receivedAt: now)
         let insertion = try await store.receive(row)
+        if case .inserted(let id) = insertion, let verified = admitted.verified {
+            apps.verifiedAtDoor.keep(id: id, appId: appId, signedPayload: verified.signedPayload, notification: verified.notification)
+        }
         metrics.notificationReceived(version: admitted.version)
         await signal.notify()
         let duplicate: Bool

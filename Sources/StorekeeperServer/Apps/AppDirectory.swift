@@ -5,6 +5,8 @@ public struct AppDirectory: Sendable {
     public let apps: [String: AppRuntime]
     /// What the notification URL admitted and refused lately (shared by the API and the work).
     let intake = IntakeCounters()
+    /// Notifications the route verified, for the inbox processor (``VerifiedAtDoor``).
+    let verifiedAtDoor = VerifiedAtDoor()
     private let keys: [(key: String, appId: String, role: APIKeyConfiguration.Role)]
     /// The projects, and each app's project.
     public let projects: [String: ProjectConfiguration]

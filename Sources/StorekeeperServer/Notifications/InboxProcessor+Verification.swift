@@ -11,14 +11,23 @@ extension InboxProcessor {
         case refused(String)
     }
 
-    /// Reads and verifies a V2 body with the app's verifiers. Pure: touches no store.
-    static func verifyV2(_ row: InboxNotification, app: AppRuntime, now: Date) async -> V2Verification {
-        guard let body = try? JSONDecoder().decode(ResponseBodyV2.self, from: Data(row.body.utf8)),
-            let signedPayload = body.signedPayload
+    /// Reads and verifies a V2 body with the app's verifiers. Pure: touches no store. A
+    /// notification this process's route verified when it stored the row (`door`) has only its
+    /// nested signed data verified here.
+    static func verifyV2(_ row: InboxNotification, app: AppRuntime, now: Date, door: VerifiedAtDoor? = nil) async -> V2Verification {
+        guard
+            let signedPayload = SignedPayloadBody.jws(in: row.body)
+                ?? (try? JSONDecoder().decode(ResponseBodyV2.self, from: Data(row.body.utf8)))?.signedPayload
         else {
             return .refused("malformed: the body has no signedPayload")
         }
-        switch await app.verify(signedOnly: true, { await $0.verifyAndDecodeNotificationWithNestedData(signedPayload, now: now) }) {
+        let verdict: VerificationResult<VerifiedNotification>
+        if let id = row.id, let notification = door?.take(id: id, appId: row.appId, signedPayload: signedPayload) {
+            verdict = await app.verify(signedOnly: true, { await $0.verifyNestedData(of: notification, now: now) })
+        } else {
+            verdict = await app.verify(signedOnly: true, { await $0.verifyAndDecodeNotificationWithNestedData(signedPayload, now: now) })
+        }
+        switch verdict {
         case .invalid(let failure): return .refused("\(failure.reason.rawValue): \(failure.message)")
         case .valid(let value): return .verified(value, signedPayload: signedPayload)
         }
@@ -31,7 +40,7 @@ extension InboxProcessor {
         await withTaskGroup(of: (Int64, V2Verification)?.self) { group in
             for row in batch where row.version == .v2 {
                 guard let id = row.id, let app = apps.apps[row.appId] else { continue }
-                group.addTask { (id, await Self.verifyV2(row, app: app, now: now)) }
+                group.addTask { [door = apps.verifiedAtDoor] in (id, await Self.verifyV2(row, app: app, now: now, door: door)) }
             }
             var results: [Int64: V2Verification] = [:]
             for await case let (id, verification)? in group { results[id] = verification }

@@ -288,7 +288,7 @@ public struct InboxProcessor: Sendable {
         let verified: VerifiedNotification
         let signedPayload: String
         let outcome: V2Verification
-        if let verification { outcome = verification } else { outcome = await Self.verifyV2(row, app: app, now: now) }
+        if let verification { outcome = verification } else { outcome = await Self.verifyV2(row, app: app, now: now, door: apps.verifiedAtDoor) }
         switch outcome {
         case .refused(let reason):
             return Self.rejected(row, id: id, reason: reason, now: now)

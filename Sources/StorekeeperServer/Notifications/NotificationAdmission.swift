@@ -26,6 +26,8 @@ struct NotificationAdmission: Sendable {
         var notificationUUID: String?
         /// The canonical body.
         var body: Data
+        /// A V2 body's JWS and the notification its verification decoded.
+        var verified: (signedPayload: String, notification: ResponseBodyV2DecodedPayload)?
     }
 
     /// Why a body was turned away: a short code for metrics and logs (never sent back).
@@ -60,6 +62,10 @@ struct NotificationAdmission: Sendable {
 
     /// Judges `body` for `app` (`nil` when the path names no configured app).
     static func evaluate(body: Data, app: AppRuntime?, now: Date) async -> Verdict {
+        // Apple's V2 body, read without a JSON parser; any other shape takes the general path.
+        if let app, let signedPayload = SignedPayloadBody.jws(in: body) {
+            return await evaluateV2(signedPayload: signedPayload, app: app, now: now)
+        }
         guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
             return .refused(Refusal(code: .malformed, detail: "the body is not a JSON object"))
         }
@@ -73,23 +79,17 @@ struct NotificationAdmission: Sendable {
         return .refused(Refusal(code: .malformed, detail: "neither a V2 (signedPayload) nor a V1 (notification_type) body"))
     }
 
-    private struct CanonicalV2: Encodable {
-        var signedPayload: String
-    }
-
     private static func evaluateV2(signedPayload: String, app: AppRuntime, now: Date) async -> Verdict {
         switch await app.verify(signedOnly: true, { await $0.verifyAndDecodeNotification(signedPayload, now: now) }) {
         case .invalid(let failure):
             if failure.reason == .retryableVerificationFailure { return .retryLater(failure.message) }
             return .refused(Refusal(code: .unverified, detail: "\(failure.reason.rawValue): \(failure.message)"))
         case .valid(let notification):
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            guard let canonical = try? encoder.encode(CanonicalV2(signedPayload: signedPayload)) else {
+            guard let canonical = SignedPayloadBody.canonical(signedPayload) else {
                 return .refused(Refusal(code: .malformed, detail: "the body cannot be re-encoded"))
             }
             let uuid = InboxText.field(notification.notificationUUID).flatMap { $0.isEmpty ? nil : $0 }
-            return .admitted(Admitted(version: .v2, notificationUUID: uuid, body: canonical))
+            return .admitted(Admitted(version: .v2, notificationUUID: uuid, body: canonical, verified: (signedPayload, notification)))
         }
     }
 

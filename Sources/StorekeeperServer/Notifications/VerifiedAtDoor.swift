@@ -1,0 +1,59 @@
+import AppStoreModels
+import Foundation
+import Synchronization
+
+/// What the notification route verified, handed to this process's inbox processor so that it
+/// does not check the notification's own signature a second time moments later: the decoded
+/// notification by the inbox id its row was given, with the app and the JWS's signature part.
+///
+/// An id names one row for good (neither SQLite's AUTOINCREMENT nor PostgreSQL's sequence reuses
+/// one), and only this process's route fills this, from the verdict on the very JWS it stored;
+/// the processor still checks that the row's app and the JWS's signature are the ones handed over,
+/// and verifies the nested signed data (transaction, renewal info) itself. Rows stored by another
+/// process, or processed after a restart, or pushed out by newer ones, are verified in full.
+final class VerifiedAtDoor: Sendable {
+    struct Entry: Sendable {
+        var appId: String
+        /// The third part of the JWS: what the signature check covered, in a few dozen bytes.
+        var signature: Substring
+        var notification: ResponseBodyV2DecodedPayload
+    }
+
+    /// The most entries kept (each holds a decoded notification, about 10 KB with its nested JWS).
+    let capacity: Int
+    /// The entries, and their ids oldest first (ids already taken are dropped from it lazily).
+    private let state = Mutex<(entries: [Int64: Entry], order: [Int64])>(([:], []))
+
+    init(capacity: Int = 512) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// Keeps `notification`, verified for `appId` from `signedPayload`, for the row `id`.
+    func keep(id: Int64, appId: String, signedPayload: String, notification: ResponseBodyV2DecodedPayload) {
+        let entry = Entry(appId: appId, signature: Self.signature(of: signedPayload), notification: notification)
+        state.withLock { state in
+            state.entries[id] = entry
+            state.order.append(id)
+            if state.order.count > 2 * capacity { state.order.removeAll { state.entries[$0] == nil } }
+            while state.entries.count > capacity, !state.order.isEmpty {
+                state.entries.removeValue(forKey: state.order.removeFirst())
+            }
+        }
+    }
+
+    /// The notification kept for row `id` of `appId` holding `signedPayload`, removed; `nil` when
+    /// none was kept (or it was for another app or JWS).
+    func take(id: Int64, appId: String, signedPayload: String) -> ResponseBodyV2DecodedPayload? {
+        guard let entry = state.withLock({ $0.entries.removeValue(forKey: id) }) else { return nil }
+        guard entry.appId == appId, entry.signature == Self.signature(of: signedPayload) else { return nil }
+        return entry.notification
+    }
+
+    var count: Int { state.withLock { $0.entries.count } }
+    /// The ids remembered in order (at most twice the capacity).
+    var orderCount: Int { state.withLock { $0.order.count } }
+
+    static func signature(of jws: String) -> Substring {
+        jws.lastIndex(of: ".").map { jws[jws.index(after: $0)...] } ?? Substring(jws)
+    }
+}
