@@ -194,6 +194,19 @@ enum SchemaMigrations {
                     "ALTER TABLE notification_inbox DROP COLUMN body",
                 ]
             ),
+            (
+                13,
+                // Signed payloads are base64 of signatures and certificates: PostgreSQL's TOAST
+                // compression (pglz) tried each one and, finding under the 25 % it asks for,
+                // stored it as it was — a tenth of all CPU under a notification burst, for no
+                // byte saved. They are now stored out of line uncompressed (rows written from
+                // here on; stored ones are read as they are). SQLite does not compress.
+                dialect == .postgresql
+                    ? [
+                        "ALTER TABLE notification_bodies ALTER COLUMN body SET STORAGE EXTERNAL",
+                        "ALTER TABLE ledger ALTER COLUMN raw SET STORAGE EXTERNAL",
+                    ] : []
+            ),
         ]
     }
 
@@ -255,7 +268,7 @@ enum SchemaMigrations {
     ]
 
     /// The newest version this build knows.
-    static let latestVersion = 12
+    static let latestVersion = 13
 
     /// Applies the missing steps; returns their versions.
     static func migrate(_ db: any SQLDatabase, dialect: SQLStoreDialect, now: Int64) async throws -> [Int] {
