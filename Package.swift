@@ -93,11 +93,15 @@ let package = Package(
         ),
         // A scripted fake of the App Store Server API transport, for tests of its users.
         .target(name: "AppStoreServerAPITesting", dependencies: ["AppStoreServerAPI", "AppStoreModels"]),
+        // The one SQLite setting Swift cannot reach (a variadic C call), for the store's
+        // connections.
+        .target(name: "CSQLiteConfig"),
         // Persistence behind protocols: apps, customers, ledger, inbox, events, jobs, audit; one
         // SQL implementation over SQLite (the default) and PostgreSQL, with migrations.
         .target(
             name: "StorekeeperStore",
             dependencies: [
+                "CSQLiteConfig",
                 .product(name: "NIOCore", package: "swift-nio"),
                 "SubscriptionEngine",
                 .product(name: "SQLKit", package: "sql-kit"),

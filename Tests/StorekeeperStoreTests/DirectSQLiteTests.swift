@@ -52,6 +52,25 @@ struct DirectSQLiteTests {
         }
     }
 
+    /// Without SQLite's query planner stability guarantee, binding a `LIMIT` (or a value the
+    /// planner looked at) again expires the statement, which is then compiled afresh each time.
+    @Test("a kept statement is not compiled again when its LIMIT or its other values change")
+    func keptStatementsStayCompiled() async throws {
+        let connection = try Self.open()
+        defer { connection.close() }
+        let db = connection.sql()
+        try await db.raw("CREATE TABLE t (id INTEGER PRIMARY KEY, k TEXT)").run()
+        try await db.raw("CREATE INDEX t_k ON t (k)").run()
+        for id in 0..<20 { try await db.raw("INSERT INTO t (id, k) VALUES (\(bind: id), \(bind: "k\(id % 3)"))").run() }
+        var counts: [Int] = []
+        for limit in [1, 5, 2, 7, 3] {
+            let rows = try await db.raw("SELECT id FROM t WHERE k = \(bind: "k\(limit % 3)") ORDER BY id LIMIT \(bind: limit)").all()
+            counts.append(rows.count)
+        }
+        #expect(counts == [1, 5, 2, 7, 3])
+        #expect(connection.recompilations(of: "SELECT id FROM t WHERE k = ?1 ORDER BY id LIMIT ?2") == 0)
+    }
+
     @Test("a long read runs on NIO's thread pool and answers as a read on the calling thread does, errors included")
     func offloaded() async throws {
         let connection = try Self.open()
