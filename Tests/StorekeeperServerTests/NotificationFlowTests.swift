@@ -127,6 +127,26 @@ struct NotificationFlowTests {
         return Data(base64Encoded: text).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
     }
 
+    @Test(
+        "a stored notification names its chain before it is processed, so workers take one chain's rows in order", arguments: ServerBackend.available)
+    func chainNamedAtTheDoor(backend: ServerBackend) async throws {
+        try await ServerHarness.run(backend) { harness, client in
+            let crowd = try Self.crowd(harness.ca)
+            for step in crowd[0].steps + crowd[1].steps.prefix(1) {
+                #expect(try await client.call(.post, "/v1/apps/alpha/notifications", body: step).status == 200)
+            }
+            let first = try await harness.store.notifications(appId: "alpha", filter: NotificationFilter(originalTransactionId: "77100"))
+            #expect(first.count == crowd[0].steps.count)
+            #expect(first.allSatisfy { $0.state == .pending })
+            // Two workers: the second gets the other chain's row, not the first chain's next one.
+            let lease = Fixture.t0.addingTimeInterval(60)
+            let one = try await harness.store.claimPending(limit: 1, owner: "w1", now: Fixture.t0, leaseUntil: lease)
+            let two = try await harness.store.claimPending(limit: 10, owner: "w2", now: Fixture.t0, leaseUntil: lease)
+            #expect(one.map(\.metadata?.originalTransactionId) == ["77100"])
+            #expect(two.map(\.metadata?.originalTransactionId) == ["77101"])
+        }
+    }
+
     @Test("a storm of duplicated, shuffled notifications ends in the same state as in-order delivery", arguments: ServerBackend.available)
     func storm(backend: ServerBackend) async throws {
         try await ServerHarness.run(backend) { harness, client in

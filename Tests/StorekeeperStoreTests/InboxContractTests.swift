@@ -69,6 +69,39 @@ struct InboxContractTests {
         }
     }
 
+    /// Two workers (replicas) must never decide changes of one chain at once.
+    @Test("a row naming a chain waits while an earlier row of that chain is pending, whoever holds it", arguments: TestBackend.available)
+    func oneChainInOrder(backend: TestBackend) async throws {
+        try await withTestStore(backend) { store in
+            func received(_ body: String, chain: String?, app: String = "a") async throws -> Int64 {
+                var row = Self.notification(body, app: app)
+                row.metadata = chain.map { NotificationMetadata(originalTransactionId: $0) }
+                return try await store.receive(row).id
+            }
+            let x1 = try await received("x1", chain: "X")
+            let y1 = try await received("y1", chain: "Y")
+            let x2 = try await received("x2", chain: "X")
+            let free = try await received("free", chain: nil)
+            let x3 = try await received("x3", chain: "X")
+            let otherApp = try await received("x-other", chain: "X", app: "b")
+            let lease = Self.t0.addingTimeInterval(60)
+            // The chain is stored as received, before any processing.
+            #expect(try await store.notifications(appId: "a", filter: NotificationFilter(originalTransactionId: "X")).map(\.id) == [x3, x2, x1])
+            let first = try await store.claimPending(limit: 10, owner: "w1", now: Self.t0, leaseUntil: lease)
+            #expect(first.map(\.id) == [x1, y1, free, otherApp])
+            // x2 waits for x1 although x1 is leased to another worker; so does x3.
+            #expect(try await store.claimPending(limit: 10, owner: "w2", now: Self.t0, leaseUntil: lease).isEmpty)
+            try await store.apply(
+                Changeset(appId: "a", at: Self.t0, inboxOutcome: InboxOutcome(inboxId: x1, state: .processed, processedAt: Self.t0)))
+            #expect(try await store.claimPending(limit: 10, owner: "w2", now: Self.t0, leaseUntil: lease).map(\.id) == [x2])
+            // A rejected or failed row no longer holds its chain back.
+            try await store.apply(
+                Changeset(
+                    appId: "a", at: Self.t0, inboxOutcome: InboxOutcome(inboxId: x2, state: .rejected, failureReason: "test", processedAt: Self.t0)))
+            #expect(try await store.claimPending(limit: 10, owner: "w3", now: Self.t0, leaseUntil: lease).map(\.id) == [x3])
+        }
+    }
+
     @Test("processed rows carry their metadata, are filtered, and are no longer pending", arguments: TestBackend.available)
     func outcomesAndFilters(backend: TestBackend) async throws {
         try await withTestStore(backend) { store in

@@ -36,7 +36,8 @@ extension StorekeeperAPI {
             appId: appId,
             idempotencyKey: InboxNotification.idempotencyKey(
                 version: admitted.version, notificationUUID: admitted.notificationUUID, body: admitted.body),
-            version: admitted.version, body: String(decoding: admitted.body, as: UTF8.self), headers: headers, receivedAt: now)
+            version: admitted.version, body: String(decoding: admitted.body, as: UTF8.self), headers: headers, receivedAt: now,
+            metadata: admitted.chain.map { NotificationMetadata(originalTransactionId: $0) })
         let insertion = try await store.receive(row)
         if case .inserted(let id) = insertion, let verified = admitted.verified {
             apps.verifiedAtDoor.keep(id: id, appId: appId, signedPayload: verified.signedPayload, notification: verified.notification)

@@ -57,8 +57,9 @@ public struct InboxProcessor: Sendable {
     ///
     /// The next batch is claimed and verified while this one is decided and written (neither
     /// reads what the other writes: a row's reads are fetched when its run is processed, after
-    /// the runs before it committed). When processing throws, the batch claimed ahead keeps its
-    /// lease until it runs out, as a crashed worker's would.
+    /// the runs before it committed); a row whose chain has a row in this batch is claimed only
+    /// after it. When processing throws, the batch claimed ahead keeps its lease until it runs
+    /// out, as a crashed worker's would.
     @discardableResult
     public func drain(batchSize: Int = 32, leaseSeconds: Double = 30, maximumAttempts: Int = 5) async throws -> Int {
         var handled = 0
@@ -75,6 +76,9 @@ public struct InboxProcessor: Sendable {
                 throw error
             }
             claimed = try await ahead.value
+            // Rows that waited for an earlier row of their chain in this batch (see
+            // `claimPending`) can be claimed only now.
+            if claimed.batch.isEmpty { claimed = try await claim(batchSize: batchSize, leaseSeconds: leaseSeconds) }
         }
         return handled
     }

@@ -1,3 +1,4 @@
+import AppStoreJOSE
 import AppStoreModels
 import AppStoreVerification
 import Foundation
@@ -28,6 +29,10 @@ struct NotificationAdmission: Sendable {
         var body: Data
         /// A V2 body's JWS and the notification its verification decoded.
         var verified: (signedPayload: String, notification: ResponseBodyV2DecodedPayload)?
+        /// The chain the notification's transaction (or renewal info) names, read without
+        /// verifying that nested JWS (processing does): it only keeps one chain's notifications
+        /// in order between workers (``NotificationInbox/claimPending(limit:owner:now:leaseUntil:)``).
+        var chain: String?
     }
 
     /// Why a body was turned away: a short code for metrics and logs (never sent back).
@@ -89,8 +94,24 @@ struct NotificationAdmission: Sendable {
                 return .refused(Refusal(code: .malformed, detail: "the body cannot be re-encoded"))
             }
             let uuid = InboxText.field(notification.notificationUUID).flatMap { $0.isEmpty ? nil : $0 }
-            return .admitted(Admitted(version: .v2, notificationUUID: uuid, body: canonical, verified: (signedPayload, notification)))
+            return .admitted(
+                Admitted(
+                    version: .v2, notificationUUID: uuid, body: canonical, verified: (signedPayload, notification),
+                    chain: chain(named: notification)))
         }
+    }
+
+    /// The `originalTransactionId` of the notification's signed transaction, else of its
+    /// signed renewal info, from the JWS payloads as they stand (not verified here).
+    static func chain(named notification: ResponseBodyV2DecodedPayload) -> String? {
+        struct Chain: Decodable {
+            var originalTransactionId: String?
+        }
+        for signed in [notification.data?.signedTransactionInfo, notification.data?.signedRenewalInfo].compactMap({ $0 }) {
+            guard let jws = CompactJWS(signed), let chain = try? JSONDecoder().decode(Chain.self, from: Data(jws.payload)) else { continue }
+            if let id = InboxText.field(chain.originalTransactionId), !id.isEmpty { return id }
+        }
+        return nil
     }
 
     private static func evaluateV1(object: [String: Any], body: Data, app: AppRuntime, now: Date) -> Verdict {

@@ -11,7 +11,7 @@ extension InMemoryStore {
         row.state = .pending
         row.attempts = 0
         row.failureReason = nil
-        row.metadata = nil
+        row.metadata = notification.metadata?.originalTransactionId.map { NotificationMetadata(originalTransactionId: $0) }
         row.receivedAt = notification.receivedAt.toMilliseconds
         inbox[row.id!] = InboxRow(notification: row)
         inboxKeys[key] = row.id
@@ -20,7 +20,18 @@ extension InMemoryStore {
 
     public func claimPending(limit: Int, owner: String, now: Date, leaseUntil: Date) async throws -> [InboxNotification] {
         let limit = max(1, limit)
-        let claimable = inbox.values.filter { $0.notification.state == .pending && ($0.leaseUntil.map { $0 < now } ?? true) }
+        let pending = inbox.values.filter { $0.notification.state == .pending }
+        var firstOfChain: [AppKey: Int64] = [:]
+        for row in pending {
+            guard let chain = row.notification.metadata?.originalTransactionId, let id = row.notification.id else { continue }
+            let key = AppKey(appId: row.notification.appId, key: chain)
+            firstOfChain[key] = min(firstOfChain[key] ?? id, id)
+        }
+        let claimable = pending.filter { row in
+            guard row.leaseUntil.map({ $0 < now }) ?? true else { return false }
+            guard let chain = row.notification.metadata?.originalTransactionId else { return true }
+            return firstOfChain[AppKey(appId: row.notification.appId, key: chain)] == row.notification.id
+        }
         let queues = Dictionary(grouping: claimable, by: \.notification.appId).sorted { $0.key < $1.key }.map { _, rows in
             rows.compactMap(\.notification.id).sorted().prefix(limit).map { $0 }
         }

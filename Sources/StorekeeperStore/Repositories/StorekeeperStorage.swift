@@ -108,7 +108,10 @@ public protocol NotificationInbox: Sendable {
     func receive(_ notification: InboxNotification) async throws -> InboxInsertion
     /// Leases up to `limit` pending rows to `owner` until `leaseUntil`, taking each app's oldest
     /// rows in turn so that one app's backlog never holds back another's; rows leased by
-    /// another owner whose lease has not run out at `now` are skipped. Each claim counts as an
+    /// another owner whose lease has not run out at `now` are skipped. A row that names a chain
+    /// (`metadata.originalTransactionId` as received) waits while an earlier row of the same
+    /// chain is pending, so that two workers (replicas) never decide changes of one chain at
+    /// once, and each decides after the one before it committed. Each claim counts as an
     /// attempt.
     func claimPending(limit: Int, owner: String, now: Date, leaseUntil: Date) async throws -> [InboxNotification]
     /// Frees every lease (at start, when this process is the only one using the store).

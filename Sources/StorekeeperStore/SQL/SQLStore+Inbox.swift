@@ -22,14 +22,16 @@ extension SQLStore {
             var inserted: [String: Int64] = [:]
             for chunk in Array(notifications.indices).chunked(by: 100) {
                 var query: SQLQueryString = """
-                    INSERT INTO notification_inbox (app_id, idempotency_key, version, headers, received_at, state, attempts) VALUES
+                    INSERT INTO notification_inbox (app_id, idempotency_key, version, headers, received_at, state, attempts,
+                    original_transaction_id) VALUES
                     """
                 for (position, index) in chunk.enumerated() {
                     let notification = notifications[index]
                     query += position == 0 ? " " : ", "
                     query += """
                         (\(bind: notification.appId), \(bind: notification.idempotencyKey), \(bind: notification.version.rawValue),
-                        \(bind: headers[index]), \(bind: notification.receivedAt.millisecondsSince1970), \(bind: InboxState.pending.rawValue), \(bind: 0))
+                        \(bind: headers[index]), \(bind: notification.receivedAt.millisecondsSince1970), \(bind: InboxState.pending.rawValue), \(bind: 0),
+                        \(bind: notification.metadata?.originalTransactionId))
                         """
                 }
                 query += " ON CONFLICT (app_id, idempotency_key) DO NOTHING RETURNING id, app_id, idempotency_key"
@@ -93,8 +95,11 @@ extension SQLStore {
                 queues.append(
                     try await db.raw(
                         """
-                        SELECT id FROM notification_inbox WHERE app_id = \(bind: app) AND state = \(bind: pending)
-                        AND (lease_until IS NULL OR lease_until < \(bind: now.millisecondsSince1970)) ORDER BY id LIMIT \(bind: limit)
+                        SELECT id FROM notification_inbox i WHERE app_id = \(bind: app) AND state = \(bind: pending)
+                        AND (lease_until IS NULL OR lease_until < \(bind: now.millisecondsSince1970))
+                        AND NOT EXISTS (SELECT 1 FROM notification_inbox e WHERE e.app_id = i.app_id
+                        AND e.original_transaction_id = i.original_transaction_id AND e.state = \(bind: pending) AND e.id < i.id)
+                        ORDER BY id LIMIT \(bind: limit)
                         """ + lock
                     ).all().map { try $0.int64("id") })
             }
