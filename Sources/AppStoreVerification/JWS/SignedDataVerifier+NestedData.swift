@@ -23,10 +23,8 @@ extension SignedDataVerifier {
     /// environment are checked again against this verifier, then each nested JWS present is
     /// verified as there.
     public func verifyNestedData(of notification: ResponseBodyV2DecodedPayload, now: Date) async -> VerificationResult<VerifiedNotification> {
-        let identity = Self.appIdentity(of: notification)
         do {
-            try checkApp(bundleId: identity.bundleId, appAppleId: identity.appAppleId)
-            try checkEnvironment(identity.environment)
+            try checkIdentity(of: notification)
         } catch {
             return .invalid(error)
         }

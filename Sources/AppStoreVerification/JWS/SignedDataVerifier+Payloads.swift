@@ -32,11 +32,17 @@ extension SignedDataVerifier {
     public func verifyAndDecodeNotification(_ signedPayload: String, now: Date) async -> VerificationResult<ResponseBodyV2DecodedPayload> {
         await verifyAndDecodeSignedData(signedPayload, as: ResponseBodyV2DecodedPayload.self, now: now).map {
             notification throws(VerificationFailure) in
-            let identity = Self.appIdentity(of: notification)
-            try checkApp(bundleId: identity.bundleId, appAppleId: identity.appAppleId)
-            try checkEnvironment(identity.environment)
+            try checkIdentity(of: notification)
             return notification
         }
+    }
+
+    /// Checks the app and environment a notification claims (see ``appIdentity(of:)``) against
+    /// this verifier's.
+    func checkIdentity(of notification: ResponseBodyV2DecodedPayload) throws(VerificationFailure) {
+        let identity = Self.appIdentity(of: notification)
+        try checkApp(bundleId: identity.bundleId, appAppleId: identity.appAppleId)
+        try checkEnvironment(identity.environment)
     }
 
     /// Verifies and decodes a signed app transaction: signature and chain (validity at
@@ -81,7 +87,7 @@ extension SignedDataVerifier {
         }
     }
 
-    func checkApp(bundleId candidate: String?, appAppleId candidateAppleId: Int64?) throws(VerificationFailure) {
+    private func checkApp(bundleId candidate: String?, appAppleId candidateAppleId: Int64?) throws(VerificationFailure) {
         try checkBundleId(candidate)
         if environment == .production, candidateAppleId != appAppleId {
             throw VerificationFailure(
@@ -91,7 +97,7 @@ extension SignedDataVerifier {
         }
     }
 
-    func checkEnvironment(_ candidate: AppStoreEnvironment?) throws(VerificationFailure) {
+    private func checkEnvironment(_ candidate: AppStoreEnvironment?) throws(VerificationFailure) {
         guard let candidate, candidate.rawValue.unicodeScalars.elementsEqual(environment.rawValue.unicodeScalars) else {
             throw VerificationFailure(
                 reason: .invalidEnvironment,

@@ -14,8 +14,9 @@ import Synchronization
 final class VerifiedAtDoor: Sendable {
     struct Entry: Sendable {
         var appId: String
-        /// The third part of the JWS: what the signature check covered, in a few dozen bytes.
-        var signature: Substring
+        /// The third part of the JWS: what the signature check covered, in a few dozen bytes
+        /// (a copy: a slice would keep the whole 15 KB JWS alive).
+        var signature: String
         var notification: ResponseBodyV2DecodedPayload
     }
 
@@ -30,7 +31,7 @@ final class VerifiedAtDoor: Sendable {
 
     /// Keeps `notification`, verified for `appId` from `signedPayload`, for the row `id`.
     func keep(id: Int64, appId: String, signedPayload: String, notification: ResponseBodyV2DecodedPayload) {
-        let entry = Entry(appId: appId, signature: Self.signature(of: signedPayload), notification: notification)
+        let entry = Entry(appId: appId, signature: String(Self.signature(of: signedPayload)), notification: notification)
         state.withLock { state in
             state.entries[id] = entry
             state.order.append(id)
