@@ -33,7 +33,9 @@ struct BenchServerCommandTests {
         #expect(report["reads"] as? Int == 9)
         #expect(report["concurrency"] as? Int == 3)
         #expect(report["failures"] as? Int == 0)
-        for key in ["ingestSeconds", "ingestedPerSecond", "processedPerSecond", "readsPerSecond", "healthPerSecond"] {
+        for key in [
+            "ingestSeconds", "ingestedPerSecond", "processedPerSecond", "cpuMillisecondsPerNotification", "readsPerSecond", "healthPerSecond",
+        ] {
             #expect(((report[key] as? Double) ?? 0) > 0, "\(key)")
         }
     }

@@ -14,6 +14,7 @@ struct BenchLoad: Sendable {
     func measure(bodies: [String], chains: [String], reads: Int, database: String) async throws -> ServerBenchmark.Report {
         let clock = ContinuousClock()
         let start = clock.now
+        let startCPU = Self.processCPUSeconds()
         let postFailures = await concurrently(count: bodies.count) { index in
             try await send(.POST, "/v1/apps/\(ServerBenchmark.appId)/notifications", body: bodies[index]).status == 200
         }
@@ -27,6 +28,7 @@ struct BenchLoad: Sendable {
             try await Task.sleep(for: .milliseconds(10))
         }
         let process = start.duration(to: clock.now)
+        let cpu = Self.processCPUSeconds() - startCPU
         // The counter moves just after the commit that empties the inbox: give it a moment.
         var processed = try await processedCount()
         for _ in 0..<100 where processed < bodies.count {
@@ -45,8 +47,16 @@ struct BenchLoad: Sendable {
             database: database, notifications: bodies.count,
             ingestSeconds: Self.seconds(ingest), ingestedPerSecond: Self.rate(bodies.count, ingest),
             processSeconds: Self.seconds(process), processedPerSecond: Self.rate(bodies.count, process),
+            cpuMillisecondsPerNotification: (cpu * 1000 / Double(max(bodies.count, 1)) * 1000).rounded() / 1000,
             reads: reads, readSeconds: Self.seconds(read), readsPerSecond: Self.rate(reads, read), healthPerSecond: Self.rate(reads, health),
             concurrency: concurrency, failures: postFailures + readFailures + healthFailures + max(0, bodies.count - processed))
+    }
+
+    /// The CPU time (user and system, every thread) this process has used so far.
+    static func processCPUSeconds() -> Double {
+        var time = timespec()
+        guard clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time) == 0 else { return 0 }
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1_000_000_000
     }
 
     /// Runs `count` operations on `concurrency` workers; returns how many failed or threw.

@@ -13,10 +13,12 @@ struct BenchServerCommand: AsyncParsableCommand {
             waits until the inbox has processed them all, then performs the status reads \
             (GET /v1/apps/bench/subscriptions/{id}) and as many GET /health (the same-run ceiling \
             for a request). Prints {"database", "notifications", "ingestSeconds", \
-            "ingestedPerSecond", "processSeconds", "processedPerSecond", "reads", "readSeconds", \
-            "readsPerSecond", "healthPerSecond", "concurrency", "failures"}: ingest is every POST \
-            answered 200 (the inbox written durably); process is from the first POST until the \
-            inbox is empty (verified, recorded, events). Stops by itself, at the latest after \
+            "ingestedPerSecond", "processSeconds", "processedPerSecond", \
+            "cpuMillisecondsPerNotification", "reads", "readSeconds", "readsPerSecond", \
+            "healthPerSecond", "concurrency", "failures"}: ingest is every POST answered 200 (the \
+            inbox written durably); process is from the first POST until the inbox is empty \
+            (verified, recorded, events); the CPU figure is the whole process's (server and \
+            clients) over that time. Stops by itself, at the latest after \
             --timeout seconds; exits 1 if any request failed or a notification was not processed.
             """
     )

@@ -29,6 +29,9 @@ struct ServerBenchmark: Sendable {
         var ingestedPerSecond: Double
         var processSeconds: Double
         var processedPerSecond: Double
+        /// CPU time of the whole process (server, its database writer and the benchmark's own
+        /// HTTP clients) from the first POST until the inbox is empty, per notification.
+        var cpuMillisecondsPerNotification: Double
         var reads: Int
         var readSeconds: Double
         var readsPerSecond: Double

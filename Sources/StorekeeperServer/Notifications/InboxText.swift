@@ -25,10 +25,14 @@ enum InboxText {
     }
 
     static func clean(_ text: String, limit: Int) -> String {
+        // Printable ASCII within the limit (every id Apple sends) is already clean.
+        if text.utf8.count <= limit, text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
         var result = String.UnicodeScalarView()
+        var kept = 0
         for scalar in text.unicodeScalars where !CharacterSet.controlCharacters.contains(scalar) {
             result.append(scalar)
-            if result.count >= limit { break }
+            kept += 1
+            if kept >= limit { break }
         }
         return String(result)
     }

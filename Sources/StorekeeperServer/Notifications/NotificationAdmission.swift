@@ -107,8 +107,12 @@ struct NotificationAdmission: Sendable {
         struct Chain: Decodable {
             var originalTransactionId: String?
         }
-        for signed in [notification.data?.signedTransactionInfo, notification.data?.signedRenewalInfo].compactMap({ $0 }) {
-            guard let jws = CompactJWS(signed), let chain = try? JSONDecoder().decode(Chain.self, from: Data(jws.payload)) else { continue }
+        for var signed in [notification.data?.signedTransactionInfo, notification.data?.signedRenewalInfo].compactMap({ $0 }) {
+            let payload = signed.withUTF8 { bytes -> [UInt8]? in
+                guard let segments = JWSSegments(bytes) else { return nil }
+                return Base64URL.decode(segment: UnsafeBufferPointer(rebasing: bytes[segments.payload]))
+            }
+            guard let payload, let chain = try? JSONDecoder().decode(Chain.self, from: Data(payload)) else { continue }
             if let id = InboxText.field(chain.originalTransactionId), !id.isEmpty { return id }
         }
         return nil

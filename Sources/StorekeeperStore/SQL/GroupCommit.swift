@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Lets concurrent writers share one durable commit: each caller hands in its item and waits;
 /// whoever finds no commit under way starts a transaction and, once it holds the writer, takes
 /// every item waiting by then; the items that arrive meanwhile go in the next, and so on. Each
@@ -9,7 +11,7 @@
 ///
 /// When a shared transaction fails, each of its items is written again alone, so one bad item
 /// fails only its own caller — unless the database is out of reach, which fails the group.
-actor GroupCommit<Item: Sendable, Answer: Sendable> {
+final class GroupCommit<Item: Sendable, Answer: Sendable>: Sendable {
     typealias Waiter = (item: Item, continuation: CheckedContinuation<Answer, any Error>)
     /// Hands the items of a transaction to it: called once, when the transaction holds the writer.
     typealias Take = @Sendable () async -> [Item]
@@ -19,10 +21,14 @@ actor GroupCommit<Item: Sendable, Answer: Sendable> {
     private let writeAll: @Sendable (_ take: @escaping Take) async throws -> [Answer]
     /// At most this many items share a commit.
     private let limit: Int
-    private var waiting: [Waiter] = []
-    /// The items the transaction under way took.
-    private var taken: [Waiter] = []
-    private var writing = false
+
+    private struct State {
+        var waiting: [Waiter] = []
+        var writing = false
+    }
+    /// A lock, not an actor: `take` runs while the transaction holds the writer, and must not
+    /// wait for a turn on the shared threads (busy verifying signatures) to hand over the items.
+    private let state = Mutex(State())
 
     init(limit: Int = 256, writeAll: @escaping @Sendable (_ take: @escaping Take) async throws -> [Answer]) {
         self.limit = max(1, limit)
@@ -32,34 +38,48 @@ actor GroupCommit<Item: Sendable, Answer: Sendable> {
     /// Writes `item`, returning once it is durable.
     func write(_ item: Item) async throws -> Answer {
         try await withCheckedThrowingContinuation { continuation in
-            waiting.append((item, continuation))
-            if !writing {
-                writing = true
-                Task { await self.drain() }
+            let starts = state.withLock { state in
+                state.waiting.append((item, continuation))
+                guard !state.writing else { return false }
+                state.writing = true
+                return true
             }
+            if starts { Task { await self.drain() } }
         }
     }
 
-    private func take() -> [Item] {
-        taken = Array(waiting.prefix(limit))
-        waiting.removeFirst(taken.count)
-        return taken.map(\.item)
+    private func take() -> [Waiter] {
+        state.withLock { state in
+            let taken = Array(state.waiting.prefix(limit))
+            state.waiting.removeFirst(taken.count)
+            return taken
+        }
     }
 
     private func drain() async {
-        while !waiting.isEmpty {
-            taken = []
+        while true {
+            // The items the transaction took, once it holds the writer.
+            let taken = Mutex<[Waiter]?>(nil)
             let result: Result<[Answer], any Error>
             do {
-                result = .success(try await writeAll { await self.take() })
+                result = .success(
+                    try await writeAll {
+                        let group = self.take()
+                        taken.withLock { $0 = group }
+                        return group.map(\.item)
+                    })
             } catch {
                 result = .failure(error)
             }
             // A transaction that failed before it took its items fails them as it would have.
-            if taken.isEmpty { _ = take() }
-            await finish(taken, result)
+            let group = taken.withLock { $0 } ?? take()
+            await finish(group, result)
+            let more = state.withLock { state in
+                if state.waiting.isEmpty { state.writing = false }
+                return state.writing
+            }
+            if !more { return }
         }
-        writing = false
     }
 
     private func finish(_ group: [Waiter], _ result: Result<[Answer], any Error>) async {

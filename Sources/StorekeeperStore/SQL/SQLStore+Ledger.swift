@@ -12,11 +12,12 @@ extension SQLStore {
     @discardableResult
     public func apply(_ changesets: [Changeset]) async throws -> [ChangesetResult] {
         guard !changesets.isEmpty else { return [] }
-        if changesets.count == 1 { return [try await apply(changesets[0])] }
+        // Encoded before the writer is taken: it has other work while this is done.
         let encoded = try changesets.map { try $0.entries.map { try StoreCoding.encode($0.fact) } }
+        let details = changesets.map { $0.events.map(\.details.json) }
         let writings = changesets.map { chainCache.beginWrite(appId: $0.appId, entries: $0.entries) }
         defer { for writing in writings { chainCache.endWrite(writing) } }
-        return try await commit(changesets) { db in try await Self.writeAll(changesets, facts: encoded, db) }
+        return try await commit(changesets) { db in try await Self.writeAll(changesets, facts: encoded, details: details, db) }
     }
 
     /// Whether every changeset records an inbox row's outcome, and so can be worked out again
@@ -40,7 +41,9 @@ extension SQLStore {
     /// jobs likewise; links, audit entries, offerings and inbox outcomes one by one. Rows go
     /// in in the changesets' order, so the result is the one writing them one after another
     /// gives: a fact or event already there, or earlier in the batch, is not new.
-    private static func writeAll(_ changesets: [Changeset], facts: [[String]], _ db: any SQLDatabase) async throws -> [ChangesetResult] {
+    private static func writeAll(
+        _ changesets: [Changeset], facts: [[String]], details: [[String]], _ db: any SQLDatabase
+    ) async throws -> [ChangesetResult] {
         for changeset in changesets { try await writeOfferingEnrolmentsAndLinks(changeset, db) }
         // Ledger entries, each counted new for the first changeset that brings it.
         var entryRows: [(changeset: Int, entry: LedgerEntry, fact: String)] = []
@@ -74,9 +77,9 @@ extension SQLStore {
             results[row.changeset].newEntries += 1
         }
         // Events, then a delivery for each new event's destinations.
-        var eventRows: [(changeset: Int, event: EventRecord)] = []
+        var eventRows: [(changeset: Int, event: EventRecord, details: String)] = []
         for (index, changeset) in changesets.enumerated() {
-            for event in changeset.events { eventRows.append((index, event)) }
+            for (event, json) in zip(changeset.events, details[index]) { eventRows.append((index, event, json)) }
         }
         var insertedEvents: [String: Int64] = [:]
         for chunk in eventRows.chunked(by: 256) {
@@ -88,7 +91,7 @@ extension SQLStore {
                 query += position == 0 ? " " : ", "
                 query += """
                     (\(bind: changesets[row.changeset].appId), \(bind: event.customerId), \(bind: event.originalTransactionId),
-                    \(bind: event.type.rawValue), \(bind: event.details.json), \(bind: event.occurredAt.millisecondsSince1970),
+                    \(bind: event.type.rawValue), \(bind: row.details), \(bind: event.occurredAt.millisecondsSince1970),
                     \(bind: event.idempotencyKey))
                     """
             }
