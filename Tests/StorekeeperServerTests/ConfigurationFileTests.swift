@@ -78,4 +78,21 @@ struct ConfigurationFileTests {
             }
         }
     }
+
+    @Test("the inbox's gather time defaults to 4 ms, can be set or turned off, and is refused out of range")
+    func inboxGather() throws {
+        let base = try write(Self.json, named: "config.json")
+        defer { try? FileManager.default.removeItem(at: base.deletingLastPathComponent()) }
+        #expect(try ServerConfiguration.load(file: base.path, environment: [:]).inbox.gatherMilliseconds == 4)
+        for (value, accepted) in [(0, true), (25, true), (1000, true), (-1, false), (1001, false)] {
+            let text = Self.json.replacingOccurrences(of: #"{"port": 9090,"#, with: #"{"port": 9090, "inbox": {"gatherMilliseconds": \#(value)},"#)
+            let file = try write(text, named: "config.json")
+            defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+            if accepted {
+                #expect(try ServerConfiguration.load(file: file.path, environment: [:]).inbox.gatherMilliseconds == value)
+            } else {
+                #expect(throws: (any Error).self) { try ServerConfiguration.load(file: file.path, environment: [:]) }
+            }
+        }
+    }
 }

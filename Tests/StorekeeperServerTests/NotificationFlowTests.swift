@@ -267,4 +267,25 @@ extension NotificationFlowTests {
             }
         }
     }
+
+    @Test("with a gather time, a batch that was not full is followed by one taken no sooner: rows that arrive meanwhile join the drain")
+    func gatherFillsTheNextBatch() async throws {
+        try await ServerHarness.run(.sqlite) { harness, client in
+            let crowd = try Self.crowd(harness.ca)
+            let first = crowd.prefix(3).map { $0.steps[0] }
+            let late = crowd.dropFirst(3).prefix(2).map { $0.steps[0] }
+            for step in first {
+                #expect(try await client.call(.post, "/v1/apps/alpha/notifications", body: step).status == 200)
+            }
+            let processor = harness.processor
+            let draining = Task { try await processor.drain(batchSize: 8, gather: .milliseconds(1500)) }
+            try await Task.sleep(for: .milliseconds(300))
+            for step in late {
+                #expect(try await client.call(.post, "/v1/apps/alpha/notifications", body: step).status == 200)
+            }
+            // The batch of three was not full: the next claim waited, and took the two late rows.
+            #expect(try await draining.value == first.count + late.count)
+            #expect(try await harness.processor.drain() == 0)
+        }
+    }
 }

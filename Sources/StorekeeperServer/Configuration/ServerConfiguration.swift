@@ -230,6 +230,9 @@ public struct InboxConfiguration: Sendable, Codable, Hashable {
     public var leaseSeconds: Double
     /// How many notifications a worker takes at once.
     public var batchSize: Int
+    /// After a batch that was not full, how long the worker lets notifications gather before it
+    /// takes the next (it takes it at once when the batch was full), in milliseconds.
+    public var gatherMilliseconds: Int
 
     /// How many times a row is tried before it is marked failed.
     public var maximumAttempts: Int
@@ -237,12 +240,13 @@ public struct InboxConfiguration: Sendable, Codable, Hashable {
     public var retentionDays: Double
 
     public init(
-        pollIntervalSeconds: Double = 1, leaseSeconds: Double = 30, batchSize: Int = 32, maximumAttempts: Int = 5,
-        retentionDays: Double = 30
+        pollIntervalSeconds: Double = 1, leaseSeconds: Double = 30, batchSize: Int = 32, gatherMilliseconds: Int = 4,
+        maximumAttempts: Int = 5, retentionDays: Double = 30
     ) {
         self.pollIntervalSeconds = pollIntervalSeconds
         self.leaseSeconds = leaseSeconds
         self.batchSize = batchSize
+        self.gatherMilliseconds = gatherMilliseconds
         self.maximumAttempts = maximumAttempts
         self.retentionDays = retentionDays
     }
@@ -253,6 +257,7 @@ public struct InboxConfiguration: Sendable, Codable, Hashable {
         pollIntervalSeconds = try container.decodeIfPresent(Double.self, forKey: .pollIntervalSeconds) ?? defaults.pollIntervalSeconds
         leaseSeconds = try container.decodeIfPresent(Double.self, forKey: .leaseSeconds) ?? defaults.leaseSeconds
         batchSize = try container.decodeIfPresent(Int.self, forKey: .batchSize) ?? defaults.batchSize
+        gatherMilliseconds = try container.decodeIfPresent(Int.self, forKey: .gatherMilliseconds) ?? defaults.gatherMilliseconds
         maximumAttempts = try container.decodeIfPresent(Int.self, forKey: .maximumAttempts) ?? defaults.maximumAttempts
         retentionDays = try container.decodeIfPresent(Double.self, forKey: .retentionDays) ?? defaults.retentionDays
     }
@@ -262,6 +267,7 @@ public struct InboxConfiguration: Sendable, Codable, Hashable {
             throw ConfigurationError("inbox: pollIntervalSeconds and leaseSeconds must be positive, batchSize 1 to 1000")
         }
         guard (1...100).contains(maximumAttempts) else { throw ConfigurationError("inbox.maximumAttempts must be 1 to 100") }
+        guard (0...1000).contains(gatherMilliseconds) else { throw ConfigurationError("inbox.gatherMilliseconds must be 0 to 1000") }
         guard retentionDays >= 1 else { throw ConfigurationError("inbox.retentionDays must be at least 1") }
     }
 }

@@ -22,7 +22,7 @@ public struct InboxWorker: Service {
                 do {
                     try await processor.drain(
                         batchSize: configuration.batchSize, leaseSeconds: configuration.leaseSeconds,
-                        maximumAttempts: configuration.maximumAttempts)
+                        maximumAttempts: configuration.maximumAttempts, gather: .milliseconds(configuration.gatherMilliseconds))
                     processor.metrics?.inboxPending((try? await processor.store.pendingCount()) ?? 0)
                     FailureLog.write(failures.succeeded(), name: "inbox processing", error: nil, to: processor.logger)
                 } catch {
