@@ -71,6 +71,11 @@ struct DirectSQLiteTests {
         #expect(connection.recompilations(of: "SELECT id FROM t WHERE k = ?1 ORDER BY id LIMIT ?2") == 0)
     }
 
+    @Test("statement journals stay in memory: SQLite took the setting before its first connection")
+    func statementJournalsInMemory() {
+        #expect(DirectSQLiteConnection.statementJournalsInMemory)
+    }
+
     @Test("a long read runs on NIO's thread pool and answers as a read on the calling thread does, errors included")
     func offloaded() async throws {
         let connection = try Self.open()

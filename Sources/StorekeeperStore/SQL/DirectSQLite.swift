@@ -46,6 +46,11 @@ final class DirectSQLiteConnection: Sendable {
         self.eventLoop = eventLoop
     }
 
+    /// Whether statement journals up to `STOREKEEPER_SQLITE_STATEMENT_JOURNAL_BYTES` stay in
+    /// memory (set as the program loads, see CSQLiteConfig): a transaction's multi-row insert
+    /// of notification bodies then writes no temporary file.
+    static var statementJournalsInMemory: Bool { storekeeper_sqlite_statement_journal_status() == SQLITE_OK }
+
     /// Opens the file at `path`, or a private in-memory database for nil.
     static func open(path: String?, logger: Logger) throws -> DirectSQLiteConnection {
         var handle: OpaquePointer?
