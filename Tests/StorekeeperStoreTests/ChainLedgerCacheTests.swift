@@ -97,6 +97,27 @@ struct ChainLedgerCacheTests {
         }
     }
 
+    @Test("a served store copies its log into the database file in the background, and that copy does not empty the cache")
+    func backgroundCheckpoints() async throws {
+        try await Self.withServedStore { store, path in
+            #expect(try await store.ledgers(appId: "a", originalTransactionIds: ["c9"]).isEmpty)
+            let before = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            // About 3 MB of bodies: far below the writer's own threshold (64 MiB of log), so only
+            // the background checkpoint brings them into the file.
+            let t0 = Self.t0
+            for index in 0..<150 {
+                let body = #"{"signedPayload":"\#(index)\#(String(repeating: "x", count: 20_000))"}"#
+                _ = try await store.receive(InboxNotification(appId: "a", idempotencyKey: "cp-\(index)", version: .v2, body: body, receivedAt: t0))
+            }
+            try await Self.waitUntil {
+                ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) > before + 2_000_000
+            }
+            // Past the cache's once-a-second look at the file's version: still cached.
+            try await Task.sleep(for: .milliseconds(1300))
+            #expect(store.chainCache.count == 1)
+        }
+    }
+
     @Test("a commit to the file by another process empties the cache")
     func otherProcessWrites() async throws {
         try await Self.withServedStore { store, path in

@@ -58,11 +58,17 @@ public struct SQLStore: StorekeeperStorage {
         var mark = try? await backend.externalWriteMark()
         chainCache.setEnabled(true)
         defer { chainCache.setEnabled(false) }
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(1))
-            let now = try? await backend.externalWriteMark()
-            if now == nil || now != mark { chainCache.clear() }
-            mark = now
+        await withTaskGroup(of: Void.self) { group in
+            if let sqlite = backend as? SQLiteBackend {
+                group.addTask { await sqlite.checkpoints(every: SQLiteBackend.checkpointInterval) }
+            }
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                let now = try? await backend.externalWriteMark()
+                if now == nil || now != mark { chainCache.clear() }
+                mark = now
+            }
+            group.cancelAll()
         }
     }
 

@@ -24,6 +24,11 @@ struct SQLiteBackend: SQLBackend {
     /// Where writes run (``WriterThread``).
     let writer = WriterThread(name: "sqlite-writer")
     let readers: [Reader]
+    /// For a file, the connection that copies the log into the database
+    /// (``checkpoints(every:)``), on threads other than the writer's.
+    let checkpointer: DirectSQLiteConnection?
+    /// Commits since the last checkpoint (any positive value means there is work).
+    let commitsSinceCheckpoint = Tally()
     private let turns = Turns()
     let writes = WriteHealth()
     /// Transactions committed without a flush of their own so far (for tests).
@@ -51,6 +56,14 @@ struct SQLiteBackend: SQLBackend {
     /// Reading connections beside the writer, for a file.
     static let readerCount = 2
 
+    /// The writer's own checkpoint threshold, in pages of log (4 KiB each). While the store's
+    /// background work runs, ``checkpoints(every:)`` copies the log long before this (SQLite's
+    /// default, 1,000 pages, made every thousandth page's commit do the copy on the writer, a
+    /// fifth of its time under a burst); without it, the log still stays bounded.
+    static let writerCheckpointPages = 16_384
+    /// How often ``checkpoints(every:)`` looks for committed work to copy.
+    static let checkpointInterval: Duration = .milliseconds(50)
+
     /// The page cache of the writing connection and of each reading one. SQLite's default
     /// (2 MiB) sends most reads of a working set back to the operating system (`pread`).
     static let writerCacheMebibytes = 16
@@ -75,12 +88,14 @@ struct SQLiteBackend: SQLBackend {
         let db = connection.sql()
         if path != nil {
             try await db.raw("PRAGMA journal_mode=WAL").run()
+            try await db.raw("PRAGMA wal_autocheckpoint=\(unsafeRaw: String(writerCheckpointPages))").run()
         }
         try await db.raw("PRAGMA synchronous=\(unsafeRaw: durability.rawValue)").run()
         try await db.raw("PRAGMA foreign_keys=ON").run()
         try await db.raw("PRAGMA busy_timeout=5000").run()
         try await tune(db, cacheMebibytes: writerCacheMebibytes, temporaryInMemory: path == nil)
         var readers: [Reader] = []
+        var checkpointer: DirectSQLiteConnection?
         if let path {
             do {
                 for _ in 0..<readerCount {
@@ -90,13 +105,18 @@ struct SQLiteBackend: SQLBackend {
                     try await tune(reader.sql(), cacheMebibytes: readerCacheMebibytes, temporaryInMemory: true)
                     readers.append(Reader(connection: reader))
                 }
+                let copier = try DirectSQLiteConnection.open(path: path, logger: logger)
+                checkpointer = copier
+                try await copier.sql().raw("PRAGMA busy_timeout=5000").run()
+                try await copier.sql().raw("PRAGMA synchronous=\(unsafeRaw: durability.rawValue)").run()
             } catch {
                 for reader in readers { reader.connection.close() }
+                checkpointer?.close()
                 connection.close()
                 throw StoreError(code: .unavailable, message: "cannot open the SQLite database for reading: \(error)")
             }
         }
-        return SQLiteBackend(connection: connection, readers: readers, durability: durability)
+        return SQLiteBackend(connection: connection, readers: readers, checkpointer: checkpointer, durability: durability)
     }
 
     func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
@@ -119,6 +139,7 @@ struct SQLiteBackend: SQLBackend {
 
     func write<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let db = connection.sql()
+        defer { commitsSinceCheckpoint.value.add(1, ordering: .relaxed) }
         return try await writes.watch { try await writer.run { try await lock.withLock { try await body(db) } } }
     }
 
@@ -136,6 +157,7 @@ struct SQLiteBackend: SQLBackend {
     private func transaction<T: Sendable>(flushed: Bool, _ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let db = connection.sql()
         let relaxes = !flushed && durability == .full
+        defer { commitsSinceCheckpoint.value.add(1, ordering: .relaxed) }
         return try await writes.watch {
             try await writer.run {
                 try await lock.withLock {
@@ -179,8 +201,23 @@ struct SQLiteBackend: SQLBackend {
         }
     }
 
+    /// Copies the log into the database file every `interval` in which something was
+    /// committed, on the checkpointing connection and a thread of NIO's pool, until the task is
+    /// cancelled: a passive checkpoint, which never waits for the writer nor holds it up, and
+    /// lets the writer start the log afresh once all of it is copied.
+    func checkpoints(every interval: Duration) async {
+        guard let checkpointer else { return }
+        let db = checkpointer.sql(offloaded: true)
+        while !Task.isCancelled {
+            try? await Task.sleep(for: interval)
+            guard commitsSinceCheckpoint.value.exchange(0, ordering: .relaxed) > 0 else { continue }
+            _ = try? await db.raw("PRAGMA wal_checkpoint(PASSIVE)").all()
+        }
+    }
+
     func close() async throws {
         for reader in readers { reader.connection.close() }
+        checkpointer?.close()
         connection.close()
         writer.stop()
     }
