@@ -6,18 +6,26 @@ extension SQLStore {
     /// at the same time (``GroupCommit``): one durable commit for all of them, each answered
     /// only once it has committed.
     public func receive(_ notification: InboxNotification) async throws -> InboxInsertion {
-        try await inboxWrites.write(notification)
+        // Encoded here, not while the transaction holds the writer.
+        try await inboxWrites.write(Incoming(notification: notification, headers: try StoreCoding.encode(notification.headers)))
+    }
+
+    /// A notification on its way into the inbox, its headers already encoded.
+    struct Incoming: Sendable {
+        var notification: InboxNotification
+        var headers: String
     }
 
     /// Inserts the notifications `take` gives once the writer is held, in one transaction (the
     /// rows, then their bodies), answering each: a repeat of a stored row, or of one before it,
     /// is a duplicate of that row.
     static func receiveAll(
-        _ take: @escaping GroupCommit<InboxNotification, InboxInsertion>.Take, _ backend: any SQLBackend
+        _ take: @escaping GroupCommit<Incoming, InboxInsertion>.Take, _ backend: any SQLBackend
     ) async throws -> [InboxInsertion] {
         try await backend.transaction { db in
-            let notifications = await take()
-            let headers = try notifications.map { try StoreCoding.encode($0.headers) }
+            let incoming = await take()
+            let notifications = incoming.map(\.notification)
+            let headers = incoming.map(\.headers)
             let keys = notifications.map { $0.appId + "\u{1F}" + $0.idempotencyKey }
             var inserted: [String: Int64] = [:]
             for chunk in Array(notifications.indices).chunked(by: 100) {
@@ -84,7 +92,7 @@ extension SQLStore {
         guard anyPending else { return [] }
         // A lease lost to a power cut costs nothing: the rows are pending again after the
         // restart, and what processing them wrote was flushed after the lease.
-        let rows: [InboxNotification] = try await backend.unflushedTransaction { db in
+        let leased: [any SQLRow] = try await backend.unflushedTransaction { db in
             let apps = try await db.raw(
                 """
                 SELECT DISTINCT app_id FROM notification_inbox WHERE state = \(bind: pending)
@@ -104,17 +112,20 @@ extension SQLStore {
                     ).all().map { try $0.int64("id") })
             }
             let chosen = Self.takeInTurn(queues, limit: limit)
-            guard let first = chosen.first else { return [] }
+            guard let first = chosen.first else { return [any SQLRow]() }
             var update: SQLQueryString = """
                 UPDATE notification_inbox SET lease_owner = \(bind: owner), lease_until = \(bind: leaseUntil.millisecondsSince1970),
                 attempts = attempts + 1 WHERE id IN (\(bind: first)
                 """
             for id in chosen.dropFirst() { update += ", \(bind: id)" }
             update += ") RETURNING *"
-            let leased = try await db.raw(update).all()
-            let bodies = try await Self.bodies(ids: chosen, db)
-            return try leased.map { try Self.inboxNotification($0, body: bodies[try $0.int64("id")]) }
+            return try await db.raw(update).all()
         }
+        guard !leased.isEmpty else { return [] }
+        // Decoded, and their bodies read, after the writer is let go: the rows are leased to
+        // this caller, and a body never changes once stored.
+        let bodies = try await backend.read { db in try await Self.bodies(ids: try leased.map { try $0.int64("id") }, db) }
+        let rows = try leased.map { try Self.inboxNotification($0, body: bodies[try $0.int64("id")]) }
         return rows.sorted { ($0.id ?? 0) < ($1.id ?? 0) }
     }
 

@@ -15,7 +15,7 @@ public struct SQLStore: StorekeeperStorage {
     /// Chains' ledgers, while this process is the database's writer (SQLite, served).
     let chainCache = ChainLedgerCache()
     /// Notifications arriving together share one durable commit.
-    let inboxWrites: GroupCommit<InboxNotification, InboxInsertion>
+    let inboxWrites: GroupCommit<Incoming, InboxInsertion>
 
     /// Which database this is.
     public var dialect: SQLStoreDialect { backend.dialect }

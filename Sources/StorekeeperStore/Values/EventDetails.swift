@@ -79,8 +79,80 @@ public struct EventDetails: Sendable, Hashable, Codable {
         self.reason = reason
     }
 
-    /// The JSON object text the store keeps (sorted keys, absent fields left out).
+    /// The JSON object text the store keeps (sorted keys, absent fields left out): what
+    /// `JSONEncoder` with `.sortedKeys` and `.withoutEscapingSlashes` writes (instants as
+    /// ``Timestamp`` strings), written directly, as every event of every notification needs it.
     public var json: String {
+        var fields: [(key: String, value: String)] = []
+        func text(_ key: String, _ value: String?) { if let value { fields.append((key, Self.quoted(value))) } }
+        func date(_ key: String, _ value: Date?) { if let value { fields.append((key, Self.quoted(Timestamp.string(from: value)))) } }
+        func number(_ key: String, _ value: Decimal?) { if let value { fields.append((key, value.description)) } }
+        text("from", from)
+        text("to", to)
+        text("productId", productId)
+        date("expiresDate", expiresDate)
+        text("transactionId", transactionId)
+        text("source", source)
+        text("notificationType", notificationType)
+        text("subtype", subtype)
+        text("notificationUUID", notificationUUID)
+        text("inboxId", inboxId)
+        text("version", version)
+        text("policy", policy)
+        date("deadline", deadline)
+        text("refundPreference", refundPreference)
+        text("reason", reason)
+        text("eventId", eventId)
+        text("environment", environment)
+        text("storefront", storefront)
+        if let entitlements { fields.append(("entitlements", "[" + entitlements.map(Self.quoted).joined(separator: ",") + "]")) }
+        text("periodType", periodType)
+        number("price", price)
+        text("currency", currency)
+        number("priceInReportingCurrency", priceInReportingCurrency)
+        text("reportingCurrency", reportingCurrency)
+        number("proceeds", proceeds)
+        text("expirationReason", expirationReason)
+        text("priceIncreaseConsent", priceIncreaseConsent)
+        text("previousProductId", previousProductId)
+        text("problemKind", problemKind)
+        if let evidence {
+            let members = evidence.sorted { $0.key < $1.key }.map { Self.quoted($0.key) + ":" + Self.quoted($0.value) }
+            fields.append(("evidence", "{" + members.joined(separator: ",") + "}"))
+        }
+        text("experimentId", experimentId)
+        text("variant", variant)
+        text("placement", placement)
+        text("offeringId", offeringId)
+        fields.sort { $0.key < $1.key }
+        return "{" + fields.map { "\"\($0.key)\":\($0.value)" }.joined(separator: ",") + "}"
+    }
+
+    /// `text` as a JSON string, escaped as `JSONEncoder` escapes it (slashes left alone).
+    static func quoted(_ text: String) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity(text.utf8.count + 2)
+        out.append(UInt8(ascii: "\""))
+        let hex = Array("0123456789abcdef".utf8)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+            case 0x08: out += [UInt8(ascii: "\\"), UInt8(ascii: "b")]
+            case 0x0C: out += [UInt8(ascii: "\\"), UInt8(ascii: "f")]
+            case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+            case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+            case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+            case 0..<0x20: out += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The same text through `JSONEncoder` (what ``json`` must equal; kept for the tests).
+    var encodedJSON: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
