@@ -26,14 +26,7 @@ enum CustomerEvents {
     /// most 36 characters, as Mixpanel's `$insert_id` allows).
     static func publicId(appId: String, key: String) -> String {
         let digest = SHA256.hash(data: Data((appId + "\u{1F}" + key).utf8))
-        let digits = Array("0123456789abcdef".utf8)
-        var text = Array("evt_".utf8)
-        text.reserveCapacity(36)
-        for byte in digest.prefix(16) {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
+        return "evt_" + StableDigest.hex(bytes: digest.prefix(16))
     }
 
     /// The events of `ledger` (one chain's entries, or a one-time purchase's) that happened by

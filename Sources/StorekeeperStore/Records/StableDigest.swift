@@ -5,10 +5,15 @@ import Foundation
 /// on every machine.
 public enum StableDigest {
     public static func hex(of data: Data) -> String {
+        hex(bytes: SHA256.hash(data: data))
+    }
+
+    /// `bytes` in lowercase hex, two digits each.
+    public static func hex(bytes: some Sequence<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text = [UInt8]()
         text.reserveCapacity(64)
-        for byte in SHA256.hash(data: data) {
+        for byte in bytes {
             text.append(digits[Int(byte >> 4)])
             text.append(digits[Int(byte & 0x0F)])
         }

@@ -59,9 +59,7 @@ public struct SQLStore: StorekeeperStorage {
         chainCache.setEnabled(true)
         defer { chainCache.setEnabled(false) }
         await withTaskGroup(of: Void.self) { group in
-            if let sqlite = backend as? SQLiteBackend {
-                group.addTask { await sqlite.checkpoints(every: SQLiteBackend.checkpointInterval) }
-            }
+            group.addTask { [backend] in try? await backend.run() }
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(1))
                 let now = try? await backend.externalWriteMark()

@@ -195,10 +195,14 @@ struct SQLiteBackend: SQLBackend {
         }
     }
 
+    /// Copies the log into the database file in the background (``checkpoints(every:)``) until
+    /// cancelled; an in-memory database has nothing to copy.
     func run() async throws {
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(3600))
+        guard checkpointer != nil else {
+            while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+            return
         }
+        await checkpoints(every: Self.checkpointInterval)
     }
 
     /// Copies the log into the database file every `interval` in which something was
