@@ -78,7 +78,8 @@ public func buildApplication(
 public func buildApplication(configuration: ServerConfiguration, dependencies: ServerDependencies) throws -> some ApplicationProtocol {
     let directory = try AppDirectory(configuration: configuration)
     let metrics = ServerMetrics()
-    let signal = InboxSignal()
+    let signal = InboxSignal(
+        quiet: .milliseconds(configuration.inbox.burstQuietMilliseconds), limit: .milliseconds(configuration.inbox.burstLimitMilliseconds))
     let store = dependencies.store
     let work = ServerWork(
         apps: directory, dependencies: dependencies, scheduling: dependencies.scheduler ?? SchedulerConfiguration(), metrics: metrics,

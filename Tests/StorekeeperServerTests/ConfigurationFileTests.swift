@@ -79,6 +79,28 @@ struct ConfigurationFileTests {
         }
     }
 
+    @Test("the inbox's burst pacing defaults to 20 ms of quiet within 1 s, can be set or turned off, and is refused out of range")
+    func inboxBurstPacing() throws {
+        let base = try write(Self.json, named: "config.json")
+        defer { try? FileManager.default.removeItem(at: base.deletingLastPathComponent()) }
+        let defaults = try ServerConfiguration.load(file: base.path, environment: [:]).inbox
+        #expect(defaults.burstQuietMilliseconds == 20 && defaults.burstLimitMilliseconds == 1000)
+        for (quiet, limit, accepted) in [
+            (0, 0, true), (50, 5000, true), (1000, 60_000, true), (-1, 1000, false), (1001, 1000, false), (20, 60_001, false),
+        ] {
+            let inbox = #"{"burstQuietMilliseconds": \#(quiet), "burstLimitMilliseconds": \#(limit)}"#
+            let text = Self.json.replacingOccurrences(of: #"{"port": 9090,"#, with: #"{"port": 9090, "inbox": \#(inbox),"#)
+            let file = try write(text, named: "config.json")
+            defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+            if accepted {
+                let loaded = try ServerConfiguration.load(file: file.path, environment: [:]).inbox
+                #expect(loaded.burstQuietMilliseconds == quiet && loaded.burstLimitMilliseconds == limit)
+            } else {
+                #expect(throws: (any Error).self) { try ServerConfiguration.load(file: file.path, environment: [:]) }
+            }
+        }
+    }
+
     @Test("the inbox's gather time defaults to 4 ms, can be set or turned off, and is refused out of range")
     func inboxGather() throws {
         let base = try write(Self.json, named: "config.json")

@@ -233,6 +233,13 @@ public struct InboxConfiguration: Sendable, Codable, Hashable {
     /// After a batch that was not full, how long the worker lets notifications gather before it
     /// takes the next (it takes it at once when the batch was full), in milliseconds.
     public var gatherMilliseconds: Int
+    /// While notifications arrive in a burst (two within this many milliseconds), the worker
+    /// waits for them to pause this long before it takes its next batch: the door's commits
+    /// go first (0: never waits).
+    public var burstQuietMilliseconds: Int
+    /// The longest a notification waits for processing because of a burst after it, in
+    /// milliseconds.
+    public var burstLimitMilliseconds: Int
 
     /// How many times a row is tried before it is marked failed.
     public var maximumAttempts: Int
@@ -241,12 +248,14 @@ public struct InboxConfiguration: Sendable, Codable, Hashable {
 
     public init(
         pollIntervalSeconds: Double = 1, leaseSeconds: Double = 30, batchSize: Int = 32, gatherMilliseconds: Int = 4,
-        maximumAttempts: Int = 5, retentionDays: Double = 30
+        burstQuietMilliseconds: Int = 20, burstLimitMilliseconds: Int = 1000, maximumAttempts: Int = 5, retentionDays: Double = 30
     ) {
         self.pollIntervalSeconds = pollIntervalSeconds
         self.leaseSeconds = leaseSeconds
         self.batchSize = batchSize
         self.gatherMilliseconds = gatherMilliseconds
+        self.burstQuietMilliseconds = burstQuietMilliseconds
+        self.burstLimitMilliseconds = burstLimitMilliseconds
         self.maximumAttempts = maximumAttempts
         self.retentionDays = retentionDays
     }
@@ -258,6 +267,8 @@ public struct InboxConfiguration: Sendable, Codable, Hashable {
         leaseSeconds = try container.decodeIfPresent(Double.self, forKey: .leaseSeconds) ?? defaults.leaseSeconds
         batchSize = try container.decodeIfPresent(Int.self, forKey: .batchSize) ?? defaults.batchSize
         gatherMilliseconds = try container.decodeIfPresent(Int.self, forKey: .gatherMilliseconds) ?? defaults.gatherMilliseconds
+        burstQuietMilliseconds = try container.decodeIfPresent(Int.self, forKey: .burstQuietMilliseconds) ?? defaults.burstQuietMilliseconds
+        burstLimitMilliseconds = try container.decodeIfPresent(Int.self, forKey: .burstLimitMilliseconds) ?? defaults.burstLimitMilliseconds
         maximumAttempts = try container.decodeIfPresent(Int.self, forKey: .maximumAttempts) ?? defaults.maximumAttempts
         retentionDays = try container.decodeIfPresent(Double.self, forKey: .retentionDays) ?? defaults.retentionDays
     }
@@ -268,6 +279,9 @@ public struct InboxConfiguration: Sendable, Codable, Hashable {
         }
         guard (1...100).contains(maximumAttempts) else { throw ConfigurationError("inbox.maximumAttempts must be 1 to 100") }
         guard (0...1000).contains(gatherMilliseconds) else { throw ConfigurationError("inbox.gatherMilliseconds must be 0 to 1000") }
+        guard (0...1000).contains(burstQuietMilliseconds), (0...60_000).contains(burstLimitMilliseconds) else {
+            throw ConfigurationError("inbox.burstQuietMilliseconds must be 0 to 1000, inbox.burstLimitMilliseconds 0 to 60000")
+        }
         guard retentionDays >= 1 else { throw ConfigurationError("inbox.retentionDays must be at least 1") }
     }
 }

@@ -64,15 +64,21 @@ public struct InboxProcessor: Sendable {
     /// With `gather`, a batch that was not full is followed by one claimed no sooner than
     /// `gather` after it: under a steady stream, fewer and fuller transactions (each rewrites
     /// the index pages it touches whatever the number of its rows).
+    ///
+    /// With `pacing`, every claim first waits as long as it says (the worker's
+    /// ``InboxSignal``: while notifications arrive in a burst, the door goes first).
     @discardableResult
-    public func drain(batchSize: Int = 32, leaseSeconds: Double = 30, maximumAttempts: Int = 5, gather: Duration = .zero) async throws -> Int {
+    public func drain(
+        batchSize: Int = 32, leaseSeconds: Double = 30, maximumAttempts: Int = 5, gather: Duration = .zero, pacing: (any Pacing)? = nil
+    ) async throws -> Int {
         var handled = 0
-        var claimed = try await claim(batchSize: batchSize, leaseSeconds: leaseSeconds)
+        let claim = { @Sendable in try await self.claim(batchSize: batchSize, leaseSeconds: leaseSeconds, pacing: pacing) }
+        var claimed = try await claim()
         while !claimed.batch.isEmpty {
             let waits = gather > .zero && claimed.batch.count < batchSize
             let ahead = Task {
                 if waits { try? await Task.sleep(for: gather) }
-                return try await claim(batchSize: batchSize, leaseSeconds: leaseSeconds)
+                return try await claim()
             }
             do {
                 for run in Self.runs(of: Self.signedFirst(claimed.batch), verifications: claimed.verifications, apps: apps) {
@@ -86,16 +92,29 @@ public struct InboxProcessor: Sendable {
             claimed = try await ahead.value
             // Rows that waited for an earlier row of their chain in this batch (see
             // `claimPending`) can be claimed only now.
-            if claimed.batch.isEmpty { claimed = try await claim(batchSize: batchSize, leaseSeconds: leaseSeconds) }
+            if claimed.batch.isEmpty { claimed = try await claim() }
         }
         return handled
     }
 
     /// Leases up to `batchSize` pending rows and verifies their V2 bodies.
-    private func claim(batchSize: Int, leaseSeconds: Double) async throws -> (batch: [InboxNotification], verifications: [Int64: V2Verification]) {
+    private func claim(
+        batchSize: Int, leaseSeconds: Double, pacing: (any Pacing)?
+    ) async throws -> (batch: [InboxNotification], verifications: [Int64: V2Verification]) {
+        await pacing?.beforeClaim()
+        let started = ContinuousClock.now
         let now = clock()
         let batch = try await store.claimPending(limit: batchSize, owner: owner, now: now, leaseUntil: now.addingTimeInterval(leaseSeconds))
+        if batch.isEmpty { await pacing?.claimFoundNothing(startedAt: started) }
         return (batch, await verifyConcurrently(batch, now: now))
+    }
+
+    /// What paces a drain's claims (see ``drain(batchSize:leaseSeconds:maximumAttempts:gather:pacing:)``).
+    public protocol Pacing: Sendable {
+        /// Returns when the next claim may be taken.
+        func beforeClaim() async
+        /// A claim that started at `start` found no pending row.
+        func claimFoundNothing(startedAt start: ContinuousClock.Instant) async
     }
 
     /// The batch with its V2 rows before its V1 rows, each in the order received. Apple sends a

@@ -22,7 +22,7 @@ public struct InboxWorker: Service {
                 do {
                     try await processor.drain(
                         batchSize: configuration.batchSize, leaseSeconds: configuration.leaseSeconds,
-                        maximumAttempts: configuration.maximumAttempts, gather: .milliseconds(configuration.gatherMilliseconds))
+                        maximumAttempts: configuration.maximumAttempts, gather: .milliseconds(configuration.gatherMilliseconds), pacing: signal)
                     processor.metrics?.inboxPending((try? await processor.store.pendingCount()) ?? 0)
                     FailureLog.write(failures.succeeded(), name: "inbox processing", error: nil, to: processor.logger)
                 } catch {
@@ -34,15 +34,25 @@ public struct InboxWorker: Service {
     }
 }
 
-/// Wakes the inbox worker when a notification arrives.
+/// Wakes the inbox worker when a notification arrives, and paces its claims by the arrivals
+/// (``ArrivalPace``).
 public actor InboxSignal {
     private var waiter: CheckedContinuation<Void, Never>?
     private var pending = false
+    private var pace: ArrivalPace
 
-    public init() {}
+    /// `quiet` and `limit` as in ``ArrivalPace``; a zero `quiet` never holds processing.
+    public init(quiet: Duration = .zero, limit: Duration = .seconds(1)) {
+        pace = ArrivalPace(quiet: quiet, limit: limit)
+    }
 
-    /// Wakes the worker (or makes its next wait return at once).
+    /// A notification arrived: wakes the worker (or makes its next wait return at once).
     public func notify() {
+        pace.arrived(at: .now)
+        wake()
+    }
+
+    private func wake() {
         if let waiter {
             self.waiter = nil
             waiter.resume()
@@ -59,10 +69,22 @@ public actor InboxSignal {
         }
         let timer = Task { [weak self] in
             try? await Task.sleep(for: timeout)
-            await self?.notify()
+            await self?.wake()
         }
         await withCheckedContinuation { waiter = $0 }
         pending = false
         timer.cancel()
+    }
+}
+
+extension InboxSignal: InboxProcessor.Pacing {
+    public func beforeClaim() async {
+        while let until = pace.holdsUntil(.now), !Task.isCancelled {
+            try? await Task.sleep(until: until, clock: .continuous)
+        }
+    }
+
+    public func claimFoundNothing(startedAt start: ContinuousClock.Instant) {
+        pace.emptied(claimStartedAt: start)
     }
 }
