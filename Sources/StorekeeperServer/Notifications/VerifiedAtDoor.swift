@@ -18,26 +18,37 @@ final class VerifiedAtDoor: Sendable {
         /// (a copy: a slice would keep the whole 15 KB JWS alive).
         var signature: String
         var notification: ResponseBodyV2DecodedPayload
+        /// About what the entry holds in memory: its nested signed data, and a kilobyte for the
+        /// rest.
+        var bytes: Int
     }
 
-    /// The most entries kept (each holds a decoded notification, about 10 KB with its nested JWS).
+    /// The most entries kept, and the most bytes they may hold together (an entry holds a
+    /// decoded notification with its nested JWS, 8 KB or so). A burst is stored whole before it
+    /// is processed (the door goes first), so the entries last as long as a burst of a few
+    /// thousand notifications; what is pushed out is verified in full.
     let capacity: Int
-    /// The entries, and their ids oldest first (ids already taken are dropped from it lazily).
-    private let state = Mutex<(entries: [Int64: Entry], order: [Int64])>(([:], []))
+    let byteBudget: Int
+    /// The entries, their ids oldest first (ids already taken are dropped from it lazily), and
+    /// the bytes they hold.
+    private let state = Mutex<(entries: [Int64: Entry], order: [Int64], bytes: Int)>(([:], [], 0))
 
-    init(capacity: Int = 512) {
+    init(capacity: Int = 8192, byteBudget: Int = 32 << 20) {
         self.capacity = max(1, capacity)
+        self.byteBudget = max(1, byteBudget)
     }
 
     /// Keeps `notification`, verified for `appId` from `signedPayload`, for the row `id`.
     func keep(id: Int64, appId: String, signedPayload: String, notification: ResponseBodyV2DecodedPayload) {
-        let entry = Entry(appId: appId, signature: String(Self.signature(of: signedPayload)), notification: notification)
+        let nested = (notification.data?.signedTransactionInfo?.utf8.count ?? 0) + (notification.data?.signedRenewalInfo?.utf8.count ?? 0)
+        let entry = Entry(appId: appId, signature: String(Self.signature(of: signedPayload)), notification: notification, bytes: nested + 1024)
         state.withLock { state in
-            state.entries[id] = entry
+            if let replaced = state.entries.updateValue(entry, forKey: id) { state.bytes -= replaced.bytes }
+            state.bytes += entry.bytes
             state.order.append(id)
             if state.order.count > 2 * capacity { state.order.removeAll { state.entries[$0] == nil } }
-            while state.entries.count > capacity, !state.order.isEmpty {
-                state.entries.removeValue(forKey: state.order.removeFirst())
+            while state.entries.count > capacity || state.bytes > byteBudget, !state.order.isEmpty {
+                if let evicted = state.entries.removeValue(forKey: state.order.removeFirst()) { state.bytes -= evicted.bytes }
             }
         }
     }
@@ -45,12 +56,19 @@ final class VerifiedAtDoor: Sendable {
     /// The notification kept for row `id` of `appId` holding `signedPayload`, removed; `nil` when
     /// none was kept (or it was for another app or JWS).
     func take(id: Int64, appId: String, signedPayload: String) -> ResponseBodyV2DecodedPayload? {
-        guard let entry = state.withLock({ $0.entries.removeValue(forKey: id) }) else { return nil }
+        let taken = state.withLock { state -> Entry? in
+            guard let entry = state.entries.removeValue(forKey: id) else { return nil }
+            state.bytes -= entry.bytes
+            return entry
+        }
+        guard let entry = taken else { return nil }
         guard entry.appId == appId, entry.signature == Self.signature(of: signedPayload) else { return nil }
         return entry.notification
     }
 
     var count: Int { state.withLock { $0.entries.count } }
+    /// The bytes the entries hold, by the estimate above.
+    var bytes: Int { state.withLock { $0.bytes } }
     /// The ids remembered in order (at most twice the capacity).
     var orderCount: Int { state.withLock { $0.order.count } }
 

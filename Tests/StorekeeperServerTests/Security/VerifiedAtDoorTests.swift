@@ -130,4 +130,27 @@ struct VerifiedAtDoorTests {
             #expect(door.orderCount <= 16)
         }
     }
+
+    @Test("the entries hold no more than the byte budget, the oldest going first, and the bytes are counted back as entries are taken")
+    func byteBudget() async throws {
+        try await Self.withSetup { setup in
+            let body = try Self.body(setup.ca, transactionSigner: setup.ca, chain: "d6")
+            let (jws, notification) = try await Self.outer(body, app: setup.app)
+            let nested = (notification.data?.signedTransactionInfo?.utf8.count ?? 0) + (notification.data?.signedRenewalInfo?.utf8.count ?? 0)
+            #expect(nested > 1000)
+            let entry = nested + 1024
+            let door = VerifiedAtDoor(capacity: 1000, byteBudget: 5 * entry + entry / 2)
+            for id in Int64(0)..<20 { door.keep(id: id, appId: "alpha", signedPayload: jws, notification: notification) }
+            #expect(door.count == 5)
+            #expect(door.bytes == 5 * entry)
+            #expect(door.take(id: 14, appId: "alpha", signedPayload: jws) == nil)
+            #expect(door.take(id: 15, appId: "alpha", signedPayload: jws) != nil)
+            #expect(door.bytes == 4 * entry)
+            // Keeping an id again replaces its entry without counting it twice.
+            door.keep(id: 19, appId: "alpha", signedPayload: jws, notification: notification)
+            #expect(door.count == 4 && door.bytes == 4 * entry)
+            for id in Int64(16)..<20 { _ = door.take(id: id, appId: "alpha", signedPayload: jws) }
+            #expect(door.count == 0 && door.bytes == 0)
+        }
+    }
 }
