@@ -79,7 +79,8 @@ public func buildApplication(configuration: ServerConfiguration, dependencies: S
     let directory = try AppDirectory(configuration: configuration)
     let metrics = ServerMetrics()
     let signal = InboxSignal(
-        quiet: .milliseconds(configuration.inbox.burstQuietMilliseconds), limit: .milliseconds(configuration.inbox.burstLimitMilliseconds))
+        quiet: configuration.inbox.burstQuiet(backend: dependencies.store.backendName),
+        limit: .milliseconds(configuration.inbox.burstLimitMilliseconds))
     let store = dependencies.store
     let work = ServerWork(
         apps: directory, dependencies: dependencies, scheduling: dependencies.scheduler ?? SchedulerConfiguration(), metrics: metrics,

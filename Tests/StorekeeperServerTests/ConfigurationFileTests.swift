@@ -79,12 +79,15 @@ struct ConfigurationFileTests {
         }
     }
 
-    @Test("the inbox's burst pacing defaults to 20 ms of quiet within 1 s, can be set or turned off, and is refused out of range")
+    @Test(
+        "the inbox's burst pacing defaults to 20 ms of quiet on SQLite, none on PostgreSQL, within 1 s; can be set or turned off, and is refused out of range"
+    )
     func inboxBurstPacing() throws {
         let base = try write(Self.json, named: "config.json")
         defer { try? FileManager.default.removeItem(at: base.deletingLastPathComponent()) }
         let defaults = try ServerConfiguration.load(file: base.path, environment: [:]).inbox
-        #expect(defaults.burstQuietMilliseconds == 20 && defaults.burstLimitMilliseconds == 1000)
+        #expect(defaults.burstQuietMilliseconds == nil && defaults.burstLimitMilliseconds == 1000)
+        #expect(defaults.burstQuiet(backend: "sqlite") == .milliseconds(20) && defaults.burstQuiet(backend: "postgresql") == .zero)
         for (quiet, limit, accepted) in [
             (0, 0, true), (50, 5000, true), (1000, 60_000, true), (-1, 1000, false), (1001, 1000, false), (20, 60_001, false),
         ] {
@@ -95,6 +98,7 @@ struct ConfigurationFileTests {
             if accepted {
                 let loaded = try ServerConfiguration.load(file: file.path, environment: [:]).inbox
                 #expect(loaded.burstQuietMilliseconds == quiet && loaded.burstLimitMilliseconds == limit)
+                #expect(loaded.burstQuiet(backend: "postgresql") == .milliseconds(quiet))
             } else {
                 #expect(throws: (any Error).self) { try ServerConfiguration.load(file: file.path, environment: [:]) }
             }

@@ -81,6 +81,19 @@ extension SQLStore {
         }
     }
 
+    /// The ids of `appId`'s pending rows a claim may take at `now`, oldest first: not leased,
+    /// and no earlier row of their chain pending.
+    static func claimable(appId: String, now: Date, limit: Int) -> SQLQueryString {
+        let pending = InboxState.pending.rawValue
+        return """
+            SELECT id FROM notification_inbox i WHERE app_id = \(bind: appId) AND state = \(bind: pending)
+            AND (lease_until IS NULL OR lease_until < \(bind: now.millisecondsSince1970))
+            AND NOT EXISTS (SELECT 1 FROM notification_inbox e WHERE e.app_id = i.app_id
+            AND e.original_transaction_id = i.original_transaction_id AND e.state = \(bind: pending) AND e.id < i.id)
+            ORDER BY id LIMIT \(bind: limit)
+            """
+    }
+
     public func claimPending(limit: Int, owner: String, now: Date, leaseUntil: Date) async throws -> [InboxNotification] {
         let limit = max(1, limit)
         let lock: SQLQueryString = backend.dialect == .postgresql ? " FOR UPDATE SKIP LOCKED" : ""
@@ -100,16 +113,7 @@ extension SQLStore {
             ).all().map { try $0.string("app_id") }
             var queues: [[Int64]] = []
             for app in apps.sorted() {
-                queues.append(
-                    try await db.raw(
-                        """
-                        SELECT id FROM notification_inbox i WHERE app_id = \(bind: app) AND state = \(bind: pending)
-                        AND (lease_until IS NULL OR lease_until < \(bind: now.millisecondsSince1970))
-                        AND NOT EXISTS (SELECT 1 FROM notification_inbox e WHERE e.app_id = i.app_id
-                        AND e.original_transaction_id = i.original_transaction_id AND e.state = \(bind: pending) AND e.id < i.id)
-                        ORDER BY id LIMIT \(bind: limit)
-                        """ + lock
-                    ).all().map { try $0.int64("id") })
+                queues.append(try await db.raw(Self.claimable(appId: app, now: now, limit: limit) + lock).all().map { try $0.int64("id") })
             }
             let chosen = Self.takeInTurn(queues, limit: limit)
             guard let first = chosen.first else { return [any SQLRow]() }
