@@ -80,13 +80,13 @@ struct ConfigurationFileTests {
     }
 
     @Test(
-        "the inbox's burst pacing defaults to 20 ms of quiet on SQLite, none on PostgreSQL, within 1 s; can be set or turned off, and is refused out of range"
+        "the inbox's burst pacing defaults to 20 ms of quiet on SQLite, none on PostgreSQL, within 2 s; can be set or turned off, and is refused out of range"
     )
     func inboxBurstPacing() throws {
         let base = try write(Self.json, named: "config.json")
         defer { try? FileManager.default.removeItem(at: base.deletingLastPathComponent()) }
         let defaults = try ServerConfiguration.load(file: base.path, environment: [:]).inbox
-        #expect(defaults.burstQuietMilliseconds == nil && defaults.burstLimitMilliseconds == 1000)
+        #expect(defaults.burstQuietMilliseconds == nil && defaults.burstLimitMilliseconds == 2000)
         #expect(defaults.burstQuiet(backend: "sqlite") == .milliseconds(20) && defaults.burstQuiet(backend: "postgresql") == .zero)
         for (quiet, limit, accepted) in [
             (0, 0, true), (50, 5000, true), (1000, 60_000, true), (-1, 1000, false), (1001, 1000, false), (20, 60_001, false),

@@ -248,8 +248,8 @@ public struct InboxConfiguration: Sendable, Codable, Hashable {
     public var retentionDays: Double
 
     public init(
-        pollIntervalSeconds: Double = 1, leaseSeconds: Double = 30, batchSize: Int = 32, gatherMilliseconds: Int = 4,
-        burstQuietMilliseconds: Int? = nil, burstLimitMilliseconds: Int = 1000, maximumAttempts: Int = 5, retentionDays: Double = 30
+        pollIntervalSeconds: Double = 1, leaseSeconds: Double = 30, batchSize: Int = 128, gatherMilliseconds: Int = 4,
+        burstQuietMilliseconds: Int? = nil, burstLimitMilliseconds: Int = 2000, maximumAttempts: Int = 5, retentionDays: Double = 30
     ) {
         self.pollIntervalSeconds = pollIntervalSeconds
         self.leaseSeconds = leaseSeconds
