@@ -28,6 +28,9 @@ public struct ServerDependencies: Sendable {
     public var webhookTransport: (any WebhookTransport)?
     /// Called with the bound TCP port once the server listens (useful with port 0).
     public var onServerRunning: (@Sendable (Int) async -> Void)?
+    /// What the notification route wakes the inbox worker with; `nil` for one paced by the
+    /// configuration (tests pass their own to watch it).
+    public var inboxSignal: InboxSignal?
 
     public init(
         store: any StorekeeperStorage, clock: @escaping @Sendable () -> Date = { Date() }, logger: Logger,
@@ -78,9 +81,11 @@ public func buildApplication(
 public func buildApplication(configuration: ServerConfiguration, dependencies: ServerDependencies) throws -> some ApplicationProtocol {
     let directory = try AppDirectory(configuration: configuration)
     let metrics = ServerMetrics()
-    let signal = InboxSignal(
-        quiet: configuration.inbox.burstQuiet(backend: dependencies.store.backendName),
-        limit: .milliseconds(configuration.inbox.burstLimitMilliseconds))
+    let signal =
+        dependencies.inboxSignal
+        ?? InboxSignal(
+            quiet: configuration.inbox.burstQuiet(backend: dependencies.store.backendName),
+            limit: .milliseconds(configuration.inbox.burstLimitMilliseconds))
     let store = dependencies.store
     let work = ServerWork(
         apps: directory, dependencies: dependencies, scheduling: dependencies.scheduler ?? SchedulerConfiguration(), metrics: metrics,

@@ -100,6 +100,23 @@ struct InboxPacingTests {
         }
     }
 
+    @Test("a repeat of a stored notification is not an arrival: replaying a genuine notification holds nothing back")
+    func repeatsAreNotArrivals() async throws {
+        let signal = InboxSignal(quiet: .milliseconds(20), limit: .seconds(2))
+        try await ServerHarness.run(.sqlite, inboxSignal: signal) { harness, client in
+            let crowd = try NotificationFlowTests.crowd(harness.ca)
+            #expect(try await client.call(.post, "/v1/apps/alpha/notifications", body: crowd[0].steps[0]).status == 200)
+            #expect(await signal.arrivals == 1)
+            for _ in 0..<5 {
+                let repeated = try await client.call(.post, "/v1/apps/alpha/notifications", body: crowd[0].steps[0])
+                #expect(repeated.status == 200 && repeated.json["duplicate"] as? Bool == true)
+            }
+            #expect(await signal.arrivals == 1)
+            #expect(try await client.call(.post, "/v1/apps/alpha/notifications", body: crowd[1].steps[0]).status == 200)
+            #expect(await signal.arrivals == 2)
+        }
+    }
+
     /// `body`'s result, or a failure after `seconds`.
     static func within<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T? {
         try await withThrowingTaskGroup(of: T?.self) { group in

@@ -181,6 +181,7 @@ struct ServerHarness: Sendable {
         _ backend: ServerBackend,
         configure: (inout ServerConfiguration) throws -> Void = { _ in },
         appleClients: (ServerConfiguration) throws -> AppleClients = { _ in AppleClients() },
+        inboxSignal: InboxSignal? = nil,
         _ body: @Sendable (ServerHarness, any TestClientProtocol) async throws -> Void
     ) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-config-\(UUID().uuidString)")
@@ -199,6 +200,7 @@ struct ServerHarness: Sendable {
             }
             var dependencies = ServerDependencies(store: store, clock: { clock.now }, logger: logger, runsInboxWorker: false, appleClients: clients)
             dependencies.runsDispatcher = false
+            dependencies.inboxSignal = inboxSignal
             let app = try buildApplication(configuration: configuration, dependencies: dependencies)
             let processor = InboxProcessor(apps: try AppDirectory(configuration: configuration), store: store, clock: { clock.now }, logger: logger)
             let harness = ServerHarness(configuration: configuration, ca: ca, clock: clock, store: store, processor: processor)

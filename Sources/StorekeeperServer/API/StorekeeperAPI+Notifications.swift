@@ -43,9 +43,11 @@ extension StorekeeperAPI {
             apps.verifiedAtDoor.keep(id: id, appId: appId, signedPayload: verified.signedPayload, notification: verified.notification)
         }
         metrics.notificationReceived(version: admitted.version)
-        await signal.notify()
         let duplicate: Bool
         if case .duplicate = insertion { duplicate = true } else { duplicate = false }
+        // A repeat of a stored row is neither work nor an arrival: replaying a genuine
+        // notification cannot hold processing back as a burst would.
+        if !duplicate { await signal.notify() }
         return NotificationReceipt(id: insertion.id, duplicate: duplicate)
     }
 

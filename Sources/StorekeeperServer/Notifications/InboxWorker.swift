@@ -46,8 +46,12 @@ public actor InboxSignal {
         pace = ArrivalPace(quiet: quiet, limit: limit)
     }
 
+    /// How many notifications arrived.
+    public private(set) var arrivals = 0
+
     /// A notification arrived: wakes the worker (or makes its next wait return at once).
     public func notify() {
+        arrivals += 1
         pace.arrived(at: .now)
         wake()
     }
