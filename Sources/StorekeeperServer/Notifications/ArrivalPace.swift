@@ -11,9 +11,9 @@ struct ArrivalPace: Sendable {
     typealias Instant = ContinuousClock.Instant
 
     /// How long arrivals must pause before processing goes on.
-    var quiet: Duration
+    let quiet: Duration
     /// The longest a notification waits for processing because of arrivals after it.
-    var limit: Duration
+    let limit: Duration
     private(set) var latest: Instant?
     private(set) var previous: Instant?
     /// When the first notification not yet taken by processing arrived.

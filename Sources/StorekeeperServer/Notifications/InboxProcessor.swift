@@ -72,13 +72,13 @@ public struct InboxProcessor: Sendable {
         batchSize: Int = 32, leaseSeconds: Double = 30, maximumAttempts: Int = 5, gather: Duration = .zero, pacing: (any Pacing)? = nil
     ) async throws -> Int {
         var handled = 0
-        let claim = { @Sendable in try await self.claim(batchSize: batchSize, leaseSeconds: leaseSeconds, pacing: pacing) }
-        var claimed = try await claim()
+        let claimNext = { @Sendable in try await self.claim(batchSize: batchSize, leaseSeconds: leaseSeconds, pacing: pacing) }
+        var claimed = try await claimNext()
         while !claimed.batch.isEmpty {
             let waits = gather > .zero && claimed.batch.count < batchSize
             let ahead = Task {
                 if waits { try? await Task.sleep(for: gather) }
-                return try await claim()
+                return try await claimNext()
             }
             do {
                 for run in Self.runs(of: Self.signedFirst(claimed.batch), verifications: claimed.verifications, apps: apps) {
@@ -92,7 +92,7 @@ public struct InboxProcessor: Sendable {
             claimed = try await ahead.value
             // Rows that waited for an earlier row of their chain in this batch (see
             // `claimPending`) can be claimed only now.
-            if claimed.batch.isEmpty { claimed = try await claim() }
+            if claimed.batch.isEmpty { claimed = try await claimNext() }
         }
         return handled
     }

@@ -47,7 +47,7 @@ public actor InboxSignal {
     }
 
     /// How many notifications arrived.
-    public private(set) var arrivals = 0
+    private(set) var arrivals = 0
 
     /// A notification arrived: wakes the worker (or makes its next wait return at once).
     public func notify() {

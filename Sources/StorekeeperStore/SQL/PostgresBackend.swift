@@ -188,10 +188,10 @@ struct PostgresBackend: SQLBackend {
                     + SQLStore.list(Self.watchedTables) + ")"
             ).all().compactMap { row -> String? in
                 Self.grown(modified: try row.int64("n_mod_since_analyze"), live: try row.int64("n_live_tup")) ? try row.string("relname") : nil
-            }
+            }.sorted()
         }
-        try await analyze(grown.sorted())
-        return grown.sorted()
+        try await analyze(grown)
+        return grown
     }
 
     /// Whether a table with `live` rows, `modified` of them since its statistics were taken,
