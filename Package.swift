@@ -304,6 +304,8 @@ let package = Package(
             dependencies: [
                 "storekeeper", "StorekeeperCLI", "AppStoreServerAPI", "StorekeeperTestSupport", "SubscriptionEngine", "StorekeeperStore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             resources: [.copy("Fixtures")]
         ),

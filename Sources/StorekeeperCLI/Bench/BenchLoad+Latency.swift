@@ -35,13 +35,14 @@ extension BenchLoad {
         let clock = ContinuousClock()
         let began = clock.now
         let results = await withTaskGroup(of: (latencies: [Double], failures: Int).self) { group in
+            let headers = key.map { [("Authorization", "Bearer \($0)")] } ?? []
             for worker in 0..<min(concurrency, max(count, 1)) {
-                group.addTask {
+                group.addTask { [connection = connections[worker], concurrency] in
                     var latencies: [Double] = []
                     var failures = 0
                     for index in stride(from: worker, to: count, by: concurrency) {
                         let sent = clock.now
-                        let status = try? await send(.GET, path(index), key: key).status
+                        let status = try? await connection.send(.GET, path(index), headers: headers, timeout: .seconds(60)).status
                         latencies.append(Self.seconds(clock.now - sent) * 1000)
                         if status != 200 { failures += 1 }
                     }

@@ -1,22 +1,35 @@
-import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
 
-/// The HTTP side of `storekeeper bench server`: concurrent clients against one server.
+/// The HTTP side of `storekeeper bench server`: concurrent clients against one server, each
+/// on its own keep-alive connection (``BenchConnection``).
 struct BenchLoad: Sendable {
-    let client: HTTPClient
-    let base: String
+    let connections: [BenchConnection]
     let key: String
-    let concurrency: Int
+
+    var concurrency: Int { connections.count }
+
+    /// Opens `concurrency` connections to the server on `port`.
+    static func connect(port: Int, key: String, concurrency: Int) async throws -> BenchLoad {
+        var connections: [BenchConnection] = []
+        for _ in 0..<concurrency { connections.append(try await BenchConnection.connect(host: "127.0.0.1", port: port)) }
+        return BenchLoad(connections: connections, key: key)
+    }
+
+    func close() async {
+        for connection in connections { await connection.close() }
+    }
 
     /// POSTs every body, waits for the inbox to empty, then reads statuses; times each phase.
     func measure(bodies: [String], chains: [String], reads: Int, database: String) async throws -> ServerBenchmark.Report {
+        let payloads = bodies.map { ByteBuffer(string: $0) }
+        let path = "/v1/apps/\(ServerBenchmark.appId)/notifications"
         let clock = ContinuousClock()
         let start = clock.now
         let startCPU = Self.processCPUSeconds()
-        let postFailures = await concurrently(count: bodies.count) { index in
-            try await send(.POST, "/v1/apps/\(ServerBenchmark.appId)/notifications", body: bodies[index]).status == 200
+        let postFailures = await concurrently(count: bodies.count) { index, connection in
+            try await connection.send(.POST, path, headers: [("Content-Type", "application/json")], body: payloads[index]).status == 200
         }
         let ingest = start.duration(to: clock.now)
         while true {
@@ -36,12 +49,14 @@ struct BenchLoad: Sendable {
             processed = try await processedCount()
         }
         let readStart = clock.now
-        let readFailures = await concurrently(count: reads) { index in
-            try await send(.GET, "/v1/apps/\(ServerBenchmark.appId)/subscriptions/\(chains[index % chains.count])", key: key).status == 200
+        let authorization = [("Authorization", "Bearer \(key)")]
+        let readFailures = await concurrently(count: reads) { index, connection in
+            let path = "/v1/apps/\(ServerBenchmark.appId)/subscriptions/\(chains[index % chains.count])"
+            return try await connection.send(.GET, path, headers: authorization).status == 200
         }
         let read = readStart.duration(to: clock.now)
         let healthStart = clock.now
-        let healthFailures = await concurrently(count: reads) { _ in try await send(.GET, "/health").status == 200 }
+        let healthFailures = await concurrently(count: reads) { _, connection in try await connection.send(.GET, "/health").status == 200 }
         let health = healthStart.duration(to: clock.now)
         return ServerBenchmark.Report(
             database: database, notifications: bodies.count,
@@ -59,15 +74,16 @@ struct BenchLoad: Sendable {
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1_000_000_000
     }
 
-    /// Runs `count` operations on `concurrency` workers; returns how many failed or threw.
-    func concurrently(count: Int, _ operation: @escaping @Sendable (Int) async throws -> Bool) async -> Int {
+    /// Runs `count` operations on `concurrency` workers, each on its own connection; returns
+    /// how many failed or threw.
+    func concurrently(count: Int, _ operation: @escaping @Sendable (Int, BenchConnection) async throws -> Bool) async -> Int {
         await withTaskGroup(of: Int.self) { group in
             for worker in 0..<min(concurrency, max(count, 1)) {
-                group.addTask {
+                group.addTask { [connection = connections[worker], concurrency] in
                     var failures = 0
                     for index in stride(from: worker, to: count, by: concurrency) {
                         if Task.isCancelled { return failures + 1 }
-                        if (try? await operation(index)) != true { failures += 1 }
+                        if (try? await operation(index, connection)) != true { failures += 1 }
                     }
                     return failures
                 }
@@ -86,21 +102,16 @@ struct BenchLoad: Sendable {
         return 0
     }
 
+    /// A request on the first connection, outside the concurrent phases, with its answer's body
+    /// as text and JSON.
     func send(
-        _ method: HTTPMethod, _ path: String, key: String? = nil, body: String? = nil, timeout: TimeAmount = .seconds(60)
+        _ method: HTTPMethod, _ path: String, key: String? = nil, timeout: TimeAmount = .seconds(60)
     ) async throws -> (status: Int, json: [String: Any], text: String) {
-        var request = HTTPClientRequest(url: base + path)
-        request.method = method
-        if let key { request.headers.add(name: "Authorization", value: "Bearer \(key)") }
-        if let body {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(string: body))
-        }
-        let response = try await client.execute(request, timeout: timeout)
-        let buffer = try await response.body.collect(upTo: 16 << 20)
-        let text = String(buffer: buffer)
+        let headers = key.map { [("Authorization", "Bearer \($0)")] } ?? []
+        let response = try await connections[0].send(method, path, headers: headers, timeout: timeout)
+        let text = String(buffer: response.body)
         let json = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
-        return (Int(response.status.code), json, text)
+        return (response.status, json, text)
     }
 
     static func seconds(_ duration: Duration) -> Double {

@@ -143,7 +143,7 @@ struct ScaleBenchmark: Sendable {
             try await server.waitUntilHealthy(client: client, seconds: patienceSeconds)
             let startSeconds = (clock.now - starting).seconds
             let idle = server.memory ?? ProcessMemory(residentKilobytes: 0, peakKilobytes: 0)
-            let load = BenchLoad(client: client, base: server.base, key: manifest.apiKey, concurrency: concurrency)
+            let load = try await BenchLoad.connect(port: server.port, key: manifest.apiKey, concurrency: concurrency)
             let chains = manifest.reads.shuffled()
             let appId = manifest.appId
             let count = reads
@@ -169,11 +169,13 @@ struct ScaleBenchmark: Sendable {
                 analyticsFigures = (coldSeconds, warmSeconds, points.count)
             }
             let after = server.memory ?? idle
+            await load.close()
             await server.stop()
             return Serving(
                 startSeconds: startSeconds, idle: idle, reads: readFigures, underReads: underReads, health: health, check: check,
                 analytics: analyticsFigures, after: after)
         } catch {
+            // Stopping the server closes any connections the load opened.
             await server.stop()
             throw error
         }

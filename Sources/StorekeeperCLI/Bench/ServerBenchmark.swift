@@ -1,6 +1,5 @@
 import AppStoreModels
 import AppStoreTestSigning
-import AsyncHTTPClient
 import Foundation
 import Logging
 import NIOCore
@@ -9,7 +8,7 @@ import StorekeeperServer
 import SubscriptionEngine
 
 /// The workload of `storekeeper bench server`: a real server in this process on a loopback
-/// port, real HTTP clients, signed notifications from a test CA the benchmark app trusts.
+/// port, real HTTP connections, signed notifications from a test CA the benchmark app trusts.
 struct ServerBenchmark: Sendable {
     var databaseURL: String?
     var notifications: Int
@@ -81,9 +80,6 @@ struct ServerBenchmark: Sendable {
         var logger = Logger(label: "storekeeper.bench")
         logger.logLevel = .error
         let services = ServiceGroup(configuration: .init(services: [app], logger: logger))
-        let client = HTTPClient(
-            eventLoopGroupProvider: .singleton,
-            configuration: .init(connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: concurrency)))
         let database = databaseURL == nil ? "sqlite" : "postgresql"
         let timeout = timeoutSeconds
         let result: Result<Report, any Error> = try await withThrowingTaskGroup(of: Void.self) { tasks in
@@ -96,8 +92,15 @@ struct ServerBenchmark: Sendable {
                 let measured = try await Self.withDeadline(seconds: timeout) {
                     var iterator = ports.makeAsyncIterator()
                     guard let port = await iterator.next(), port > 0 else { throw Failure(description: "the server did not start") }
-                    let load = BenchLoad(client: client, base: "http://127.0.0.1:\(port)", key: Self.apiKey, concurrency: self.concurrency)
-                    return try await load.measure(bodies: bodies, chains: chains, reads: self.reads, database: database)
+                    let load = try await BenchLoad.connect(port: port, key: Self.apiKey, concurrency: self.concurrency)
+                    do {
+                        let report = try await load.measure(bodies: bodies, chains: chains, reads: self.reads, database: database)
+                        await load.close()
+                        return report
+                    } catch {
+                        await load.close()
+                        throw error
+                    }
                 }
                 outcome = .success(measured)
             } catch {
@@ -107,7 +110,6 @@ struct ServerBenchmark: Sendable {
             try await tasks.waitForAll()
             return outcome
         }
-        try? await client.shutdown()
         return try result.get()
     }
 
