@@ -71,3 +71,22 @@ struct EventDetailsJSONTests {
         #expect(written == complete.encodedJSON)
     }
 }
+
+/// ``StoreCoding/encode(_:)-(String:String)`` writes a map of strings (a notification's
+/// headers) as `JSONEncoder` would.
+@Suite("String maps as stored JSON")
+struct StringMapJSONTests {
+    @Test("the written JSON is JSONEncoder's, byte for byte, for every escape and key order")
+    func sameAsEncoder() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let words = EventDetailsJSONTests.awkward
+        for index in 0..<200 {
+            var map: [String: String] = [:]
+            for member in 0..<(index % 5) { map[words[(index + member * 3) % words.count] + "\(member)"] = words[(index * 7 + member) % words.count] }
+            let expected = String(decoding: try encoder.encode(map), as: UTF8.self)
+            #expect(StoreCoding.encode(map) == expected, "map \(index)")
+            #expect(try JSONDecoder().decode([String: String].self, from: Data(StoreCoding.encode(map).utf8)) == map)
+        }
+    }
+}

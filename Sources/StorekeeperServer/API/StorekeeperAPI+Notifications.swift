@@ -51,10 +51,18 @@ extension StorekeeperAPI {
         return NotificationReceipt(id: insertion.id, duplicate: duplicate)
     }
 
-    struct NotificationReceipt: ResponseEncodable {
-        var received = true
+    /// `{"duplicate": …, "id": …, "received": true}`, written directly (what the API's encoder
+    /// would give): Apple's every POST is answered with it, and an encoder would cost more than
+    /// the rest of the answer.
+    struct NotificationReceipt: ResponseGenerator {
         var id: Int64
         var duplicate: Bool
+
+        func response(from request: Request, context: some RequestContext) throws -> Response {
+            Response(
+                status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: "{\"duplicate\":\(duplicate),\"id\":\(id),\"received\":true}")))
+        }
     }
 
     /// `GET /v1/apps/{appId}/notifications` (app key): the inbox's rows, newest first, as

@@ -7,7 +7,7 @@ extension SQLStore {
     /// only once it has committed.
     public func receive(_ notification: InboxNotification) async throws -> InboxInsertion {
         // Encoded here, not while the transaction holds the writer.
-        try await inboxWrites.write(Incoming(notification: notification, headers: try StoreCoding.encode(notification.headers)))
+        try await inboxWrites.write(Incoming(notification: notification, headers: StoreCoding.encode(notification.headers)))
     }
 
     /// A notification on its way into the inbox, its headers already encoded.

@@ -10,6 +10,13 @@ enum StoreCoding {
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
+    /// What ``encode(_:)`` gives for a map of strings (keys sorted, slashes unescaped), written
+    /// directly: every notification received stores its headers so, and an encoder costs more
+    /// than the rest of the row.
+    static func encode(_ map: [String: String]) -> String {
+        "{" + map.sorted { $0.key < $1.key }.map { EventDetails.quoted($0.key) + ":" + EventDetails.quoted($0.value) }.joined(separator: ",") + "}"
+    }
+
     static func decode<T: Decodable>(_ type: T.Type, from text: String, column: String) throws -> T {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .millisecondsSince1970
