@@ -52,10 +52,11 @@ echo "== subscription engine, storekeeper bench engine (1 and 2 threads)"
 
 echo
 echo "== server: notifications ingested and status reads (SQLite in a temporary data dir)"
-"$bin" bench server --notifications "${BENCH_NOTIFICATIONS:-2000}" --concurrency 8
+"$bin" bench server --notifications "${BENCH_NOTIFICATIONS:-3000}" --reads "${BENCH_READS:-5000}" --concurrency 8
 if [ -n "${BENCH_POSTGRES_URL:-}" ]; then
   echo "== server: the same on PostgreSQL"
-  "$bin" bench server --notifications "${BENCH_NOTIFICATIONS:-2000}" --concurrency 8 --database-url "$BENCH_POSTGRES_URL"
+  "$bin" bench server --notifications "${BENCH_NOTIFICATIONS:-3000}" --reads "${BENCH_READS:-5000}" --concurrency 8 \
+    --database-url "$BENCH_POSTGRES_URL"
 fi
 
 # A seeded population and the server over it (slow: 1,000,000 subscriptions take about half an
