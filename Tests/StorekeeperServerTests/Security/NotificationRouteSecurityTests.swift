@@ -1,7 +1,9 @@
 import AppStoreModels
 import AppStoreTestSigning
 import Foundation
+import HTTPTypes
 import HummingbirdTesting
+import NIOCore
 import StorekeeperServer
 import StorekeeperStore
 import Testing
@@ -45,6 +47,25 @@ struct NotificationRouteSecurityTests {
             for app in ["alpha", "beta"] {
                 #expect(try await harness.store.notifications(appId: app, filter: NotificationFilter()).isEmpty)
             }
+        }
+    }
+
+    @Test(
+        "headers kept with a notification are stored as JSON that reads back as sent, quotes and backslashes included",
+        arguments: ServerBackend.available)
+    func awkwardHeadersRoundTrip(backend: ServerBackend) async throws {
+        try await ServerHarness.run(backend) { harness, client in
+            let agent = #"App Store/1.0 "quoted" back\slash {"json":1} é/ü"#
+            var headers = HTTPFields()
+            headers[.contentType] = "application/json; charset=\"utf-8\""
+            headers[.userAgent] = agent
+            let body = try Self.genuine(harness.ca)
+            let response = try await client.execute(
+                uri: "/v1/apps/alpha/notifications", method: .post, headers: headers, body: ByteBuffer(string: body))
+            #expect(response.status == .ok)
+            let rows = try await harness.store.notifications(appId: "alpha", filter: NotificationFilter())
+            #expect(rows.count == 1)
+            #expect(rows.first?.headers == ["user-agent": agent, "content-type": "application/json; charset=\"utf-8\""])
         }
     }
 
