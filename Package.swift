@@ -210,6 +210,7 @@ let package = Package(
         .testTarget(
             name: "AppStoreVerificationTests",
             dependencies: [
+                "AppStoreJOSE",
                 "AppStoreModels",
                 "AppStoreVerification",
                 "AppStoreTestSigning",

@@ -57,44 +57,57 @@ public enum Base64URL {
         return end
     }
 
-    /// Decodes unpadded base64 text with the given alphabet table.
+    /// Decodes unpadded base64 text with the given alphabet table, writing the bytes straight
+    /// into the result's storage (a 15 kB notification's payload is decoded at the door).
     private static func decode(_ input: UnsafeBufferPointer<UInt8>, table: [UInt8], requireCanonical: Bool) -> [UInt8]? {
         let count = input.count
         let remainder = count % 4
         if remainder == 1 { return nil }
-        var output = [UInt8]()
-        output.reserveCapacity(count / 4 * 3 + 2)
-        return table.withUnsafeBufferPointer { table -> [UInt8]? in
-            var index = 0
-            let fullEnd = count - remainder
-            while index < fullEnd {
-                let a = table[Int(input[index])]
-                let b = table[Int(input[index + 1])]
-                let c = table[Int(input[index + 2])]
-                let d = table[Int(input[index + 3])]
-                if (a | b | c | d) & 0xC0 != 0 { return nil }
-                output.append(a << 2 | b >> 4)
-                output.append(b << 4 | c >> 2)
-                output.append(c << 6 | d)
-                index += 4
+        let length = count / 4 * 3 + max(0, remainder - 1)
+        var valid = true
+        let output = table.withUnsafeBufferPointer { table in
+            [UInt8](unsafeUninitializedCapacity: length) { output, initialized in
+                var index = 0
+                var written = 0
+                let fullEnd = count - remainder
+                while index < fullEnd {
+                    let a = table[Int(input[index])]
+                    let b = table[Int(input[index + 1])]
+                    let c = table[Int(input[index + 2])]
+                    let d = table[Int(input[index + 3])]
+                    if (a | b | c | d) & 0xC0 != 0 {
+                        valid = false
+                        break
+                    }
+                    output[written] = a << 2 | b >> 4
+                    output[written + 1] = b << 4 | c >> 2
+                    output[written + 2] = c << 6 | d
+                    index += 4
+                    written += 3
+                }
+                if valid, remainder == 2 {
+                    let a = table[Int(input[index])]
+                    let b = table[Int(input[index + 1])]
+                    valid = (a | b) & 0xC0 == 0 && !(requireCanonical && b & 0x0F != 0)
+                    if valid {
+                        output[written] = a << 2 | b >> 4
+                        written += 1
+                    }
+                } else if valid, remainder == 3 {
+                    let a = table[Int(input[index])]
+                    let b = table[Int(input[index + 1])]
+                    let c = table[Int(input[index + 2])]
+                    valid = (a | b | c) & 0xC0 == 0 && !(requireCanonical && c & 0x03 != 0)
+                    if valid {
+                        output[written] = a << 2 | b >> 4
+                        output[written + 1] = b << 4 | c >> 2
+                        written += 2
+                    }
+                }
+                initialized = written
             }
-            if remainder == 2 {
-                let a = table[Int(input[index])]
-                let b = table[Int(input[index + 1])]
-                if (a | b) & 0xC0 != 0 { return nil }
-                if requireCanonical, b & 0x0F != 0 { return nil }
-                output.append(a << 2 | b >> 4)
-            } else if remainder == 3 {
-                let a = table[Int(input[index])]
-                let b = table[Int(input[index + 1])]
-                let c = table[Int(input[index + 2])]
-                if (a | b | c) & 0xC0 != 0 { return nil }
-                if requireCanonical, c & 0x03 != 0 { return nil }
-                output.append(a << 2 | b >> 4)
-                output.append(b << 4 | c >> 2)
-            }
-            return output
         }
+        return valid ? output : nil
     }
 
     private static let urlTable = makeTable("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")

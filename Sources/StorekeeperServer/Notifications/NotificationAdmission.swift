@@ -69,7 +69,9 @@ struct NotificationAdmission: Sendable {
     static func evaluate(body: Data, app: AppRuntime?, now: Date) async -> Verdict {
         // Apple's V2 body, read without a JSON parser; any other shape takes the general path.
         if let app, let signedPayload = SignedPayloadBody.jws(in: body) {
-            return await evaluateV2(signedPayload: signedPayload, app: app, now: now)
+            // Without whitespace (as Apple sends it) the body is already its canonical form.
+            let canonical = body.count == signedPayload.utf8.count + SignedPayloadBody.framing ? body : nil
+            return await evaluateV2(signedPayload: signedPayload, canonical: canonical, app: app, now: now)
         }
         guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
             return .refused(Refusal(code: .malformed, detail: "the body is not a JSON object"))
@@ -84,13 +86,14 @@ struct NotificationAdmission: Sendable {
         return .refused(Refusal(code: .malformed, detail: "neither a V2 (signedPayload) nor a V1 (notification_type) body"))
     }
 
-    private static func evaluateV2(signedPayload: String, app: AppRuntime, now: Date) async -> Verdict {
+    /// `canonical`: the body, when it is already the canonical form of `signedPayload`.
+    private static func evaluateV2(signedPayload: String, canonical body: Data? = nil, app: AppRuntime, now: Date) async -> Verdict {
         switch await app.verify(signedOnly: true, { await $0.verifyAndDecodeNotification(signedPayload, now: now) }) {
         case .invalid(let failure):
             if failure.reason == .retryableVerificationFailure { return .retryLater(failure.message) }
             return .refused(Refusal(code: .unverified, detail: "\(failure.reason.rawValue): \(failure.message)"))
         case .valid(let notification):
-            guard let canonical = SignedPayloadBody.canonical(signedPayload) else {
+            guard let canonical = body ?? SignedPayloadBody.canonical(signedPayload) else {
                 return .refused(Refusal(code: .malformed, detail: "the body cannot be re-encoded"))
             }
             let uuid = InboxText.field(notification.notificationUUID).flatMap { $0.isEmpty ? nil : $0 }

@@ -51,6 +51,9 @@ enum SignedPayloadBody {
         return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
     }
 
+    /// How many bytes the canonical form adds around a compact JWS: `{"signedPayload":"` and `"}`.
+    static let framing = 20
+
     /// The stored form of a verified signed payload: what `JSONEncoder` with sorted keys and
     /// unescaped slashes gives for `{"signedPayload": jws}`.
     static func canonical(_ jws: String) -> Data? {

@@ -26,6 +26,25 @@ struct SignedPayloadBodyTests {
         }
     }
 
+    @Test("an accepted body as long as its JWS and the framing is, byte for byte, its canonical form (the door keeps it as is)")
+    func ownCanonicalForm() throws {
+        var generator = SystemRandomNumberGenerator()
+        let spaces = [" ", "\n", "\t", "\r\n"]
+        for round in 0..<200 {
+            // The compact body, with whitespace in up to three of its gaps in later rounds.
+            var parts = ["{", #""signedPayload""#, ":", "\"" + Self.jws + "\"", "}"]
+            for _ in 0..<(round % 4) {
+                let gap = Int.random(in: 0..<parts.count, using: &generator)
+                parts[gap] += spaces.randomElement(using: &generator)!
+            }
+            let body = Data(parts.joined().utf8)
+            let jws = try #require(SignedPayloadBody.jws(in: body))
+            let compact = body.count == jws.utf8.count + SignedPayloadBody.framing
+            #expect(compact == (round % 4 == 0))
+            if compact { #expect(SignedPayloadBody.canonical(jws) == body) }
+        }
+    }
+
     @Test("anything else is left to the JSON path")
     func refused() {
         for body in [
