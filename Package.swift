@@ -236,7 +236,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StorekeeperStoreTests",
-            dependencies: ["StorekeeperStore", "SubscriptionEngine", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["StorekeeperStore", "CSQLiteConfig", "SubscriptionEngine", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "StorekeeperServerTests",

@@ -17,4 +17,24 @@ int storekeeper_sqlite_enable_qpsg(void *db);
 /// STOREKEEPER_SQLITE_STATEMENT_JOURNAL_BYTES as the program loaded: 0 when it took effect.
 int storekeeper_sqlite_statement_journal_status(void);
 
+/// The name of a VFS over SQLite's default one that writes a write-ahead log a transaction at
+/// a time: the log's frames (each a 24-byte header and a page, two writes in SQLite) gather in
+/// memory and reach the file in one write when the transaction's last frame is written, before
+/// SQLite publishes the transaction, and before any read, sync, truncation or size of the log.
+/// Only the log is gathered; the database file is written as SQLite writes it.
+#define STOREKEEPER_SQLITE_LOG_VFS "storekeeper-log"
+
+/// How many bytes of log the VFS gathers at most before it writes them out: the most SQLite's
+/// unix VFS writes in one call (it keeps the low 17 bits of a write's size; a larger write
+/// would come back short, as if the disk were full).
+#define STOREKEEPER_SQLITE_LOG_BUFFER_BYTES (128 * 1024 - 1)
+
+/// 0 once the VFS is registered (as the program loads), else SQLite's error code.
+int storekeeper_sqlite_log_vfs_status(void);
+
+/// Writes to logs SQLite asked the VFS for, and writes the VFS made to the files, since the
+/// program started (every connection opened with the VFS).
+long long storekeeper_sqlite_log_writes_requested(void);
+long long storekeeper_sqlite_log_writes_made(void);
+
 #endif

@@ -81,7 +81,7 @@ struct SQLiteBackend: SQLBackend {
     static func open(path: String?, durability: SQLiteDurability, logger: Logger) async throws -> SQLiteBackend {
         let connection: DirectSQLiteConnection
         do {
-            connection = try DirectSQLiteConnection.open(path: path, logger: logger)
+            connection = try DirectSQLiteConnection.open(path: path, gathersLog: true, logger: logger)
         } catch {
             throw StoreError(code: .unavailable, message: "cannot open the SQLite database: \(error)")
         }
