@@ -119,14 +119,11 @@ typedef struct {
 } sk_coalescing_file;
 
 static sk_vfs *sk_underlying = 0;
-static sk_int64 sk_total_file_writes = 0;
-static sk_int64 sk_total_requested_writes = 0;
 
 static int sk_flush(sk_coalescing_file *p) {
     if (p->length == 0) return SK_OK;
     int rc = p->real->pMethods->xWrite(p->real, p->buffer, p->length, p->start);
     p->fileWrites += 1;
-    __atomic_add_fetch(&sk_total_file_writes, 1, __ATOMIC_RELAXED);
     p->length = 0;
     return rc;
 }
@@ -150,7 +147,6 @@ static int sk_read(sk_file *file, void *data, int amount, sk_int64 offset) {
 static int sk_write(sk_file *file, const void *data, int amount, sk_int64 offset) {
     sk_coalescing_file *p = (sk_coalescing_file *)file;
     if (!p->isLog) return p->real->pMethods->xWrite(p->real, data, amount, offset);
-    __atomic_add_fetch(&sk_total_requested_writes, 1, __ATOMIC_RELAXED);
     p->requestedWrites += 1;
     int rc = SK_OK;
     // Only bytes that continue the gathered ones join them; anything else (a frame rewritten
@@ -163,7 +159,6 @@ static int sk_write(sk_file *file, const void *data, int amount, sk_int64 offset
     if (amount > STOREKEEPER_SQLITE_LOG_BUFFER_BYTES) {
         p->commitPageNext = 0;
         p->fileWrites += 1;
-        __atomic_add_fetch(&sk_total_file_writes, 1, __ATOMIC_RELAXED);
         return p->real->pMethods->xWrite(p->real, data, amount, offset);
     }
     if (p->buffer == 0) {
@@ -174,16 +169,22 @@ static int sk_write(sk_file *file, const void *data, int amount, sk_int64 offset
     memcpy(p->buffer + p->length, data, (size_t)amount);
     p->length += amount;
     // A frame's header names, in its bytes 4 to 7, the database's size after the commit for
-    // a transaction's last frame (zero otherwise). Once that frame's page is written, the
-    // transaction is complete: it reaches the file before SQLite publishes it to other
-    // connections (which read the file itself), whatever the `synchronous` setting.
+    // a transaction's last frame (zero otherwise). That header, and then that frame's page,
+    // reach the file as soon as they are written: the transaction is then complete in the
+    // file before SQLite publishes it to other connections (which read the file itself),
+    // whatever the `synchronous` setting. The header goes at once because SQLite may write it
+    // again without its page, after the commit, when it rewrites the checksums of frames the
+    // transaction overwrote in place.
     if (p->commitPageNext) {
         p->commitPageNext = 0;
         return sk_flush(p);
     }
     if (amount == SK_FRAME_HEADER_BYTES && offset >= SK_WAL_HEADER_BYTES) {
         const unsigned char *header = data;
-        p->commitPageNext = (header[4] | header[5] | header[6] | header[7]) != 0;
+        if ((header[4] | header[5] | header[6] | header[7]) != 0) {
+            p->commitPageNext = 1;
+            return sk_flush(p);
+        }
     }
     return SK_OK;
 }
@@ -350,10 +351,16 @@ int storekeeper_sqlite_log_vfs_status(void) {
     return sk_registration_status;
 }
 
-long long storekeeper_sqlite_log_writes_requested(void) {
-    return __atomic_load_n(&sk_total_requested_writes, __ATOMIC_RELAXED);
-}
+int sqlite_nio_sqlite3_file_control(void *db, const char *zDbName, int op, void *pArg);
+#define SK_FCNTL_JOURNAL_POINTER 28
 
-long long storekeeper_sqlite_log_writes_made(void) {
-    return __atomic_load_n(&sk_total_file_writes, __ATOMIC_RELAXED);
+int storekeeper_sqlite_log_writes(void *db, long long *requested, long long *made) {
+    sk_file *journal = 0;
+    int rc = sqlite_nio_sqlite3_file_control(db, "main", SK_FCNTL_JOURNAL_POINTER, &journal);
+    if (rc != SK_OK) return rc;
+    if (journal == 0 || journal->pMethods != &sk_methods) return 1;
+    sk_coalescing_file *p = (sk_coalescing_file *)journal;
+    *requested = p->requestedWrites;
+    *made = p->fileWrites;
+    return SK_OK;
 }

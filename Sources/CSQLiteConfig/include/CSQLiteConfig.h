@@ -19,8 +19,9 @@ int storekeeper_sqlite_statement_journal_status(void);
 
 /// The name of a VFS over SQLite's default one that writes a write-ahead log a transaction at
 /// a time: the log's frames (each a 24-byte header and a page, two writes in SQLite) gather in
-/// memory and reach the file in one write when the transaction's last frame is written, before
-/// SQLite publishes the transaction, and before any read, sync, truncation or size of the log.
+/// memory and reach the file in two writes as the transaction's last frame is written (up to
+/// its header, then its page), before SQLite publishes the transaction, and before any read,
+/// sync, truncation or size of the log.
 /// Only the log is gathered; the database file is written as SQLite writes it.
 #define STOREKEEPER_SQLITE_LOG_VFS "storekeeper-log"
 
@@ -32,9 +33,9 @@ int storekeeper_sqlite_statement_journal_status(void);
 /// 0 once the VFS is registered (as the program loads), else SQLite's error code.
 int storekeeper_sqlite_log_vfs_status(void);
 
-/// Writes to logs SQLite asked the VFS for, and writes the VFS made to the files, since the
-/// program started (every connection opened with the VFS).
-long long storekeeper_sqlite_log_writes_requested(void);
-long long storekeeper_sqlite_log_writes_made(void);
+/// For the connection `db` (a `sqlite3 *`) opened with the VFS, in WAL mode: the writes to its
+/// log SQLite asked for, and the writes the VFS made to the file, since the log was opened.
+/// Returns 0, else SQLite's error code (or 1 when the connection's log is not the VFS's).
+int storekeeper_sqlite_log_writes(void *db, long long *requested, long long *made);
 
 #endif

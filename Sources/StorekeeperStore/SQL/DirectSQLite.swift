@@ -79,6 +79,18 @@ final class DirectSQLiteConnection: Sendable {
         return DirectSQLiteConnection(handle: handle, logger: logger, eventLoop: MultiThreadedEventLoopGroup.singleton.any())
     }
 
+    /// For a connection opened with `gathersLog`, in WAL mode: the writes to its log SQLite asked
+    /// for and the writes made to the file since the log was opened; nil otherwise.
+    func logWrites() -> (requested: Int64, made: Int64)? {
+        state.withLock { state in
+            guard let handle = state.handle else { return nil }
+            var requested: Int64 = 0
+            var made: Int64 = 0
+            guard storekeeper_sqlite_log_writes(UnsafeMutableRawPointer(handle), &requested, &made) == SQLITE_OK else { return nil }
+            return (requested, made)
+        }
+    }
+
     /// Runs one statement (the first of `sql`) with `binds`, handing each row to `onRow`.
     func execute(_ sql: String, _ binds: [SQLiteData], _ onRow: (DirectSQLiteRow) -> Void) throws {
         try state.withLock { state in
