@@ -103,7 +103,8 @@ int sqlite_nio_sqlite3_vfs_register(sk_vfs *, int makeDflt);
 
 /// An open file of the coalescing VFS: the underlying file follows this struct in the memory
 /// SQLite gives (`szOsFile`). For a write-ahead log, the writes of a transaction gather in
-/// `buffer` (contiguous bytes starting at file offset `start`) and reach the file in one call.
+/// `buffer` (contiguous bytes starting at file offset `start`) and reach the file in as few
+/// calls as SQLite's order of writes allows: two for a transaction's appended frames.
 typedef struct {
     sk_file base;
     sk_file *real;
