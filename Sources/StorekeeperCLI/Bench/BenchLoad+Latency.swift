@@ -35,7 +35,7 @@ extension BenchLoad {
         let clock = ContinuousClock()
         let began = clock.now
         let results = await withTaskGroup(of: (latencies: [Double], failures: Int).self) { group in
-            let headers = key.map { [("Authorization", "Bearer \($0)")] } ?? []
+            let headers = Self.authorization(key)
             for worker in 0..<min(concurrency, max(count, 1)) {
                 group.addTask { [connection = connections[worker], concurrency] in
                     var latencies: [Double] = []

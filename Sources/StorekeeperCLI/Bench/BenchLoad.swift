@@ -49,7 +49,7 @@ struct BenchLoad: Sendable {
             processed = try await processedCount()
         }
         let readStart = clock.now
-        let authorization = [("Authorization", "Bearer \(key)")]
+        let authorization = Self.authorization(key)
         let readFailures = await concurrently(count: reads) { index, connection in
             let path = "/v1/apps/\(ServerBenchmark.appId)/subscriptions/\(chains[index % chains.count])"
             return try await connection.send(.GET, path, headers: authorization).status == 200
@@ -107,11 +107,15 @@ struct BenchLoad: Sendable {
     func send(
         _ method: HTTPMethod, _ path: String, key: String? = nil, timeout: TimeAmount = .seconds(60)
     ) async throws -> (status: Int, json: [String: Any], text: String) {
-        let headers = key.map { [("Authorization", "Bearer \($0)")] } ?? []
-        let response = try await connections[0].send(method, path, headers: headers, timeout: timeout)
+        let response = try await connections[0].send(method, path, headers: Self.authorization(key), timeout: timeout)
         let text = String(buffer: response.body)
         let json = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
         return (response.status, json, text)
+    }
+
+    /// The header that presents `key`, if any.
+    static func authorization(_ key: String?) -> [(String, String)] {
+        key.map { [("Authorization", "Bearer \($0)")] } ?? []
     }
 
     static func seconds(_ duration: Duration) -> Double {

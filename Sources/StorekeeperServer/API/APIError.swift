@@ -114,10 +114,12 @@ enum JSONBody {
     }
 
     static func response(status: HTTPResponse.Status = .ok, value: some Encodable) -> Response {
-        let data = (try? encoder().encode(value)) ?? Data("{}".utf8)
-        return Response(
-            status: status, headers: [.contentType: "application/json; charset=utf-8"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        response(status: status, json: ByteBuffer(bytes: (try? encoder().encode(value)) ?? Data("{}".utf8)))
+    }
+
+    /// A response whose body is JSON text already written.
+    static func response(status: HTTPResponse.Status = .ok, json: ByteBuffer) -> Response {
+        Response(status: status, headers: [.contentType: "application/json; charset=utf-8"], body: ResponseBody(byteBuffer: json))
     }
 
     /// Decodes a request body; any failure is a 400 naming what was wrong.

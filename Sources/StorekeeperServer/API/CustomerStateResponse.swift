@@ -94,7 +94,7 @@ struct SubscriptionResponse: ResponseGenerator {
     let body: ByteBuffer
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: ResponseBody(byteBuffer: body))
+        JSONBody.response(json: body)
     }
 }
 

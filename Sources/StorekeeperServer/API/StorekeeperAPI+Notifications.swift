@@ -59,9 +59,7 @@ extension StorekeeperAPI {
         var duplicate: Bool
 
         func response(from request: Request, context: some RequestContext) throws -> Response {
-            Response(
-                status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
-                body: ResponseBody(byteBuffer: ByteBuffer(string: "{\"duplicate\":\(duplicate),\"id\":\(id),\"received\":true}")))
+            JSONBody.response(json: ByteBuffer(string: "{\"duplicate\":\(duplicate),\"id\":\(id),\"received\":true}"))
         }
     }
 

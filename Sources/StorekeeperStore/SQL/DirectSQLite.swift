@@ -56,8 +56,8 @@ final class DirectSQLiteConnection: Sendable {
     static var logGatheringAvailable: Bool { storekeeper_sqlite_log_vfs_status() == SQLITE_OK }
 
     /// Opens the file at `path`, or a private in-memory database for nil. With `gathersLog`,
-    /// the connection writes its write-ahead log a transaction at a time (one write for all of
-    /// a commit's frames instead of two per page): for the one connection that writes.
+    /// the connection writes its write-ahead log a transaction at a time (two writes for a
+    /// commit's frames instead of two per page): for the one connection that writes.
     static func open(path: String?, gathersLog: Bool = false, logger: Logger) throws -> DirectSQLiteConnection {
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_CREATE | SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_EXRESCODE

@@ -84,8 +84,8 @@ public struct EventDetails: Sendable, Hashable, Codable {
     /// ``Timestamp`` strings), written directly, as every event of every notification needs it.
     public var json: String {
         var fields: [(key: String, value: String)] = []
-        func text(_ key: String, _ value: String?) { if let value { fields.append((key, Self.quoted(value))) } }
-        func date(_ key: String, _ value: Date?) { if let value { fields.append((key, Self.quoted(Timestamp.string(from: value)))) } }
+        func text(_ key: String, _ value: String?) { if let value { fields.append((key, StoreCoding.quoted(value))) } }
+        func date(_ key: String, _ value: Date?) { if let value { fields.append((key, StoreCoding.quoted(Timestamp.string(from: value)))) } }
         func number(_ key: String, _ value: Decimal?) { if let value { fields.append((key, value.description)) } }
         text("from", from)
         text("to", to)
@@ -105,7 +105,7 @@ public struct EventDetails: Sendable, Hashable, Codable {
         text("eventId", eventId)
         text("environment", environment)
         text("storefront", storefront)
-        if let entitlements { fields.append(("entitlements", "[" + entitlements.map(Self.quoted).joined(separator: ",") + "]")) }
+        if let entitlements { fields.append(("entitlements", "[" + entitlements.map(StoreCoding.quoted).joined(separator: ",") + "]")) }
         text("periodType", periodType)
         number("price", price)
         text("currency", currency)
@@ -117,8 +117,7 @@ public struct EventDetails: Sendable, Hashable, Codable {
         text("previousProductId", previousProductId)
         text("problemKind", problemKind)
         if let evidence {
-            let members = evidence.sorted { $0.key < $1.key }.map { Self.quoted($0.key) + ":" + Self.quoted($0.value) }
-            fields.append(("evidence", "{" + members.joined(separator: ",") + "}"))
+            fields.append(("evidence", StoreCoding.encode(evidence)))
         }
         text("experimentId", experimentId)
         text("variant", variant)
@@ -126,29 +125,6 @@ public struct EventDetails: Sendable, Hashable, Codable {
         text("offeringId", offeringId)
         fields.sort { $0.key < $1.key }
         return "{" + fields.map { "\"\($0.key)\":\($0.value)" }.joined(separator: ",") + "}"
-    }
-
-    /// `text` as a JSON string, escaped as `JSONEncoder` escapes it (slashes left alone).
-    static func quoted(_ text: String) -> String {
-        var out = [UInt8]()
-        out.reserveCapacity(text.utf8.count + 2)
-        out.append(UInt8(ascii: "\""))
-        let hex = Array("0123456789abcdef".utf8)
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-            case 0x08: out += [UInt8(ascii: "\\"), UInt8(ascii: "b")]
-            case 0x0C: out += [UInt8(ascii: "\\"), UInt8(ascii: "f")]
-            case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-            case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
-            case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-            case 0..<0x20: out += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// The same text through `JSONEncoder` (what ``json`` must equal; kept for the tests).
