@@ -77,18 +77,19 @@ struct InboxPacingTests {
             let processor = harness.processor
             #expect(try await Self.within(seconds: 30) { try await processor.drain(pacing: alone) } == 1)
 
-            // A burst of two under a quiet time of 1.5 s: nothing is claimed until it paused.
-            let burst = InboxSignal(quiet: .milliseconds(1500), limit: .seconds(60))
+            // A burst of two under a quiet time of 3 s: nothing is claimed until it paused (the
+            // hold runs from the burst's first arrival, whatever the second POST took).
+            let burst = InboxSignal(quiet: .seconds(3), limit: .seconds(60))
+            let firstArrival = ContinuousClock.now
             for member in crowd[1...2] {
                 #expect(try await client.call(.post, "/v1/apps/alpha/notifications", body: member.steps[0]).status == 200)
                 await burst.notify()
             }
-            let started = ContinuousClock.now
             let draining = Task { try await processor.drain(pacing: burst) }
             try await Task.sleep(for: .milliseconds(300))
             #expect(try await harness.store.pendingCount() == 2)
             #expect(try await draining.value == 2)
-            #expect(started.duration(to: .now) >= .milliseconds(1000))
+            #expect(firstArrival.duration(to: .now) >= .seconds(3))
 
             // A stream that does not pause is held no longer than the limit.
             let stream = InboxSignal(quiet: .seconds(60), limit: .milliseconds(200))
