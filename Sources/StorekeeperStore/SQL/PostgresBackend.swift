@@ -22,9 +22,15 @@ struct PostgresBackend: SQLBackend {
 
     init(url: String, logger: Logger) throws {
         let settings = try PostgresSettings(url: url)
-        var configuration = PostgresClient.Configuration(
-            host: settings.host, port: settings.port, username: settings.username, password: settings.password,
-            database: settings.database, tls: settings.tls)
+        var configuration =
+            if let socketPath = settings.socketPath {
+                PostgresClient.Configuration(
+                    unixSocketPath: socketPath, username: settings.username, password: settings.password, database: settings.database)
+            } else {
+                PostgresClient.Configuration(
+                    host: settings.host, port: settings.port, username: settings.username, password: settings.password,
+                    database: settings.database, tls: settings.tls)
+            }
         configuration.options.maximumConnections = 16
         configuration.options.connectTimeout = settings.acquireTimeout
         client = PostgresClient(configuration: configuration, backgroundLogger: logger)
