@@ -67,7 +67,11 @@ struct PostgresSocketTests {
         components.host = nil
         let port = components.port ?? 5432
         components.port = nil
-        components.queryItems = [URLQueryItem(name: "host", value: directory), URLQueryItem(name: "port", value: "\(port)")]
+        // The base URL's own parameters (its connect_timeout) kept, its host moved to the socket.
+        components.queryItems =
+            (components.queryItems ?? []).filter { !["host", "port"].contains($0.name) } + [
+                URLQueryItem(name: "host", value: directory), URLQueryItem(name: "port", value: "\(port)"),
+            ]
         let socket = try #require(components.string)
         #expect(try PostgresSettings(url: socket).socketPath == directory + "/.s.PGSQL.\(port)")
         let received = try await SQLStore.withStore(.postgres(url: socket), logger: logger) { store in

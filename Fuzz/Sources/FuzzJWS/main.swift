@@ -5,6 +5,7 @@
 //   odd:  a DER certificate, placed as the leaf of an otherwise well-formed JWS whose
 //         intermediate and root come from a fixed test CA, so certificate parsing and chain
 //         building see arbitrary bytes.
+// `FUZZ_JWS_MODE` (`jws` or `certificate`) makes every input one of the two.
 // A crash, a hang or a forged input accepted as valid is a finding.
 import AppStoreModels
 import AppStoreTestSigning
@@ -48,9 +49,19 @@ final class ResultBox: @unchecked Sendable {
     var value = false
 }
 
+/// `FUZZ_JWS_MODE=certificate` (or `jws`) makes every input one kind, whatever its first byte,
+/// so the certificate path can have a run of its own.
+let forcedMode: UInt8? =
+    switch ProcessInfo.processInfo.environment["FUZZ_JWS_MODE"] {
+    case nil: nil
+    case "jws": 0
+    case "certificate": 1
+    case let other?: fatalError("FUZZ_JWS_MODE is jws or certificate, not \(other)")
+    }
+
 let callback: FuzzCallback = { bytes, count in
     guard let bytes, count > 0 else { return 0 }
-    let mode = bytes[0]
+    let mode = forcedMode ?? bytes[0]
     let body = Data(UnsafeBufferPointer(start: bytes + 1, count: count - 1))
     if mode % 2 == 0 {
         let jws = String(decoding: body, as: UTF8.self)

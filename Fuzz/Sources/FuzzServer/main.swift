@@ -3,7 +3,8 @@
 // the key-protected API, each through the real application (router, middleware, handlers)
 // on an in-memory store.
 //
-// The first byte of each input picks the route (see `routes`); the rest is the body.
+// The first byte of each input picks the route (see `routes`, and `FUZZ_SERVER_ROUTES` to fuzz
+// some of them only); the rest is the body.
 // A crash, a hang, or any answer of 500 or above is a finding: bad input must get a 4xx.
 import AppStoreModels
 import AppStoreTestSigning
@@ -125,9 +126,20 @@ final class StatusBox: @unchecked Sendable {
     var value: UInt16 = 0
 }
 
+/// The routes fuzzed: all of them, or those whose indices in `routes` `FUZZ_SERVER_ROUTES` lists
+/// (comma-separated; `0` is the notification URL alone), so one route can have a run of its own.
+let fuzzed: [Route] = {
+    guard let list = ProcessInfo.processInfo.environment["FUZZ_SERVER_ROUTES"] else { return routes }
+    let chosen = list.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+    guard !chosen.isEmpty, chosen.allSatisfy(routes.indices.contains) else {
+        fatalError("FUZZ_SERVER_ROUTES lists indices of routes, 0 to \(routes.count - 1), comma-separated")
+    }
+    return chosen.map { routes[$0] }
+}()
+
 let callback: FuzzCallback = { bytes, count in
     guard let bytes, count > 0 else { return 0 }
-    let route = routes[Int(bytes[0]) % routes.count]
+    let route = fuzzed[Int(bytes[0]) % fuzzed.count]
     let body = ByteBuffer(bytes: UnsafeBufferPointer(start: bytes + 1, count: count - 1))
     let semaphore = DispatchSemaphore(value: 0)
     let status = StatusBox()
