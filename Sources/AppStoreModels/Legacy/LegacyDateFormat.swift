@@ -24,9 +24,11 @@ public enum LegacyDateFormat {
         String(date.appStoreMilliseconds)
     }
 
-    /// Parses `"YYYY-MM-DD HH:MM:SS Etc/GMT"` (also with `GMT`, `UTC` or no zone name).
+    /// Parses `"YYYY-MM-DD HH:MM:SS Etc/GMT"` (also with `GMT`, `UTC` or no zone name), every
+    /// field its fixed number of ASCII digits, as Apple writes them.
     ///
-    /// Returns `nil` for anything else, including the Pacific form and masked values.
+    /// Returns `nil` for anything else, including the Pacific form, masked values and years of
+    /// more than four digits (which would overflow the day arithmetic).
     public static func date(fromGMTString string: String) -> Date? {
         let parts = string.split(separator: " ")
         guard parts.count == 2 || parts.count == 3 else { return nil }
@@ -34,13 +36,24 @@ public enum LegacyDateFormat {
         let day = parts[0].split(separator: "-", omittingEmptySubsequences: false)
         let time = parts[1].split(separator: ":", omittingEmptySubsequences: false)
         guard day.count == 3, time.count == 3,
-            let year = Int(day[0]), let month = Int(day[1]), let dayOfMonth = Int(day[2]),
-            let hour = Int(time[0]), let minute = Int(time[1]), let second = Int(time[2]),
+            let year = number(day[0], digits: 4), let month = number(day[1], digits: 2), let dayOfMonth = number(day[2], digits: 2),
+            let hour = number(time[0], digits: 2), let minute = number(time[1], digits: 2), let second = number(time[2], digits: 2),
             (1...12).contains(month), (1...31).contains(dayOfMonth),
             (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
         else { return nil }
         let days = CivilCalendar.daysSinceEpoch(year: year, month: month, day: dayOfMonth)
         return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + hour * 3_600 + minute * 60 + second))
+    }
+
+    /// The value of exactly `digits` ASCII digits; `nil` for anything else (a sign included).
+    private static func number(_ text: Substring, digits: Int) -> Int? {
+        guard text.utf8.count == digits else { return nil }
+        var value = 0
+        for byte in text.utf8 {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return value
     }
 
     /// Parses a `*_ms` value: whole (or fractional) milliseconds since 1970 as decimal text.

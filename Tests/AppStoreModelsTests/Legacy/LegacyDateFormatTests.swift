@@ -45,4 +45,19 @@ import Testing
         #expect(LegacyDateFormat.date(fromMillisecondsString: "") == nil)
         #expect(LegacyDateFormat.date(fromMillisecondsString: "12abc") == nil)
     }
+
+    /// Found by `FuzzServer` on the V1 notification route: a year of 19 digits overflowed the day
+    /// arithmetic and crashed the server (the body had the app's shared secret).
+    @Test func refusesYearsBeyondFourDigitsAndFieldsNotWrittenAsApplesDigits() {
+        #expect(LegacyDateFormat.date(fromGMTString: "5124095576030430970-11-08 19:02:19 Etc/GMT") == nil)
+        #expect(LegacyDateFormat.date(fromGMTString: "9223372036854775807-12-31 23:59:59 Etc/GMT") == nil)
+        #expect(LegacyDateFormat.date(fromGMTString: "\(String(repeating: "0", count: 100))2020-11-08 19:02:19 Etc/GMT") == nil)
+        #expect(LegacyDateFormat.date(fromGMTString: "12020-11-08 19:02:19 Etc/GMT") == nil)
+        #expect(LegacyDateFormat.date(fromGMTString: "+020-11-08 19:02:19 Etc/GMT") == nil)
+        #expect(LegacyDateFormat.date(fromGMTString: "2020-1-08 19:02:19 Etc/GMT") == nil)
+        #expect(LegacyDateFormat.date(fromGMTString: "2020-11-08 19:02:+9 Etc/GMT") == nil)
+        #expect(LegacyDateFormat.date(fromGMTString: "٢٠٢٠-11-08 19:02:19 Etc/GMT") == nil)
+        #expect(LegacyDateFormat.date(fromGMTString: "9999-12-31 23:59:59 Etc/GMT") == Date(timeIntervalSince1970: 253_402_300_799))
+        #expect(LegacyDateFormat.date(fromGMTString: "0000-01-01 00:00:00") == Date(timeIntervalSince1970: -62_167_219_200))
+    }
 }

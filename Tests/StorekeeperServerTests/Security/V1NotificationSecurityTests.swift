@@ -140,4 +140,45 @@ struct V1NotificationSecurityTests {
             #expect(try await harness.store.notifications(appId: "alpha", filter: NotificationFilter()).isEmpty)
         }
     }
+
+    /// Found by `FuzzServer`: a date of Apple's GMT form with a 19-digit year, without its `_ms`
+    /// form (which wins when present), overflowed the day arithmetic while the body was decoded,
+    /// and the process died. Such a date is now no date; the signed receipt says what happened,
+    /// and the row processes.
+    @Test("with the leaked secret, GMT dates with absurd years and no _ms form are no dates, never a crash", arguments: ServerBackend.available)
+    func absurdYears(backend: ServerBackend) async throws {
+        try await ServerHarness.run(backend) { harness, client in
+            let world = try World(harness: harness)
+            for year in ["5124095576030430970", "9223372036854775807", String(repeating: "0", count: 60) + "2020", "12020"] {
+                let body = Self.replacingGMTYears(in: try world.subscribedBody(), with: year)
+                let text = try Self.text(try #require(body as? [String: Any]))
+                #expect(text.contains(year + "-") && !text.contains("_ms\""))
+                let response = try await client.call(.post, "/v1/apps/alpha/notifications", body: text)
+                #expect(response.status == 200)
+            }
+            try await harness.processor.drain()
+            let rows = try await harness.store.notifications(appId: "alpha", filter: NotificationFilter())
+            #expect(rows.count == 4 && rows.allSatisfy { $0.state == .processed })
+            let ledger = try await harness.store.ledger(appId: "alpha", originalTransactionId: "7001")
+            #expect(!ledger.isEmpty)
+            let status = try await client.call(.get, "/v1/apps/alpha/subscriptions/7001", key: Fixture.alphaKey)
+            #expect(status.status == 200)
+            #expect(status.text.contains("pro.monthly"))
+        }
+    }
+
+    /// `value` with the year of every `YYYY-MM-DD HH:MM:SS Etc/GMT` string in it replaced by `year`,
+    /// and without the `*_ms` keys.
+    static func replacingGMTYears(in value: Any, with year: String) -> Any {
+        switch value {
+        case let text as String where text.hasSuffix(" Etc/GMT") && text.count == 27:
+            return year + text.dropFirst(4)
+        case let array as [Any]:
+            return array.map { replacingGMTYears(in: $0, with: year) }
+        case let object as [String: Any]:
+            return object.filter { !$0.key.hasSuffix("_ms") }.mapValues { replacingGMTYears(in: $0, with: year) }
+        default:
+            return value
+        }
+    }
 }
