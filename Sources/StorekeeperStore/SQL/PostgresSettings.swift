@@ -4,11 +4,10 @@ import PostgresNIO
 /// What a `postgres://user:password@host:port/database?sslmode=…&connect_timeout=…` URL asks
 /// for, checked.
 ///
-/// As with libpq, `host` and `port` may also be given as parameters, and a host that is a directory
-/// (`postgres://user@/database?host=/run/postgresql`,
-/// or the directory percent-encoded as the URL's host) means the server's Unix socket in that
-/// directory, `.s.PGSQL.<port>`: no TCP and no TLS, so `sslmode` may only be `disable`, `allow` or
-/// `prefer` there.
+/// As with libpq, `host` and `port` may also be given as parameters, and a host that is a
+/// directory (`postgres://user@/database?host=/run/postgresql`, or the directory percent-encoded
+/// as the URL's host) means the server's Unix socket in that directory, `.s.PGSQL.<port>`: no TCP
+/// and no TLS, so `sslmode` may only be `disable`, `allow` or `prefer` there.
 ///
 /// `sslmode` is one of libpq's values: `disable`, `allow` and `prefer` (TLS when the server
 /// offers it, else plaintext), `require`, `verify-ca` and `verify-full` (TLS or nothing, the
