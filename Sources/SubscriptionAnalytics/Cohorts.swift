@@ -70,7 +70,7 @@ extension SubscriptionAnalytics {
             }
             var starts = [Date.distantPast]
             starts += ends.dropLast()
-            let money = moneySeries(of: group, over: zip(starts, ends).map { DateInterval(start: $0, end: max($0, $1)) })
+            let money = moneySeries(of: group, over: zip(starts, ends).map { DateInterval(start: $0, end: max($0, $1)) }, now: now)
             var net = MoneySum()
             for (position, cell) in cells.enumerated() {
                 net.add(money[position].revenue)

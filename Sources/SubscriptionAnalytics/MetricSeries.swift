@@ -3,6 +3,10 @@ import SubscriptionEngine
 
 /// The metrics a series can be asked for, each a snapshot (its value at every interval's end)
 /// or a flow (summed over `[start, end)`).
+///
+/// The interval that contains now is read up to now: a snapshot is the state now (not at the
+/// interval's end, which is still to come) and a flow counts what is dated at or before now.
+/// An interval that begins after now has no snapshot value (`null`) and flows of nothing.
 public enum MetricName: String, Sendable, Hashable, CaseIterable, Codable {
     case activeSubscriptions, activeTrials, gracePeriod, billingRetry, familyShared, mrr
     case revenue, proceeds, refunds, refundAmount, netRevenue
@@ -30,7 +34,8 @@ public enum Breakdown: String, Sendable, Hashable, CaseIterable, Codable {
 
 /// One point of a series: the interval and the metric's value (money in the reporting
 /// currency, rounded to the cent; counts as whole numbers; `churnRate` a fraction, absent when
-/// nothing was active at the interval's start).
+/// nothing was active at the interval's start; a snapshot or `churnRate` absent for an interval
+/// that begins after now).
 public struct MetricPoint: Sendable, Hashable {
     public var start: Date
     public var end: Date
@@ -40,18 +45,20 @@ public struct MetricPoint: Sendable, Hashable {
 }
 
 extension SubscriptionAnalytics {
-    /// `metric` over `intervals`, for the facts of `histories` (one per customer). A snapshot
-    /// metric is read from `index` when given (it must hold the same facts), else from an index
-    /// built for the call.
+    /// `metric` over `intervals`, for the facts of `histories` (one per customer), as known at
+    /// `now`. A snapshot metric is read from `index` when given (it must hold the same facts),
+    /// else from an index built for the call.
     public func series(
-        _ metric: MetricName, of histories: [PurchaseHistory], over intervals: [DateInterval], index: SnapshotIndex? = nil
+        _ metric: MetricName, of histories: [PurchaseHistory], over intervals: [DateInterval], now: Date, index: SnapshotIndex? = nil
     ) -> [MetricPoint] {
         if metric.isSnapshot {
             let index = index ?? SnapshotIndex(analytics: self, histories: histories)
-            // The state at each interval's end: the last instant inside it.
-            let snapshots = index.snapshots(at: intervals.map { $0.end.addingTimeInterval(-0.001) })
+            // The state at each interval's end (the last instant inside it), or now for the one
+            // under way.
+            let snapshots = index.snapshots(at: intervals.map { min($0.end.addingTimeInterval(-0.001), now) })
             return zip(intervals, snapshots).map { interval, snapshot in
                 var point = MetricPoint(start: interval.start, end: interval.end, value: nil, unconverted: [:])
+                guard interval.start <= now else { return point }
                 switch metric {
                 case .activeSubscriptions: point.value = Decimal(snapshot.activeSubscriptions)
                 case .activeTrials: point.value = Decimal(snapshot.activeTrials)
@@ -68,7 +75,7 @@ extension SubscriptionAnalytics {
         }
         switch metric {
         case .revenue, .proceeds, .refunds, .refundAmount, .netRevenue:
-            let sums = moneySeries(of: histories, over: intervals)
+            let sums = moneySeries(of: histories, over: intervals, now: now)
             return zip(intervals, sums).map { interval, sums in
                 let figures = sums.figures(interval, configuration)
                 switch metric {
@@ -82,7 +89,7 @@ extension SubscriptionAnalytics {
         default:
             var all = PurchaseHistory()
             for history in histories { all.add(history) }
-            return zip(intervals, flowSeries(of: all, over: intervals, churnRate: metric == .churnRate)).map { interval, flows in
+            return zip(intervals, flowSeries(of: all, over: intervals, now: now, churnRate: metric == .churnRate)).map { interval, flows in
                 switch metric {
                 case .newTrials: point(interval, Decimal(flows.newTrials))
                 case .newSubscriptions: point(interval, Decimal(flows.newSubscriptions))
@@ -97,17 +104,17 @@ extension SubscriptionAnalytics {
         }
     }
 
-    /// `metric` over `intervals` per group of `breakdown`: each group's series computed over the
-    /// periods that fall in it.
+    /// `metric` over `intervals` per group of `breakdown`, as known at `now`: each group's series
+    /// computed over the periods that fall in it.
     public func series(
-        _ metric: MetricName, of histories: [PurchaseHistory], over intervals: [DateInterval], by breakdown: Breakdown
+        _ metric: MetricName, of histories: [PurchaseHistory], over intervals: [DateInterval], now: Date, by breakdown: Breakdown
     ) -> [String: [MetricPoint]] {
         var keys = Set<String>()
         for history in histories { keys.formUnion(history.purchases.values.map(breakdown.key(of:))) }
         var groups: [String: [MetricPoint]] = [:]
         for key in keys.sorted() {
             let restricted = histories.map { $0.restricted { breakdown.key(of: $0) == key } }
-            groups[key] = series(metric, of: restricted, over: intervals)
+            groups[key] = series(metric, of: restricted, over: intervals, now: now)
         }
         return groups
     }

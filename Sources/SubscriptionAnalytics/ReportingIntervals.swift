@@ -2,7 +2,7 @@ import Foundation
 
 /// The calendar intervals series are cut into: days, ISO weeks (Monday first) or months, in the
 /// app's reporting time zone. Snapshot metrics take their value at each interval's end, flow
-/// metrics sum over `[start, end)`.
+/// metrics sum over `[start, end)`; the interval that contains now is read up to now.
 public enum ReportingInterval: String, Sendable, Hashable, CaseIterable, Codable {
     case day
     case week

@@ -21,8 +21,10 @@ public struct Amount: Sendable, Hashable {
 /// | `refunds`, `refundAmount` | Apple's refunds (full, or the refunded share of a prorated one); an upgrade's prorated credit is not a refund | refund date |
 /// | `netRevenue` | `revenue` − `refundAmount` of the same interval | — |
 ///
-/// Family-shared copies are the purchaser's sales and never count. Refunds never rewrite the
-/// revenue of the interval the sale was in.
+/// Family-shared copies are the purchaser's sales and never count. An operator's manual grant
+/// has no price: it is no sale and adds nothing to revenue or proceeds, whatever the catalog's
+/// price of its product. Refunds never rewrite the revenue of the interval the sale was in. An
+/// interval that contains now counts what is dated at or before now.
 public struct RevenueFigures: Sendable, Hashable {
     public var start: Date
     public var end: Date
@@ -38,23 +40,19 @@ public struct RevenueFigures: Sendable, Hashable {
 
 extension SubscriptionAnalytics {
     /// The revenue figures of `[start, end)` over `histories` (one per customer: the commission's
-    /// year of paid service is the subscriber's).
-    public func revenue(of histories: [PurchaseHistory], from start: Date, to end: Date) -> RevenueFigures {
-        moneySums(of: histories, from: start, to: end).figures(DateInterval(start: start, end: max(start, end)), configuration)
-    }
-
-    /// The exact sums behind ``revenue(of:from:to:)``, unrounded.
-    func moneySums(of histories: [PurchaseHistory], from start: Date, to end: Date) -> MoneySums {
-        moneySeries(of: histories, over: [DateInterval(start: start, end: max(start, end))])[0]
+    /// year of paid service is the subscriber's), up to `now`.
+    public func revenue(of histories: [PurchaseHistory], from start: Date, to end: Date, now: Date) -> RevenueFigures {
+        moneySeries(of: histories, over: [DateInterval(start: start, end: max(start, end))], now: now)[0]
+            .figures(DateInterval(start: start, end: max(start, end)), configuration)
     }
 
     /// The exact sums of each of `intervals` (sorted, not overlapping), in one pass over the
-    /// facts: each sale in the interval of its purchase, each refund in the interval of its date.
-    /// Apple's commission on each sale comes from every fact known now (a refund learned later
-    /// takes its period out of the year of paid service).
-    func moneySeries(of histories: [PurchaseHistory], over intervals: [DateInterval]) -> [MoneySums] {
+    /// facts: each sale in the interval of its purchase, each refund in the interval of its date,
+    /// when that date is at or before `now`. Apple's commission on each sale comes from every fact
+    /// known now (a refund learned later takes its period out of the year of paid service).
+    func moneySeries(of histories: [PurchaseHistory], over intervals: [DateInterval], now: Date) -> [MoneySums] {
         var sums = [MoneySums](repeating: MoneySums(), count: intervals.count)
-        let bucket = intervals.position(of:)
+        let bucket = { (date: Date) in date <= now ? intervals.position(of: date) : nil }
         let policy = CommissionPolicy(smallBusinessProgram: configuration.smallBusiness)
         for history in histories.map({ $0.restricted(to: environment) }) {
             let ledger = RevenueLedger(history: history, catalog: catalog, at: .distantFuture, policy: policy)
@@ -64,7 +62,7 @@ extension SubscriptionAnalytics {
                 sums[index].revenue.add(price)
                 sums[index].proceeds.add(price, times: (Int64(10_000 - sale.commissionRate), 10_000))
             }
-            for purchase in history.effectivePurchases where purchase.ownership == .purchased {
+            for purchase in history.effectivePurchases where purchase.ownership == .purchased && !purchase.isManualGrant {
                 guard let revocation = purchase.revocation, revocation.kind == .refund || revocation.kind == .proratedRefund,
                     let index = bucket(revocation.date), let price = purchase.price ?? catalog.product(purchase.productId)?.listPrice
                 else { continue }

@@ -12,6 +12,10 @@ import SubscriptionEngine
 /// | `activeTrials` | purchaser-owned chains with access in a free-trial period |
 /// | `familyShared` | family-shared copies with access, counted apart and never in paid figures |
 /// | `mrr` | over `activeSubscriptions`, the current period's price normalized to a month (``BillingPeriod/monthlyFactor``), gross of commission, in the reporting currency |
+///
+/// An operator's manual grant is access, not a subscription anyone pays for: it counts in none
+/// of these (not in `activeSubscriptions`, and it adds nothing to `mrr`, which is paid recurring
+/// revenue), even when it grants an auto-renewable product.
 public struct Snapshot: Sendable, Hashable {
     public var at: Date
     /// The reporting currency of ``mrr``.

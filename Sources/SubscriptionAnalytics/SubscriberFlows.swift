@@ -9,10 +9,15 @@ import SubscriptionEngine
 /// | `newSubscriptions` | chains' first paid period (trial conversions included) | its start |
 /// | `trialConversions` | first paid periods of chains that began with a free trial | its start |
 /// | `renewals` | later paid periods that start when the one before ended or after (an upgrade or crossgrade starting inside a period is not a renewal) | their start |
-/// | `churnedSubscriptions` | purchaser-owned chains in a paid period whose access ended: expired, revoked or in billing retry at `end` | the end of access |
+/// | `churnedSubscriptions` | purchaser-owned chains in a paid period whose access ended: expired, revoked or in billing retry at `end` (now, for the interval under way) | the end of access |
 /// | `churnRate` | `churnedSubscriptions` ÷ `activeSubscriptions` at `start` (absent when none were active) | — |
 /// | `billingIssues` | renewals Apple could not charge: a period's expiry after which Apple said it was retrying | the renewal date |
 /// | `billingRecoveries` | those Apple charged later, in the grace period or the retry (a next period began before Apple said it stopped) | the start of the recovered period (a grace recovery keeps the renewal date) |
+///
+/// An interval that contains now is evaluated up to now: only what is dated at or before now
+/// counts, and churn is a state at now rather than at the interval's future end (a period that
+/// ends later in the interval and is due to renew is not churn). An interval that begins after
+/// now has none of these yet.
 public struct SubscriberFlows: Sendable, Hashable {
     public var start: Date
     public var end: Date
@@ -27,23 +32,24 @@ public struct SubscriberFlows: Sendable, Hashable {
 }
 
 extension SubscriptionAnalytics {
-    /// The subscriber flows of `[start, end)` over `history` (every fact of the app).
-    public func flows(of history: PurchaseHistory, from start: Date, to end: Date) -> SubscriberFlows {
-        flowSeries(of: history, over: [DateInterval(start: start, end: max(start, end))])[0]
+    /// The subscriber flows of `[start, end)` over `history` (every fact of the app), up to `now`.
+    public func flows(of history: PurchaseHistory, from start: Date, to end: Date, now: Date) -> SubscriberFlows {
+        flowSeries(of: history, over: [DateInterval(start: start, end: max(start, end))], now: now)[0]
     }
 
     /// The subscriber flows of each of `intervals` (sorted, not overlapping) over `history`, in
-    /// one pass over its chains: every dated event falls in the interval of its date; a chain
-    /// churns in the interval its access ended in when its state at that interval's end says so.
-    /// `churnRate` is left out (nil) unless asked for: it needs the snapshots at every start.
-    public func flowSeries(of history: PurchaseHistory, over intervals: [DateInterval], churnRate: Bool = true) -> [SubscriberFlows] {
+    /// one pass over its chains: every event dated at or before `now` falls in the interval of its
+    /// date; a chain churns in the interval its access ended in when its state at that interval's
+    /// end, or at `now` for the interval under way, says so. `churnRate` is left out (nil) unless
+    /// asked for: it needs the snapshots at every start.
+    public func flowSeries(of history: PurchaseHistory, over intervals: [DateInterval], now: Date, churnRate: Bool = true) -> [SubscriberFlows] {
         let history = history.restricted(to: environment)
         var series = intervals.map {
             SubscriberFlows(
                 start: $0.start, end: $0.end, newTrials: 0, newSubscriptions: 0, trialConversions: 0, renewals: 0, churnedSubscriptions: 0,
                 churnRate: nil, billingIssues: 0, billingRecoveries: 0)
         }
-        let bucket = intervals.position(of:)
+        let bucket = { (date: Date) in date <= now ? intervals.position(of: date) : nil }
         let chains = Dictionary(grouping: history.effectivePurchases.filter { isOwnedSubscription($0) }, by: \.originalTransactionId)
         for periods in chains.values {
             let sorted = periods.sorted { ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId) }
@@ -65,8 +71,9 @@ extension SubscriptionAnalytics {
                 series[index].renewals += 1
             }
         }
-        // Churn: a paid state with no access whose access ended in an interval and which holds at
-        // that interval's end (each state segment is looked at once).
+        // Churn: a paid state with no access whose access ended in an interval (by now) and which
+        // holds at that interval's end, or now for the one under way (each state segment is
+        // looked at once).
         for timeline in history.chainTimelines(catalog: catalog).values {
             for (position, segment) in timeline.segments.enumerated() {
                 let state = segment.state
@@ -74,12 +81,14 @@ extension SubscriptionAnalytics {
                     let ended = state.accessEndsDate ?? state.expiresDate, let index = bucket(ended)
                 else { continue }
                 let until = position + 1 < timeline.segments.count ? timeline.segments[position + 1].from : .distantFuture
-                if segment.from <= intervals[index].end, intervals[index].end < until { series[index].churnedSubscriptions += 1 }
+                let instant = min(intervals[index].end, now)
+                if segment.from <= instant, instant < until { series[index].churnedSubscriptions += 1 }
             }
         }
         guard churnRate else { return series }
         let index = SnapshotIndex(analytics: self, histories: [history])
-        for (position, snapshot) in index.snapshots(at: intervals.map(\.start)).enumerated() where snapshot.activeSubscriptions > 0 {
+        for (position, snapshot) in index.snapshots(at: intervals.map(\.start)).enumerated()
+        where snapshot.activeSubscriptions > 0 && intervals[position].start <= now {
             series[position].churnRate = Decimal(series[position].churnedSubscriptions) / Decimal(snapshot.activeSubscriptions)
         }
         return series

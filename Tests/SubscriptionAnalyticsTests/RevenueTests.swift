@@ -20,7 +20,7 @@ struct RevenueTests {
             return history
         }
         return SubscriptionAnalytics(catalog: SnapshotTests.catalog, configuration: configuration)
-            .revenue(of: histories, from: interval.0, to: interval.1)
+            .revenue(of: histories, from: interval.0, to: interval.1, now: interval.1)
     }
 
     @Test("a sale counts in full when it was bought; proceeds are after Apple's 30 %")
@@ -70,6 +70,38 @@ struct RevenueTests {
         }
         let thirteenth = (Self.t0 + 12 * 30.5 * Self.day, Self.t0 + 13 * 30.5 * Self.day)
         #expect(Self.figures([periods], thirteenth).proceeds.value == Decimal(string: "8.49"))
+    }
+
+    @Test("a manual grant has no price: no sale, no revenue, no proceeds, not active and nothing in MRR, whatever the catalog charges")
+    func grantsAreFree() {
+        let catalog = Catalog(products: [
+            CatalogProduct(
+                productId: "premium.yearly", type: .autoRenewable, subscriptionGroupIdentifier: "premium", price: 79.99, currency: "USD",
+                subscriptionPeriod: ISO8601Duration("P1Y")),
+            CatalogProduct(productId: "premium.lifetime", type: .nonConsumable, price: 199.99, currency: "USD"),
+        ])
+        var history = PurchaseHistory()
+        // A paying subscriber, and two grants on January 5: a year of premium.yearly and a lifetime.
+        history.add(
+            PurchaseFact(
+                transactionId: "paid", productId: "premium.yearly", purchaseDate: Self.t0 + 4 * Self.day,
+                expiresDate: Self.t0 + 369 * Self.day, price: Money(milliunits: 79_990, currency: "USD")))
+        history.add(
+            PurchaseFact.manualGrant(
+                id: "grant:year", productId: "premium.yearly", startDate: Self.t0 + 4 * Self.day, endDate: Self.t0 + 369 * Self.day))
+        history.add(PurchaseFact.manualGrant(id: "grant:ever", productId: "premium.lifetime", startDate: Self.t0 + 4 * Self.day, endDate: nil))
+        history.revoke(transactionId: "grant:ever", at: Self.t0 + 6 * Self.day)
+        let analytics = SubscriptionAnalytics(catalog: catalog)
+        let day = analytics.revenue(of: [history], from: Self.t0 + 4 * Self.day, to: Self.t0 + 5 * Self.day, now: Self.t0 + 40 * Self.day)
+        // By the definitions: the one paid sale, $79.99, 70 % of it as proceeds.
+        #expect(day.sales == 1)
+        #expect(day.revenue.value == Decimal(string: "79.99"))
+        #expect(day.proceeds.value == Decimal(string: "55.99"))  // 55.993
+        let january = analytics.revenue(of: [history], from: Self.january.0, to: Self.january.1, now: Self.t0 + 40 * Self.day)
+        #expect(january.refunds == 0 && january.refundAmount.value == 0)
+        let snapshot = analytics.snapshot(of: history, at: Self.t0 + 10 * Self.day)
+        #expect(snapshot.activeSubscriptions == 1)
+        #expect(snapshot.mrr == Decimal(string: "6.67"))  // 79.99 ÷ 12 = 6.6658…
     }
 
     @Test("family-shared copies are never sales; a currency without a rate is listed apart")

@@ -126,7 +126,7 @@ struct SnapshotIndexTests {
     }
 
     @Test(
-        "random histories: flow series in one pass equal each interval computed alone, churn equal the engine's state at each end",
+        "random histories: flow series in one pass equal each interval computed alone, churn equal the engine's state at each end or now",
         arguments: [UInt64(5), 6])
     func flowSeriesEqualIntervals(seed: UInt64) throws {
         let histories = Self.histories(seed: seed, chains: 60)
@@ -135,30 +135,36 @@ struct SnapshotIndexTests {
         let analytics = SubscriptionAnalytics(
             catalog: SnapshotTests.catalog, configuration: AnalyticsConfiguration(exchangeRates: ["EUR": Decimal(string: "1.0825")!]))
         let weeks = try ReportingInterval.week.intervals(from: Self.t0, to: Self.t0 + 400 * Self.day, timeZone: .gmt)
-        let flows = analytics.flowSeries(of: all, over: weeks)
+        // Now is inside a week, in the afternoon: that week is read up to now, later ones are empty.
+        let now = Self.t0 + 203.6 * Self.day
+        let flows = analytics.flowSeries(of: all, over: weeks, now: now)
         var churned = 0
         for (interval, flow) in zip(weeks, flows) {
-            let alone = analytics.flows(of: all, from: interval.start, to: interval.end)
+            let alone = analytics.flows(of: all, from: interval.start, to: interval.end, now: now)
             #expect(flow == alone, "seed \(seed) week of \(interval.start)")
-            // Churn by its definition: the engine's state at the interval's end.
-            let state = CustomerState(history: all, catalog: SnapshotTests.catalog, at: interval.end)
+            // Churn by its definition: the engine's state at the interval's end, or now for the
+            // week under way, of the access that ended in the week by then.
+            let instant = min(interval.end, now)
+            let state = CustomerState(history: all, catalog: SnapshotTests.catalog, at: instant)
             let expected = state.subscriptions.filter { subscription in
                 guard subscription.ownership == .purchased, subscription.offer?.kind != .freeTrial,
                     [.expired, .revoked, .billingRetry].contains(subscription.status),
                     let ended = subscription.accessEndsDate ?? subscription.expiresDate
                 else { return false }
-                return interval.start <= ended && ended < interval.end
+                return interval.start <= ended && ended < interval.end && ended <= instant
             }.count
             #expect(flow.churnedSubscriptions == expected, "seed \(seed) churn in the week of \(interval.start)")
             churned += expected
-            let revenue = analytics.revenue(of: histories, from: interval.start, to: interval.end)
-            let points = analytics.series(.revenue, of: histories, over: [interval])
+            let revenue = analytics.revenue(of: histories, from: interval.start, to: interval.end, now: now)
+            let points = analytics.series(.revenue, of: histories, over: [interval], now: now)
             #expect(points.first?.value == revenue.revenue.value)
         }
         #expect(churned > 0 && flows.contains { $0.renewals > 0 } && flows.contains { $0.billingIssues > 0 })
-        let revenue = analytics.series(.proceeds, of: histories, over: weeks)
+        let underWay = try #require(weeks.firstIndex { $0.contains(now) })
+        #expect(flows[(underWay + 1)...].allSatisfy { $0.churnedSubscriptions == 0 && $0.renewals == 0 && $0.newSubscriptions == 0 })
+        let revenue = analytics.series(.proceeds, of: histories, over: weeks, now: now)
         for (interval, point) in zip(weeks, revenue) {
-            #expect(point.value == analytics.revenue(of: histories, from: interval.start, to: interval.end).proceeds.value)
+            #expect(point.value == analytics.revenue(of: histories, from: interval.start, to: interval.end, now: now).proceeds.value)
         }
     }
 }

@@ -25,7 +25,7 @@ struct SubscriberFlowTests {
         var history = PurchaseHistory()
         history.add(facts)
         history.add(renewals)
-        return SubscriptionAnalytics(catalog: SnapshotTests.catalog).flows(of: history, from: from, to: to)
+        return SubscriptionAnalytics(catalog: SnapshotTests.catalog).flows(of: history, from: from, to: to, now: to)
     }
 
     @Test("a trial that converts: a new trial, then a new subscription and a conversion when the paid period starts")

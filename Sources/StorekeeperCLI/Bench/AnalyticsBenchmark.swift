@@ -121,18 +121,18 @@ struct AnalyticsBenchmark {
 
             let year = try ReportingInterval.day.intervals(from: Self.end.addingTimeInterval(-365 * 86_400), to: Self.end, timeZone: .gmt)
             let mrrTimer = clock.now
-            let mrr = analytics.series(.mrr, of: [], over: year, index: index)
+            let mrr = analytics.series(.mrr, of: [], over: year, now: Self.end, index: index)
             let mrrSeconds = (clock.now - mrrTimer).seconds
             let activeTimer = clock.now
-            let active = analytics.series(.activeSubscriptions, of: [], over: year, index: index)
+            let active = analytics.series(.activeSubscriptions, of: [], over: year, now: Self.end, index: index)
             let activeSeconds = (clock.now - activeTimer).seconds
 
             // Flow metrics: one pass over the facts for the whole year.
             let revenueTimer = clock.now
-            let revenue = analytics.series(.revenue, of: histories, over: year)
+            let revenue = analytics.series(.revenue, of: histories, over: year, now: Self.end)
             let revenueSeconds = (clock.now - revenueTimer).seconds
             let churnTimer = clock.now
-            _ = analytics.series(.churnedSubscriptions, of: histories, over: year)
+            _ = analytics.series(.churnedSubscriptions, of: histories, over: year, now: Self.end)
             let churnSeconds = (clock.now - churnTimer).seconds
             let cohortTimer = clock.now
             let customers = Dictionary(grouping: ledger) { $0.customerId ?? "-" }.values.map(PurchaseHistory.init(ledger:))

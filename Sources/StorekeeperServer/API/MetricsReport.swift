@@ -97,7 +97,7 @@ public enum MetricsReport {
             return .snapshot(SnapshotBody(snapshot, environment: query.environment))
         }
         let intervals = try intervals(of: query, app: app)
-        let points = index.analytics.series(metric, of: [], over: intervals, index: index)
+        let points = index.analytics.series(metric, of: [], over: intervals, now: now, index: index)
         return .series(
             SeriesBody(
                 metric: metric.rawValue, interval: query.interval.rawValue, currency: app.analytics.reportingCurrency,
@@ -124,8 +124,10 @@ public enum MetricsReport {
             SeriesBody(
                 metric: metric.rawValue, interval: query.interval.rawValue, currency: configuration.reportingCurrency,
                 timeZone: configuration.timeZone, environment: query.environment,
-                points: analytics.series(metric, of: histories, over: intervals).map(PointBody.init),
-                groups: query.groupBy.map { analytics.series(metric, of: histories, over: intervals, by: $0).mapValues { $0.map(PointBody.init) } }))
+                points: analytics.series(metric, of: histories, over: intervals, now: now).map(PointBody.init),
+                groups: query.groupBy.map {
+                    analytics.series(metric, of: histories, over: intervals, now: now, by: $0).mapValues { $0.map(PointBody.init) }
+                }))
     }
 
     /// Answers a cohort query (`from`, `to`, `period` week or month, optional `product` and

@@ -127,6 +127,24 @@ extension Dashboard {
             }
             return body
         }
+
+        /// `metric` over exactly the query's range `[from, to)` as one interval, whatever the
+        /// chart's interval (a week or month series reaches past the range to whole weeks or
+        /// months), read up to now like any series: a flow's total over the range, a snapshot's
+        /// value at the range's end (now, when the range reaches past now). The group's own
+        /// figure when the query filters by product or storefront.
+        func overRange(_ metric: MetricName, _ query: ChartQuery) -> Decimal? {
+            let range = [DateInterval(start: query.from, end: query.to)]
+            let analytics = index.analytics
+            guard let (breakdown, value) = query.breakdown else {
+                return analytics.series(metric, of: histories, over: range, now: now, index: index)[0].value
+            }
+            // A group with no periods has nothing in it.
+            guard let point = analytics.series(metric, of: histories, over: range, now: now, by: breakdown)[value]?.first else {
+                return metric == .churnRate || (metric.isSnapshot && query.from > now) ? nil : 0
+            }
+            return point.value
+        }
     }
 
     func metricReader(_ app: AppRuntime, environment: String) async throws -> MetricReader {
@@ -206,18 +224,18 @@ extension Dashboard {
             ]
         } else {
             for (metric, label) in [(MetricName.activeSubscriptions, "Active subscriptions"), (.activeTrials, "Active trials"), (.mrr, "MRR")] {
-                let last = try reader.series(metric, query).points.last?.value ?? 0
                 tiles.append(
                     Tile(
-                        id: metric.rawValue, label: label, value: metric == .mrr ? Self.money(last, currency) : Self.count(last),
-                        note: "at the end of the range"))
+                        id: metric.rawValue, label: label, value: Self.text(reader.overRange(metric, query), metric: metric, currency: currency),
+                        note: query.to > now ? "now" : "at the end of the range"))
             }
         }
         var series: [MetricName: MetricsReport.SeriesBody] = [:]
-        for metric in [MetricName.revenue, .proceeds, .churnedSubscriptions, .refunds, .refundAmount, .newSubscriptions, .activeSubscriptions, .mrr] {
+        for metric in [MetricName.revenue, .churnedSubscriptions, .newSubscriptions, .activeSubscriptions, .mrr] {
             series[metric] = try reader.series(metric, query)
         }
-        func total(_ metric: MetricName) -> Decimal { series[metric]?.points.compactMap(\.value).reduce(0, +) ?? 0 }
+        // Exactly the range, whatever the chart's interval.
+        func total(_ metric: MetricName) -> Decimal { reader.overRange(metric, query) ?? 0 }
         tiles += [
             Tile(id: "revenue", label: "Revenue", value: Self.money(total(.revenue), currency), note: "over the range"),
             Tile(id: "proceeds", label: "Proceeds", value: Self.money(total(.proceeds), currency), note: "over the range"),
@@ -423,8 +441,8 @@ extension Dashboard {
 
     static func definition(of metric: MetricName) -> String {
         metric.isSnapshot
-            ? "A state: the value at the end of each interval, from every fact known now."
-            : "A flow: counted or summed over each interval, from every fact known now."
+            ? "A state: the value at the end of each interval (now, for the interval under way), from every fact known now."
+            : "A flow: counted or summed over each interval (up to now, for the interval under way), from every fact known now."
     }
 }
 

@@ -77,7 +77,7 @@ extension StorekeeperAPI {
                 if after.contains(where: { $0.revocation?.kind == .refund || $0.revocation?.kind == .proratedRefund }) { row.refunds += 1 }
                 for days in [7, 14, 30] {
                     let end = min(now, enrolment.enrolledAt.addingTimeInterval(Double(days) * 86_400))
-                    let figures = analytics.revenue(of: [history], from: enrolment.enrolledAt, to: end)
+                    let figures = analytics.revenue(of: [history], from: enrolment.enrolledAt, to: end, now: now)
                     revenue[days, default: 0] += figures.revenue.value
                     proceed[days, default: 0] += figures.proceeds.value
                     if days == 30 { values.append(NSDecimalNumber(decimal: figures.revenue.value).doubleValue) }

@@ -104,6 +104,11 @@ public struct PurchaseFact: Sendable, Hashable, Codable {
         )
     }
 
+    /// True for an operator's grant (``manualGrant(id:productId:startDate:endDate:)``; the
+    /// server gives every grant an id beginning `grant:`, which no App Store transaction has):
+    /// access given outside the App Store, which nobody paid for.
+    public var isManualGrant: Bool { transactionId.hasPrefix("grant:") }
+
     /// True when `revocation` takes access away and has happened by `instant`.
     func isRevoked(at instant: Date) -> Bool {
         guard let revocation, revocation.removesAccess, !isUpgraded else { return false }

@@ -3,8 +3,9 @@ import Foundation
 /// Every transaction's money up to an instant, with Apple's commission and refunds.
 ///
 /// Prices come from the transaction (StoreKit 2's milliunits) or, for sources without prices
-/// (legacy receipts), from the catalog; a free trial costs nothing. Family-shared transactions
-/// are the purchaser's sales, not this customer's, and are left out.
+/// (legacy receipts), from the catalog; a free trial costs nothing, and an operator's manual
+/// grant has no price at all (it is not a sale, whatever the catalog says its product costs).
+/// Family-shared transactions are the purchaser's sales, not this customer's, and are left out.
 public struct RevenueLedger: Sendable, Hashable, Codable {
     /// One entry per transaction bought by the instant, oldest first.
     public var transactions: [TransactionRevenue]
@@ -92,6 +93,7 @@ public struct RevenueLedger: Sendable, Hashable, Codable {
     }
 
     static func price(of purchase: PurchaseFact, _ catalog: Catalog) -> Money? {
+        guard !purchase.isManualGrant else { return nil }
         if let price = purchase.price { return price }
         let list = catalog.product(purchase.productId)?.listPrice
         if purchase.offer?.kind == .freeTrial { return .zero(list?.currency ?? "USD") }

@@ -264,4 +264,74 @@ struct MetricsRouteTests {
             #expect(try await months("refundAmount") == [79.99, 9.99])
         }
     }
+
+    /// As of January 11, noon: `renewing` is due to renew on January 16 (later in January),
+    /// `lapsed` expired on January 6 with auto-renew off, `paid` bought premium.yearly today; and
+    /// the operator granted `dave` a free year of premium.yearly ($79.99 in the catalog) today.
+    @Test(
+        "the month under way counts churn and every flow up to now; a manual grant adds no revenue, proceeds, subscription or MRR",
+        arguments: ServerBackend.available)
+    func intervalUnderWayAndGrants(backend: ServerBackend) async throws {
+        try await ServerHarness.run(
+            backend,
+            configure: { configuration in
+                configuration.apps[0].products.append(
+                    CatalogProduct(
+                        productId: "premium.yearly", type: .autoRenewable, subscriptionGroupIdentifier: "premium", entitlements: ["pro"],
+                        price: 79.99, currency: "USD", subscriptionPeriod: ISO8601Duration("P1Y")))
+            }
+        ) { harness, client in
+            let t0 = Self.t0
+            let day = Self.day
+            harness.clock.set(t0 + 10.5 * day)
+            func subscribed(
+                _ id: String, _ product: String = "pro.monthly", from: Double, to: Double, price: Int64 = 9_990, autoRenew: Bool = true
+            )
+                throws -> String
+            {
+                let transaction = try SignedData.transaction(
+                    id: id, original: id, product: product, purchase: t0 + from * day, expires: t0 + to * day, signed: t0 + from * day, price: price)
+                let renewal = try SignedData.renewal(original: id, autoRenew: autoRenew, signed: t0 + from * day)
+                return try SignedData.notification(
+                    harness.ca, type: "SUBSCRIBED", subtype: "INITIAL_BUY", signed: t0 + from * day, transaction: transaction, renewal: renewal)
+            }
+            let bodies = [
+                try subscribed("8201", from: -15, to: 15),  // renewing
+                try subscribed("8202", from: -25, to: 5, autoRenew: false),  // lapsed
+                try subscribed("8203", "premium.yearly", from: 10.25, to: 375.25, price: 79_990),  // paid
+            ]
+            for body in bodies {
+                #expect(try await client.call(.post, "/v1/apps/alpha/notifications", body: body).status == 200)
+            }
+            try await harness.processor.drain()
+            let grant = #"{"productId": "premium.yearly", "endDate": "2027-01-11T12:00:00Z", "reason": "goodwill"}"#
+            #expect(try await client.call(.post, "/v1/apps/alpha/customers/dave/grants", key: Fixture.alphaAdmin, body: grant).status == 201)
+
+            func values(_ metric: String, _ range: String, environment: String = "Sandbox") async throws -> [Double?] {
+                let answer = try await client.call(
+                    .get, "/v1/apps/alpha/metrics/\(metric)?\(range)&environment=\(environment)", key: Fixture.alphaKey)
+                #expect(answer.status == 200, "\(metric): \(answer.text)")
+                return (answer.json["points"] as? [[String: Any]] ?? []).map { $0["value"] as? Double }
+            }
+            let months = "from=2026-01-01T00:00:00Z&to=2026-03-01T00:00:00Z&interval=month"
+            // By the definitions, as of now: lapsed churned; renewing still has access now.
+            #expect(try await values("churnedSubscriptions", months) == [1, 0])
+            #expect(try await values("churnRate", months) == [0.5, nil])  // 1 of the 2 active on January 1
+            #expect(try await values("newSubscriptions", months) == [1, 0])
+            // The state now (renewing, paid), not at January's end; February has not begun.
+            #expect(try await values("activeSubscriptions", months) == [2, nil])
+            #expect(try await values("mrr", months) == [16.66, nil])  // 9.99 + 79.99 ÷ 12 = 16.6558…
+            let today = "from=2026-01-11T00:00:00Z&to=2026-01-12T00:00:00Z&interval=day"
+            #expect(try await values("revenue", today) == [79.99])  // the paid year only
+            #expect(try await values("proceeds", today) == [55.99])  // 55.993
+            // The grant is the only fact in the production view (a grant says no environment):
+            // no sale, no subscription, nothing in MRR.
+            #expect(try await values("revenue", today, environment: "Production") == [0])
+            #expect(try await values("proceeds", today, environment: "Production") == [0])
+            #expect(try await values("activeSubscriptions", today, environment: "Production") == [0])
+            #expect(try await values("mrr", today, environment: "Production") == [0])
+            let state = try await client.call(.get, "/v1/apps/alpha/customers/dave", key: Fixture.alphaKey)
+            #expect((state.json["entitlements"] as? [[String: Any]])?.isEmpty == false)  // the grant gives access all the same
+        }
+    }
 }
