@@ -175,7 +175,9 @@ extension PopulationSimulator {
         if reason == .purchase, let customer = chainCustomers[chain] { try reportPurchase(transaction, customer: customer, at: date) }
         try mirrorToFamily(chain, notification: notification, newPeriod: transaction, at: date)
         queue.schedule(.renew(chain: chain, due: expires), at: expires)
-        planPeriod(chain, token: token, product: product, from: start, to: expires)
+        // A period recovered in the grace period starts at the lapse, in the past: what the
+        // customer decides in it happens after the recovery, never before it was known.
+        planPeriod(chain, token: token, product: product, from: max(start, date), to: expires)
     }
 
     /// The subscription ends at its expiry without renewing.

@@ -113,4 +113,20 @@ struct PopulationSimulatorTests {
             #expect(result.payload?.transactionId == purchase.transactionId)
         }
     }
+    @Test("a period recovered inside the grace period starts at the lapse, but nothing in it happens before the recovery")
+    func recoveredPeriodsPlanNothingInThePast() throws {
+        var behaviour = Self.busy
+        behaviour.billingFailureRate = 1
+        behaviour.graceRecoveryRate = 1
+        behaviour.upgradeRate = 0.5
+        behaviour.churnRate = 0.5
+        let (store, outputs) = try Self.run(customers: 30, days: 120, seed: 11, behaviour: behaviour)
+        let all = outputs.flatMap(\.notifications)
+        #expect(all.contains { $0.subtype == .billingRecovery })
+        // Emitted in order, so each notification is sent no earlier than the one before it:
+        // an upgrade, refund or toggle planned in a recovered period is not dated before the recovery.
+        let backwards = zip(all, all.dropFirst()).filter { $0.firstSendDate > $1.firstSendDate }
+        #expect(backwards.count == 0, "\(backwards.prefix(3).map { "\($0.0.notificationType.rawValue) then \($0.1.notificationType.rawValue)" })")
+        #expect(all.count == store.allNotifications.count)
+    }
 }
