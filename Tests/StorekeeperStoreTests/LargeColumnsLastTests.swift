@@ -45,6 +45,7 @@ struct LargeColumnsLastTests {
                 try await db.raw("DELETE FROM schema_migrations WHERE version >= 10").run()
                 try await db.raw("DROP INDEX inbox_app_received").run()
                 try await db.raw("DROP INDEX jobs_kind").run()
+                try await db.raw("DROP TABLE app_account_tokens").run()
                 try await db.raw("CREATE INDEX inbox_pending ON notification_inbox (state, id)").run()
             }
             var before = try await Self.contents(store, tables: Self.tables)
