@@ -97,6 +97,11 @@ struct DeviceCommandTests {
         // The app account token the server issued to alice (the purchase asked for it), kept on the phone.
         let issued = try #require(try await device("app-account-token", "alice").json()["appAccountToken"] as? String)
         #expect(UUID(uuidString: issued) != nil)
+        // Bob's and carol's apps ask for theirs while the server is up, as an app does at sign-in:
+        // their purchases below are made while it is down.
+        for customer in ["bob", "carol"] {
+            #expect(try await device("app-account-token", customer).json()["appAccountToken"] as? String != nil)
+        }
 
         // The server stops: the cached, signed entitlement, and it says so; the kept token too.
         await server.stopped()
