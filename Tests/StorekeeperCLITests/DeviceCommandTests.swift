@@ -94,9 +94,18 @@ struct DeviceCommandTests {
         #expect(bought.exitCode == 0, "\(bought.text) \(bought.standardError)")
         #expect(try bought.json()["outcome"] as? String == "delivered")
         #expect(try entitlements(bought) == ("server", ["premium.monthly"]))
+        // The app account token the server issued to alice (the purchase asked for it), kept on the phone.
+        let issued = try #require(try await device("app-account-token", "alice").json()["appAccountToken"] as? String)
+        #expect(UUID(uuidString: issued) != nil)
+        // Bob's and carol's apps ask for theirs while the server is up, as an app does at sign-in:
+        // their purchases below are made while it is down.
+        for customer in ["bob", "carol"] {
+            #expect(try await device("app-account-token", customer).json()["appAccountToken"] as? String != nil)
+        }
 
-        // The server stops: the cached, signed entitlement, and it says so.
+        // The server stops: the cached, signed entitlement, and it says so; the kept token too.
         await server.stopped()
+        #expect(try await device("app-account-token", "alice").json()["appAccountToken"] as? String == issued)
         let cached = try await device("customer-info", "alice")
         #expect(cached.exitCode == 0, "\(cached.standardError)")
         #expect(try entitlements(cached) == ("cache", ["premium.monthly"]))

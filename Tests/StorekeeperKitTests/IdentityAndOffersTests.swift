@@ -58,6 +58,7 @@ struct IdentityAndOffersTests {
         let request = try #require(server.requests(endingWith: "/offers/sign").first)
         let body = try #require(try JSONSerialization.jsonObject(with: request.body ?? Data()) as? [String: String])
         #expect(body["customerId"] == "alice" && body["offerId"] == "WINBACK")
-        #expect(body["appAccountToken"] == Storekeeper.appAccountToken(appId: "app", customerId: "alice").uuidString.lowercased())
+        #expect(body["appAccountToken"] == server.state.withLock { $0.issuedTokens["alice"] }?.uuidString.lowercased())
+        #expect(store.state.withLock { $0.lastOptions?.appAccountToken } == server.state.withLock { $0.issuedTokens["alice"] })
     }
 }

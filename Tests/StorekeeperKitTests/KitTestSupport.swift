@@ -132,6 +132,8 @@ final class FakeServer: StorekeeperTransport, Sendable {
         var stateEntitlements: [SignedCustomerState.Entitlement] = []
         /// Customers whose purchase posts answer 409 (the purchase is another customer's).
         var conflictingCustomers: Set<String> = []
+        /// The app account tokens the server issued, by customer.
+        var issuedTokens: [String: UUID] = [:]
     }
     let state = Mutex(State())
     let signer = TestStateSigner()
@@ -159,6 +161,12 @@ final class FakeServer: StorekeeperTransport, Sendable {
             let jws = try signer.sign(customerId: customer, at: now(), entitlements: entitlements)
             return TransportResponse(status: 200, body: try JSONEncoder().encode(["signedState": jws, "keyId": "test"]))
         }
+        if path.hasSuffix("/appAccountToken") {
+            let customer = request.url.deletingLastPathComponent().lastPathComponent
+            let token = issuedToken(customer)
+            let answer = ["customerId": customer, "appAccountToken": token.uuidString.lowercased()]
+            return TransportResponse(status: 200, body: try JSONEncoder().encode(answer))
+        }
         if path.hasSuffix("/state-signing-key") {
             return TransportResponse(status: 200, body: try JSONEncoder().encode(["keyId": "test", "publicKey": signer.publicKeyPEM]))
         }
@@ -185,6 +193,16 @@ final class FakeServer: StorekeeperTransport, Sendable {
             return TransportResponse(status: 201, body: Data("{}".utf8))
         }
         return TransportResponse(status: 404, body: Data(#"{"error":{"code":"not_found","message":"no such resource"}}"#.utf8))
+    }
+
+    /// The customer's app account token, issued (a random UUID) the first time it is asked for.
+    func issuedToken(_ customer: String) -> UUID {
+        state.withLock { state in
+            if let token = state.issuedTokens[customer] { return token }
+            let token = UUID()
+            state.issuedTokens[customer] = token
+            return token
+        }
     }
 
     func requests(endingWith suffix: String) -> [TransportRequest] {

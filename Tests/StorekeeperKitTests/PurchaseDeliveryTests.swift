@@ -27,7 +27,7 @@ struct PurchaseDeliveryTests {
         guard case .delivered(let id, let info) = outcome else { Issue.record("not delivered: \(outcome)"); return }
         #expect(id == "t1" && info?.source == .server)
         #expect(store.state.withLock { $0.finished } == ["t1"])
-        #expect(store.state.withLock { $0.lastOptions?.appAccountToken } == Storekeeper.appAccountToken(appId: "app", customerId: "alice"))
+        #expect(store.state.withLock { $0.lastOptions?.appAccountToken } == server.state.withLock { $0.issuedTokens["alice"] })
         let post = try #require(server.requests(endingWith: "/purchases").first)
         #expect(post.url.path == "/v1/apps/app/customers/alice/purchases" && post.headers["Authorization"] == "Bearer sk_app")
         #expect(String(decoding: post.body ?? Data(), as: UTF8.self).contains("signed.t1.jws"))
@@ -39,10 +39,11 @@ struct PurchaseDeliveryTests {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = FakeServer(now: { Date() })
-        server.state.withLock { $0.online = false }
         let store = FakeStore()
         store.state.withLock { $0.nextResult = .purchased(FakeStore.transaction("t2")) }
         let first = try make(server, store: store, directory: directory)
+        _ = try await first.appAccountToken()
+        server.state.withLock { $0.online = false }
         let outcome = await first.purchase(productId: "premium.monthly")
         #expect(outcome.group == "charged_not_delivered")
         #expect(store.state.withLock { $0.finished }.isEmpty)
@@ -135,11 +136,36 @@ struct PurchaseDeliveryTests {
         await storekeeper.stop()
     }
 
-    @Test("the app account token is the customer's, the same on every device, a version-8 UUID")
-    func token() {
-        let token = Storekeeper.appAccountToken(appId: "app", customerId: "alice")
-        #expect(token == Storekeeper.appAccountToken(appId: "app", customerId: "alice"))
-        #expect(token != Storekeeper.appAccountToken(appId: "app", customerId: "bob"))
-        #expect(token.uuidString.lowercased().dropFirst(14).first == "8")
+    @Test("the app account token is the one the server issued to the customer: asked once, kept on disk for later launches and offline purchases")
+    func token() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = FakeServer(now: { Date() })
+        let store = FakeStore()
+        let token = try await make(server, store: store, directory: directory).appAccountToken()
+        #expect(token == server.state.withLock { $0.issuedTokens["alice"] })
+        let asked = try #require(server.requests(endingWith: "/appAccountToken").first)
+        #expect(asked.method == "POST" && asked.url.path == "/v1/apps/app/customers/alice/appAccountToken")
+        #expect(asked.headers["Authorization"] == "Bearer sk_app")
+
+        // The next launch, offline: the kept token, and the purchase is made with it.
+        server.state.withLock { $0.online = false }
+        let next = try make(server, store: store, directory: directory)
+        #expect(try await next.appAccountToken() == token)
+        store.state.withLock { $0.nextResult = .purchased(FakeStore.transaction("t9")) }
+        #expect(await next.purchase(productId: "premium.monthly").group == "charged_not_delivered")
+        #expect(store.state.withLock { $0.lastOptions?.appAccountToken } == token)
+        #expect(server.requests(endingWith: "/appAccountToken").count == 1)
+
+        // Another customer on the device has a token of its own; without the server, none.
+        let bob = try Storekeeper(
+            configuration: StorekeeperConfiguration(
+                serverURL: URL(string: "https://sk.example")!, appId: "app", apiKey: "sk_app", appUserId: "bob", stateDirectory: directory),
+            store: store, transport: server, clock: TestDeviceClock(wall: start).clock)
+        await #expect(throws: StorekeeperError.self) { try await bob.appAccountToken() }
+        #expect(await bob.purchase(productId: "premium.monthly").group == "not_charged")
+        server.state.withLock { $0.online = true }
+        let bobs = try await bob.appAccountToken()
+        #expect(bobs != token && bobs == server.state.withLock { $0.issuedTokens["bob"] })
     }
 }

@@ -58,7 +58,8 @@ extension PopulationSimulator {
     /// Applies one scripted action.
     func perform(_ action: ScenarioAction, customer: Int, at date: Date) throws {
         if let productId = action.subscribe, let product = products[productId] {
-            try subscribe(customer, product: product, appAccountToken: newUUID(), at: date, offer: action.offer ?? "none")
+            try subscribe(
+                customer, product: product, appAccountToken: appAccountToken(of: customer, made: newUUID()), at: date, offer: action.offer ?? "none")
             return
         }
         if let productId = action.buy {

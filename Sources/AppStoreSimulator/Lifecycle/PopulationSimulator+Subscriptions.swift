@@ -9,7 +9,7 @@ extension PopulationSimulator {
     /// A new customer: subscribes (perhaps with a trial or an offer code, perhaps sharing with
     /// family) and plans one-time purchases.
     func arrive(_ customer: Int, at date: Date) throws {
-        let appAccountToken = newUUID()
+        let appAccountToken = appAccountToken(of: customer, made: newUUID())
         let subscriptions = subscriptionProducts
         if !subscriptions.isEmpty, random.chance(behaviour.subscribeRate) {
             // Most pick the cheapest monthly plan, some the yearly, some the top level.

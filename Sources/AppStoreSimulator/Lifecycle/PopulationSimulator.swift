@@ -48,6 +48,7 @@ public final class PopulationSimulator {
         self.random = SeededRandom.derived(seed: configuration.seed, "population")
         self.currentInstant = configuration.start
         self.nextTransaction = transactionsAfter
+        self.arrivals = firstCustomer..<(firstCustomer + max(0, configuration.customers))
         let window = max(1, configuration.days * configuration.arrivalShare * 86_400)
         for customer in 0..<max(0, configuration.customers) {
             let offset = (Double(customer) + Double.random(in: 0..<1, using: &random)) / Double(max(1, configuration.customers)) * window
@@ -78,12 +79,28 @@ public final class PopulationSimulator {
 
     /// Names of scripted customers, by number.
     var customerNames: [Int: String] = [:]
+    /// The app account tokens the customers' apps hold (issued by the app's server), by customer
+    /// id: their purchases carry them. A customer without one buys with a token of its own.
+    public var appAccountTokens: [String: String] = [:]
+    /// The numbers of the customers who arrive by themselves.
+    let arrivals: Range<Int>
     /// Customers that simulated devices named, by number, and their numbers by id.
     var deviceCustomerIds: [Int: String] = [:]
     var deviceCustomerNumbers: [String: Int] = [:]
     /// Scripted outcomes that override the dice: billing recovery per chain, price-increase consent.
     var forcedBilling: [String: String] = [:]
     var forcedConsent: [String: Bool] = [:]
+
+    /// The ids of every customer the population will have (arrivals and scripted customers), so
+    /// their apps can be given their app account tokens before they buy.
+    public var plannedCustomerIds: [String] {
+        arrivals.map(customerId) + customerNames.keys.sorted().map(customerId)
+    }
+
+    /// The token customer `number`'s purchases carry: its app's, else `made`.
+    func appAccountToken(of number: Int, made: String) -> String {
+        appAccountTokens[customerId(number)] ?? made
+    }
 
     /// The app's id of a customer (what its server knows the customer by).
     public func customerId(_ number: Int) -> String {

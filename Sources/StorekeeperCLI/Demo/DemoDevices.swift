@@ -43,6 +43,11 @@ actor DemoDevices {
         return outcome
     }
 
+    /// The app account token the server issued to the customer, as its app asks for it.
+    func appAccountToken(of customerId: String) async throws -> String {
+        try await device(customerId).sdk.appAccountToken().uuidString.lowercased()
+    }
+
     func device(_ customerId: String) throws -> (sdk: StorekeeperKit.Storekeeper, store: DemoDeviceStore) {
         if let device = devices[customerId] { return device }
         let store = DemoDeviceStore()

@@ -30,6 +30,11 @@ struct DemoLoop {
         let clock = world.clock
         let population = world.makePopulation()
         if settings.sendsV1 { population.v1Builder = NotificationV1Builder(signer: world.signer, sharedSecret: world.sharedSecret) }
+        // Each customer's app asks the server for its app account token before it buys, as a
+        // real app does, so the App Store reports the customer's purchases with it.
+        for customerId in population.plannedCustomerIds {
+            population.appAccountTokens[customerId] = try await devices.appAccountToken(of: customerId)
+        }
         var checkpoints = ScenarioCheckpoints(scenario: settings.scenario, start: world.start)
         let delivery = NotificationDelivery(
             store: world.store,

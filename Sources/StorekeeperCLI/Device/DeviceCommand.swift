@@ -14,7 +14,10 @@ public struct DeviceCommand: AsyncParsableCommand {
             launch). Exit codes: 0 done; 1 not charged, or no customer information; 2 usage; 3 charged
             but not delivered yet (kept, retried next run); 4 charged and given up on (reported as a problem).
             """,
-        subcommands: [DevicePurchaseCommand.self, DeviceCustomerInfoCommand.self, DeviceRestoreCommand.self, DeviceRetryCommand.self]
+        subcommands: [
+            DevicePurchaseCommand.self, DeviceCustomerInfoCommand.self, DeviceRestoreCommand.self, DeviceRetryCommand.self,
+            DeviceAppAccountTokenCommand.self,
+        ]
     )
 
     public init() {}
@@ -108,6 +111,7 @@ struct DeviceReport: Encodable {
     var problemReported: Bool?
     var customerInfo: CustomerInfoReport?
     var pending: [PendingReport]?
+    var appAccountToken: String?
     var error: String?
 
     struct CustomerInfoReport: Encodable {
@@ -186,6 +190,10 @@ struct DeviceReport: Encodable {
 
     init(pending: [PendingPurchase]) {
         self.pending = pending.map(PendingReport.init)
+    }
+
+    init(appAccountToken: String) {
+        self.appAccountToken = appAccountToken
     }
 
     /// Prints the report; the exit code of an outcome.
@@ -268,5 +276,23 @@ struct DeviceRetryCommand: AsyncParsableCommand {
     func run() async throws {
         let pending = try await options.withDevice { await $0.pendingPurchases() }
         DeviceReport.print(DeviceReport(pending: pending))
+    }
+}
+
+struct DeviceAppAccountTokenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "app-account-token",
+        abstract: "Print the app account token the server issued to the customer (asked once, then kept on the device).")
+
+    @OptionGroup var options: DeviceOptions
+
+    func run() async throws {
+        let token: UUID
+        do {
+            token = try await options.withDevice { try await $0.appAccountToken() }
+        } catch let error as StorekeeperError {
+            throw CLIFailure(exitCode: 1, message: "no app account token: \(error)")
+        }
+        DeviceReport.print(DeviceReport(appAccountToken: token.uuidString.lowercased()))
     }
 }

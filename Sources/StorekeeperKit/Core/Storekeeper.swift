@@ -27,6 +27,7 @@ public actor Storekeeper {
     let server: ServerClient
     let cache: OfflineCache
     let pendingFile: PendingPurchaseFile
+    let tokenFile: AppAccountTokenFile
     var serverKey: P256.Signing.PublicKey?
     var observers: [UUID: AsyncStream<CustomerInfo>.Continuation] = [:]
     var promoted: [PurchaseIntent] = []
@@ -49,6 +50,7 @@ public actor Storekeeper {
         server = ServerClient(configuration: configuration, transport: transport ?? Self.defaultTransport(pins: pins))
         cache = OfflineCache(directory: configuration.stateDirectory, clock: clock)
         pendingFile = PendingPurchaseFile(url: configuration.stateDirectory.appendingPathComponent("pending-purchases.json"))
+        tokenFile = AppAccountTokenFile(url: configuration.stateDirectory.appendingPathComponent(Self.appAccountTokenFile))
         customerId = try configuration.appUserId ?? Self.anonymousId(in: configuration.stateDirectory)
         if let pem = configuration.serverPublicKey {
             do {
@@ -220,20 +222,6 @@ public actor Storekeeper {
             throw StorekeeperError(.configuration, "cannot keep the anonymous id in \(directory.path): \(error)")
         }
         return id
-    }
-
-    /// The app account token of a customer: a UUID made from the app and customer ids (SHA-256,
-    /// version 8 bits), so every device of the customer buys with the same token and the server
-    /// links the purchases to the customer.
-    public static func appAccountToken(appId: String, customerId: String) -> UUID {
-        var bytes = Array(SHA256.hash(data: Data("storekeeper app account token\n\(appId)\n\(customerId)".utf8)).prefix(16))
-        bytes[6] = (bytes[6] & 0x0F) | 0x80
-        bytes[8] = (bytes[8] & 0x3F) | 0x80
-        return UUID(
-            uuid: (
-                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9], bytes[10], bytes[11],
-                bytes[12], bytes[13], bytes[14], bytes[15]
-            ))
     }
 
     /// Switches to the app's own id of the user (after sign-in). The purchases the store holds

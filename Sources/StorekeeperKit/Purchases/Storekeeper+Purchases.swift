@@ -12,6 +12,9 @@ extension Storekeeper {
         var appAccountToken: String
     }
 
+    /// The server's code for a token it did not issue to the customer (rotated since it was kept).
+    static let tokenNotIssued = "app_account_token_not_issued"
+
     struct OfferSignAnswer: Decodable {
         var keyId: String
         var nonce: String
@@ -27,14 +30,29 @@ extension Storekeeper {
         var evidence: [String: String]
     }
 
-    /// Buys `productId` for the customer (with the server's signature when
-    /// `promotionalOfferId` is given), then delivers it through the server.
+    /// Buys `productId` for the customer with its app account token (``appAccountToken()``; with
+    /// the server's signature when `promotionalOfferId` is given), then delivers it through the
+    /// server.
     public func purchase(productId: String, promotionalOfferId: String? = nil) async -> PurchaseOutcome {
-        let token = Self.appAccountToken(appId: configuration.appId, customerId: customerId)
-        var options = StorePurchaseOptions(appAccountToken: token)
+        await purchase(productId: productId, promotionalOfferId: promotionalOfferId, keptTokenRefused: false)
+    }
+
+    private func purchase(productId: String, promotionalOfferId: String?, keptTokenRefused: Bool) async -> PurchaseOutcome {
+        var options: StorePurchaseOptions
+        do {
+            options = StorePurchaseOptions(appAccountToken: try await appAccountToken())
+        } catch let error as StorekeeperError {
+            return .notCharged(error.isTransient ? .networkBeforePayment : .failed("no app account token: \(error)"))
+        } catch {
+            return .notCharged(.failed("no app account token: \(error)"))
+        }
         if let offerId = promotionalOfferId {
             do {
-                options.promotionalOffer = try await signOffer(productId: productId, offerId: offerId, token: token)
+                options.promotionalOffer = try await signOffer(productId: productId, offerId: offerId, token: options.appAccountToken)
+            } catch let error as StorekeeperError where error.serverCode == Self.tokenNotIssued && !keptTokenRefused {
+                // The kept token was rotated away: the purchase needs the customer's new one.
+                forgetAppAccountToken()
+                return await purchase(productId: productId, promotionalOfferId: promotionalOfferId, keptTokenRefused: true)
             } catch let error as StorekeeperError {
                 return .notCharged(error.isTransient ? .networkBeforePayment : .failed("the offer was not signed: \(error)"))
             } catch {

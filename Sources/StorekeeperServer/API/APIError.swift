@@ -32,6 +32,8 @@ public struct APIError: Error, HTTPResponseError, Sendable {
 
         /// Apple answered a call the request needed with an error (502).
         public static let appStoreError: Code = "app_store_error"
+        /// The app account token was not issued to the customer the request is for (409).
+        public static let appAccountTokenNotIssued: Code = "app_account_token_not_issued"
         /// The request is malformed: its body, a parameter or a header (400).
         public static let badRequest: Code = "bad_request"
         /// The database cannot be reached now; retry after `Retry-After` (503).

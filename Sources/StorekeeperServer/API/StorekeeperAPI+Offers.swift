@@ -9,8 +9,10 @@ extension StorekeeperAPI {
         var customerId: String
         var productId: String
         var offerId: String
-        /// The customer's app account token (a UUID the app passes to StoreKit): required, so a
-        /// signature is never redeemable by just anyone. Bound to the customer on first use.
+        /// The app account token the server issued to the customer (a UUID the app passes to
+        /// StoreKit), bound to the signature so it is never redeemable by just anyone; a token not
+        /// issued to this customer is refused. When absent, the customer's current token (issued
+        /// now if it has none) is signed and answered.
         var appAccountToken: String?
         /// The nonce; generated when absent.
         var nonce: String?
@@ -35,9 +37,10 @@ extension StorekeeperAPI {
     }
 
     /// Checks with the engine that the customer may redeem a promotional offer of the product's
-    /// subscription group, then signs the offer with the app's In-App Purchase key. The request
-    /// must carry the customer's app account token: one bound to another customer is a 409, an
-    /// unbound one is bound to this customer. A customer token may ask only for its customer.
+    /// subscription group, then signs the offer with the app's In-App Purchase key, bound to an
+    /// app account token the server issued to the customer: the one the request names (409
+    /// `app_account_token_not_issued` when it is not the customer's), or its current one. The
+    /// signature never binds a token to anyone. A customer token may ask only for its customer.
     ///
     /// `POST /v1/apps/{appId}/offers/sign` (app key or the customer's token).
     func signOffer(_ request: Request, _ context: APIRequestContext) async throws -> OfferSignResponse {
@@ -50,14 +53,7 @@ extension StorekeeperAPI {
         }
         let format = input.format ?? "legacy"
         guard ["legacy", "jws"].contains(format) else { throw APIError.badRequest("format must be legacy or jws") }
-        guard let tokenText = input.appAccountToken else {
-            throw APIError.badRequest("appAccountToken is required: the customer's app account token, bound to the signature")
-        }
-        guard let uuid = UUID(uuidString: tokenText) else { throw APIError.badRequest("appAccountToken must be a UUID") }
-        let token = uuid.uuidString.lowercased()
-        if let owner = try await store.customer(appId: app.id, alias: .appAccountToken(token)), owner != input.customerId {
-            throw Self.replayed(.appAccountToken(token))
-        }
+        let named = try await namedAppAccountToken(input.appAccountToken, customerId: input.customerId, app: app)
         let nonce: UUID
         if let text = input.nonce {
             guard let parsed = UUID(uuidString: text) else { throw APIError.badRequest("nonce must be a UUID") }
@@ -79,7 +75,8 @@ extension StorekeeperAPI {
         guard let settings = app.configuration.appStoreServerAPI, let key = app.signingKey else {
             throw APIError(.conflict, code: .noAppStoreCredentials, message: "the app has no appStoreServerAPI key to sign offers with")
         }
-        try await bind(appAccountToken: token, to: input.customerId, app: app, now: now)
+        let token: String
+        if let named { token = named } else { token = try await issuedAppAccountToken(customerId: input.customerId, app: app, now: now) }
         let timestamp = now.millisecondsSince1970
         var response = OfferSignResponse(
             format: format, productId: input.productId, offerId: input.offerId, keyId: key.keyId,
@@ -102,17 +99,13 @@ extension StorekeeperAPI {
         return response
     }
 
-    /// Binds the app account token to the customer, or answers 409 when it is another's.
-    private func bind(appAccountToken token: String, to customer: String, app: AppRuntime, now: Date) async throws {
-        let alias = CustomerAlias.appAccountToken(token)
-        if let owner = try await store.customer(appId: app.id, alias: alias) {
-            guard owner == customer else { throw Self.replayed(alias) }
-            return
-        }
-        do {
-            try await store.apply(Changeset(appId: app.id, at: now, links: [CustomerLink(customerId: customer, aliases: [alias])]))
-        } catch let error as StoreError where error.code == .aliasConflict {
-            throw Self.replayed(alias)
-        }
+    /// The token an offer request names, checked to be one the server issued to the customer
+    /// (409 otherwise); nil when it names none.
+    private func namedAppAccountToken(_ text: String?, customerId: String, app: AppRuntime) async throws -> String? {
+        guard let text else { return nil }
+        guard let uuid = UUID(uuidString: text) else { throw APIError.badRequest("appAccountToken must be a UUID") }
+        let token = uuid.uuidString.lowercased()
+        guard try await store.customer(appId: app.id, alias: .appAccountToken(token)) == customerId else { throw Self.tokenNotIssued }
+        return token
     }
 }

@@ -13,8 +13,8 @@ extension StorekeeperAPI {
 
     /// `POST /v1/apps/{appId}/customers/{customerId}/purchases`: verifies a StoreKit 2 signed
     /// transaction or a legacy receipt, hands its facts to the intake as the customer's (its
-    /// chains and app account token are linked to it; 409 when another customer's), and answers
-    /// the customer's state.
+    /// chains are linked to it; 409 when a chain is another customer's, or the transaction's app
+    /// account token was issued to another customer), and answers the customer's state.
     func postPurchase(_ request: Request, _ context: APIRequestContext) async throws -> CustomerStateResponse {
         let (app, customer) = (try context.caller().app, try context.customerId())
         let input = try JSONBody.decode(PurchaseRequest.self, from: try await body(request))

@@ -67,8 +67,12 @@ struct FactIntake: Sendable {
         for index in events.indices where events[index].customerId == nil {
             events[index].customerId = customer
         }
+        var audit = submission.audit
+        if customer == nil, case .apple(let token?) = submission.binding, !fresh.isEmpty {
+            audit.append(Self.unknownToken(token, chains: chains, app: app, now: now))
+        }
         var changeset = Changeset(
-            appId: app.id, at: now, links: links, entries: entries, events: events, audit: submission.audit,
+            appId: app.id, at: now, links: links, entries: entries, events: events, audit: audit,
             inboxOutcome: submission.inboxOutcome)
         changeset.jobs = jobs
         return changeset
@@ -95,9 +99,8 @@ struct FactIntake: Sendable {
         let chainAliases = chains.sorted().map(CustomerAlias.originalTransactionId)
         switch binding {
         case .claimedBy(let customer, let token):
-            let aliases = (token.map { [CustomerAlias.appAccountToken($0)] } ?? []) + chainAliases
-            try await claim(aliases, for: customer, appId: appId)
-            return (customer, [CustomerLink(customerId: customer, aliases: aliases)])
+            try await claim((token.map { [CustomerAlias.appAccountToken($0)] } ?? []) + chainAliases, for: customer, appId: appId)
+            return (customer, [CustomerLink(customerId: customer, aliases: chainAliases)])
         case .imported(let customer?, let chain):
             try await claim([.originalTransactionId(chain)], for: customer, appId: appId)
             return (customer, [CustomerLink(customerId: customer, aliases: [.originalTransactionId(chain)])])
@@ -117,6 +120,14 @@ struct FactIntake: Sendable {
             }
             return (nil, [])
         }
+    }
+
+    /// The record of a token Apple reported that the server never issued: it linked nothing.
+    private static func unknownToken(_ token: String, chains: Set<String>, app: AppRuntime, now: Date) -> AuditEntry {
+        AuditEntry(
+            appId: app.id, actor: "apple", action: "unknown_app_account_token",
+            reason: "no customer was issued this app account token: the chain stays unowned until a customer posts it",
+            details: ["appAccountToken": token.lowercased(), "originalTransactionIds": chains.sorted().joined(separator: ",")], at: now)
     }
 
     private func claim(_ aliases: [CustomerAlias], for customer: String, appId: String) async throws {

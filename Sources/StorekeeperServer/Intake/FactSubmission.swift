@@ -58,15 +58,18 @@ struct SubmittedFact: Sendable {
 
 /// Whose facts a submission carries, and so which customer links it makes.
 enum CustomerBinding: Sendable, Hashable {
-    /// The app posted them for this customer (its purchases): their chains, and the
-    /// `appAccountToken` when there is one, are linked to it; any of them another customer
-    /// owns refuses the submission (``FactIntake/AliasTaken``).
+    /// The app posted them for this customer (its purchases): their chains are linked to it;
+    /// a chain another customer owns, or an `appAccountToken` the server issued to another
+    /// customer, refuses the submission (``FactIntake/AliasTaken``). The token itself is never
+    /// linked: only the server issues tokens.
     case claimedBy(customerId: String, appAccountToken: String?)
     /// The operator recorded them for this customer (grants, revocations): the entries carry
     /// the customer, whatever chain they name.
     case operatorFor(customerId: String)
     /// Apple sent them: they belong to whoever owns their chain; when nobody does yet and the
-    /// transaction's `appAccountToken` names a customer, the chains are linked to that one.
+    /// transaction's `appAccountToken` was issued to a customer, the chains are linked to that
+    /// one. A token nobody was issued links nothing (recorded in the audit log): the chain
+    /// stays unowned until a customer posts its signed transaction.
     case apple(appAccountToken: String?)
     /// An import of `chain`'s history: the operator says whose the chain is (linked, refused
     /// if another's), or nobody's (then as ``apple(appAccountToken:)`` without a token).

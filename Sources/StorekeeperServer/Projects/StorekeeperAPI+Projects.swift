@@ -12,23 +12,15 @@ struct SharedEntitlement: Encodable, Sendable, Hashable {
 
 extension StorekeeperAPI {
     /// What the other apps of `app`'s project grant the customer now: their customer with the
-    /// same id, and the customers holding one of this customer's app account tokens there.
+    /// same id. App account tokens are issued per app and never link customers across apps (a
+    /// token one app issued means nothing in another).
     func sharedEntitlements(app: AppRuntime, customerId: String, now: Date) async throws -> [SharedEntitlement] {
-        let peers = apps.projectPeers(of: app.id)
-        guard !peers.isEmpty else { return [] }
-        let tokens = try await store.aliases(appId: app.id, customerId: customerId).filter { $0.kind == .appAccountToken }
         var shared: [SharedEntitlement] = []
-        for peer in peers {
-            var customers: Set<String> = []
-            if try await store.customerExists(appId: peer.id, customerId: customerId) { customers.insert(customerId) }
-            for token in tokens {
-                if let owner = try await store.customer(appId: peer.id, alias: token) { customers.insert(owner) }
-            }
-            for customer in customers.sorted() {
-                let history = PurchaseHistory(ledger: try await store.ledger(appId: peer.id, customerId: customer))
-                let state = CustomerState(history: history, catalog: peer.catalog, at: now)
-                shared += state.entitlements.map { SharedEntitlement(appId: peer.id, customerId: customer, entitlement: $0) }
-            }
+        for peer in apps.projectPeers(of: app.id) {
+            guard try await store.customerExists(appId: peer.id, customerId: customerId) else { continue }
+            let history = PurchaseHistory(ledger: try await store.ledger(appId: peer.id, customerId: customerId))
+            let state = CustomerState(history: history, catalog: peer.catalog, at: now)
+            shared += state.entitlements.map { SharedEntitlement(appId: peer.id, customerId: customerId, entitlement: $0) }
         }
         return shared
     }

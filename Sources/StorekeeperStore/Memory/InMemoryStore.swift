@@ -41,6 +41,8 @@ public actor InMemoryStore: StorekeeperStorage {
     var offeringRows: [String: [OfferingVersion]] = [:]
     var enrolmentRows: [AppKey: ExperimentEnrolment] = [:]
     var aliasOwners: [AppKey: String] = [:]
+    /// Each customer's current app account token, by app and customer id.
+    var currentAppAccountTokens: [AppKey: String] = [:]
     var ledgerRows: [LedgerEntry] = []
     var dashboardUserRecords: [String: DashboardUser] = [:]
     var ledgerKeys: Set<AppKey> = []

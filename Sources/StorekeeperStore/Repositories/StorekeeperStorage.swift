@@ -3,7 +3,7 @@ import Foundation
 /// Everything the server stores, behind one value: what `buildApplication` takes.
 public protocol StorekeeperStorage: AppRepository, CustomerRepository, LedgerRepository, NotificationInbox, EventLog,
     JobQueue, AuditLog, ReconciliationQueries, DashboardUserRepository, EventOutbox, ProblemRegistry, ServerKeyStore,
-    OfferingStore
+    OfferingStore, AppAccountTokenRegistry
 {
     /// Which backend this is (`sqlite`, `postgresql`, `memory`), for logs and `/health`.
     var backendName: String { get }
@@ -56,6 +56,21 @@ public protocol CustomerRepository: Sendable {
     func aliases(appId: String, customerId: String) async throws -> [CustomerAlias]
     /// The app's most recently created customers, newest first, at most `limit` (at most 1,000).
     func recentCustomers(appId: String, limit: Int) async throws -> [String]
+}
+
+/// The app account tokens the server issued: random UUIDs, each held by one customer of an app,
+/// never derived from anything a stranger knows. An issued token is the customer's
+/// ``CustomerAlias/Kind/appAccountToken`` alias (so ``CustomerRepository/customer(appId:alias:)``
+/// names its holder), and only an issued token is: a token the server never issued to anyone
+/// links nothing. Besides the tokens it holds, a customer has one current token, the one handed
+/// out.
+public protocol AppAccountTokenRegistry: Sendable {
+    /// The customer's current token; when it has none yet, `proposed` is issued to it (the
+    /// customer is created if new) and answered. Callers asking at once all get the one that won.
+    func issueAppAccountToken(appId: String, customerId: String, proposed: String, at: Date) async throws -> String
+    /// Revokes every token the customer holds (they link nothing from now on) and issues
+    /// `proposed` as its current one; returns the revoked tokens.
+    func rotateAppAccountToken(appId: String, customerId: String, proposed: String, at: Date) async throws -> [String]
 }
 
 /// The ledger of facts, written through changesets.

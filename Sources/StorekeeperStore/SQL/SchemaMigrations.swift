@@ -218,6 +218,28 @@ enum SchemaMigrations {
                 // in a table of their own).
                 dialect == .postgresql ? ["ALTER TABLE notification_inbox SET (fillfactor = 50)"] : []
             ),
+            (
+                15,
+                [
+                    // App account tokens are issued by the server (random, never derived): each
+                    // customer's current one. The tokens a customer holds stay its aliases, so
+                    // every token an earlier version linked (derived from the app and customer
+                    // ids, or bound by an offer signature) stays its owner's, as issued; the
+                    // newest of them becomes the current one.
+                    """
+                    CREATE TABLE app_account_tokens (app_id TEXT NOT NULL, customer_id TEXT NOT NULL, token TEXT NOT NULL,
+                    issued_at BIGINT NOT NULL, PRIMARY KEY (app_id, customer_id))
+                    """,
+                    """
+                    INSERT INTO app_account_tokens (app_id, customer_id, token, issued_at)
+                    SELECT held.app_id, held.customer_id, held.value, held.created_at FROM customer_aliases AS held
+                    WHERE held.kind = 'appAccountToken' AND NOT EXISTS (
+                        SELECT 1 FROM customer_aliases AS newer WHERE newer.app_id = held.app_id AND newer.customer_id = held.customer_id
+                        AND newer.kind = 'appAccountToken'
+                        AND (newer.created_at > held.created_at OR (newer.created_at = held.created_at AND newer.value > held.value)))
+                    """,
+                ]
+            ),
         ]
     }
 
@@ -279,7 +301,7 @@ enum SchemaMigrations {
     ]
 
     /// The newest version this build knows.
-    static let latestVersion = 14
+    static let latestVersion = 15
 
     /// Applies the missing steps; returns their versions.
     static func migrate(_ db: any SQLDatabase, dialect: SQLStoreDialect, now: Int64) async throws -> [Int] {
