@@ -15,14 +15,19 @@ struct DashboardTimelineTests {
         return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
 
+    /// carol's page (a monthly subscription, renewed once), as support sees it.
+    static func carolsPage(_ harness: ServerHarness, _ client: any TestClientProtocol) async throws -> DashboardBrowser.Page {
+        try await DashboardTests.addUser(harness, "helper@example.com", .support)
+        try await DashboardTests.seed(harness, client)
+        let browser = DashboardBrowser(client)
+        try await browser.signIn("helper@example.com", DashboardTests.password)
+        return try await browser.get("/dashboard/apps/alpha/customers/carol")
+    }
+
     @Test("a status change's expiry in the raw details is an ISO 8601 instant (not seconds since 2001), as in the events API")
     func rawDetailsCarryISO8601Dates() async throws {
         try await ServerHarness.run(.memory) { harness, client in
-            try await DashboardTests.addUser(harness, "helper@example.com", .support)
-            try await DashboardTests.seed(harness, client)
-            let browser = DashboardBrowser(client)
-            try await browser.signIn("helper@example.com", DashboardTests.password)
-            let page = try await browser.get("/dashboard/apps/alpha/customers/carol")
+            let page = try await Self.carolsPage(harness, client)
             #expect(page.status == 200)
             let renewedEnd = Fixture.t0 + 60 * Fixture.day
             let details = try Self.rawDetails("subscription.status_changed", in: page)
@@ -44,11 +49,7 @@ struct DashboardTimelineTests {
     @Test("each event reads as a sentence with dates as days and prices with their currency")
     func timelineReadsAsWords() async throws {
         try await ServerHarness.run(.memory) { harness, client in
-            try await DashboardTests.addUser(harness, "helper@example.com", .support)
-            try await DashboardTests.seed(harness, client)
-            let browser = DashboardBrowser(client)
-            try await browser.signIn("helper@example.com", DashboardTests.password)
-            let page = try await browser.get("/dashboard/apps/alpha/customers/carol")
+            let page = try await Self.carolsPage(harness, client)
             let rows = page.text.components(separatedBy: "<tr>").filter { $0.contains("<td>event</td>") }
             #expect(!rows.isEmpty)
             #expect(rows.contains { $0.contains("<td>Subscribed to pro.monthly until 31 Jan 2026 — 9.99 USD<details>") })
