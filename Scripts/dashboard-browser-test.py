@@ -4,9 +4,10 @@
 Starts `storekeeper demo` (a short simulated run on SQLite, then live), signs in with the
 sign-in the demo prints, loads every page, checks that charts have data points and that the
 Overview's figures equal GET /v1/apps/{appId}/metrics at the same instant, searches a customer,
-grants an entitlement and finds it on the page and in the audit log, creates a viewer and checks
-what it cannot reach, posts a form without its CSRF token (refused), runs accessibility checks
-(labels, headings, contrast, language) on every page, and saves a screenshot of every page.
+reads its timeline (events as sentences, raw details with ISO 8601 dates), grants an entitlement
+and finds it on the page and in the audit log, creates a viewer and checks what it cannot reach,
+posts a form without its CSRF token (refused), runs accessibility checks (labels, headings,
+contrast, language) on every page, and saves a screenshot of every page.
 
     python dashboard-browser-test.py STOREKEEPER_BINARY SCREENSHOT_DIR
 
@@ -237,6 +238,24 @@ def main():
 
         visit(f"{prefix}/customers/{urllib.parse.quote(customer)}", "customer")
         check(len(driver.find_elements(By.CSS_SELECTOR, "#timeline tbody tr")) > 0, "customer timeline is empty")
+        # Engine events read as sentences (dates as days, prices with currency), the raw details
+        # behind a disclosure, where dates are ISO 8601.
+        events = [cells for cells in (row.find_elements(By.TAG_NAME, "td") for row in driver.find_elements(By.CSS_SELECTOR, "#timeline tbody tr"))
+                  if len(cells) > 2 and cells[1].text == "event"]
+        check(len(events) > 0, "the customer timeline has no engine events")
+        day = re.compile(r"\b\d{1,2} [A-Z][a-z]{2} \d{4}\b")
+        for cells in events:
+            words = cells[2].text.replace("Raw details", "").strip()
+            check(words and words[0].isalpha() and "{" not in words, f"an event does not read as words: {words!r}")
+            if " until " in words or "ends" in words:
+                check(day.search(words) is not None, f"an event's date is not a day: {words!r}")
+        dated = next((cells[2] for cells in events if day.search(cells[2].text)), None)
+        check(dated is not None, "no event of the timeline names a day")
+        if dated is not None:
+            dated.find_element(By.TAG_NAME, "summary").click()
+            raw = dated.find_element(By.TAG_NAME, "pre").text
+            check(re.search(r'"(expiresDate|deadline)":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z"', raw) is not None,
+                  f"the raw details' dates are not ISO 8601: {raw[:300]!r}")
         reason = f"browser test {int(time.time())}"
         driver.find_element(By.ID, "grant-reason").send_keys(reason)
         driver.find_element(By.CSS_SELECTOR, "#grant-form button").click()

@@ -92,6 +92,29 @@ struct StoreContractTests {
         }
     }
 
+    @Test("a user saved with a new password hash loses every session at once; saved with the same hash, keeps them", arguments: TestBackend.available)
+    func passwordChangeEndsSessions(backend: TestBackend) async throws {
+        try await withTestStore(backend) { store in
+            let hour: TimeInterval = 3600
+            var user = DashboardUser(email: "ops@example.com", passwordHash: "old", role: .admin, apps: nil, createdAt: Self.t0, updatedAt: Self.t0)
+            try await store.saveDashboardUser(user)
+            try await store.saveDashboardUser(
+                DashboardUser(email: "other@example.com", passwordHash: "x", role: .viewer, apps: nil, createdAt: Self.t0, updatedAt: Self.t0))
+            for (token, email) in [("aa", "ops@example.com"), ("bb", "Ops@Example.com"), ("cc", "other@example.com")] {
+                try await store.createDashboardSession(
+                    DashboardSession(tokenHash: token, email: email, createdAt: Self.t0, expiresAt: Self.t0 + hour))
+            }
+            user.role = .support
+            try await store.saveDashboardUser(user)
+            #expect(try await store.dashboardSession(tokenHash: "aa", now: Self.t0 + 60) != nil)
+            user.passwordHash = "new"
+            try await store.saveDashboardUser(user)
+            #expect(try await store.dashboardSession(tokenHash: "aa", now: Self.t0 + 60) == nil)
+            #expect(try await store.dashboardSession(tokenHash: "bb", now: Self.t0 + 60) == nil)
+            #expect(try await store.dashboardSession(tokenHash: "cc", now: Self.t0 + 60) != nil)
+        }
+    }
+
     @Test("customers are listed newest first per app, and the audit log is read per customer", arguments: TestBackend.available)
     func recentCustomersAndCustomerAudit(backend: TestBackend) async throws {
         try await withTestStore(backend) { store in

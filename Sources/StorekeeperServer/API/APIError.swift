@@ -108,10 +108,7 @@ enum JSONBody {
     static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(Timestamp.string(from: date))
-        }
+        encoder.dateEncodingStrategy = .timestamp
         return encoder
     }
 

@@ -130,7 +130,9 @@ extension Dashboard {
             var kind: String
             var summary: String
             var source: String
-            var decoded: String?
+            var decoded: String? = nil
+            /// An event's type and details as the API and webhooks carry them (behind a disclosure).
+            var raw: String? = nil
         }
         var customerId: String
         var aliases: [String]
@@ -177,13 +179,19 @@ extension Dashboard {
                 timeline.append(
                     (
                         row.receivedAt,
-                        .init(at: when(row.receivedAt), kind: "notification", summary: summary, source: "inbox #\(row.id ?? 0)", decoded: nil)
+                        .init(at: when(row.receivedAt), kind: "notification", summary: summary, source: "inbox #\(row.id ?? 0)")
                     ))
             }
         }
+        let sentences = EventSentence(timeZone: app.configuration.analytics.timeZone)
         for event in try await store.events(appId: app.id, customerId: customer, limit: 500) {
             timeline.append(
-                (event.occurredAt, .init(at: when(event.occurredAt), kind: "event", summary: Self.describe(event), source: "engine", decoded: nil)))
+                (
+                    event.occurredAt,
+                    .init(
+                        at: when(event.occurredAt), kind: "event", summary: sentences.text(event), source: "engine",
+                        raw: "\(event.type.rawValue) \(event.details.json)")
+                ))
         }
         for audit in try await store.auditEntries(appId: app.id, customerId: customer, limit: 500) {
             let details = audit.details.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
@@ -191,8 +199,7 @@ extension Dashboard {
                 (
                     audit.at,
                     .init(
-                        at: when(audit.at), kind: "support: \(audit.action)", summary: "\(audit.reason ?? "") — \(details)", source: audit.actor,
-                        decoded: nil)
+                        at: when(audit.at), kind: "support: \(audit.action)", summary: "\(audit.reason ?? "") — \(details)", source: audit.actor)
                 ))
         }
         timeline.sort { $0.0 > $1.0 }
@@ -257,13 +264,6 @@ extension Dashboard {
                 "revocation", "transaction \(revocation.transactionId) revoked \(when(revocation.date))" + (revocation.reason.map { ": \($0)" } ?? "")
             )
         }
-    }
-
-    static func describe(_ event: EventRecord) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let details = (try? encoder.encode(event.details)).map { String(decoding: $0, as: UTF8.self) } ?? ""
-        return "\(event.type.rawValue) \(details)"
     }
 
     // MARK: - Actions

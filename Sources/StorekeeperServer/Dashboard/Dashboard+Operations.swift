@@ -240,7 +240,7 @@ extension Dashboard {
     static func maskedConfiguration(_ configuration: AppConfiguration) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = .timestamp
         guard let data = try? encoder.encode(configuration), let object = try? JSONSerialization.jsonObject(with: data) else { return "{}" }
         let masked = mask(object)
         guard let text = try? JSONSerialization.data(withJSONObject: masked, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]) else {
@@ -300,22 +300,31 @@ extension Dashboard {
         var roles: [String]
         var action: String
         var notice: String?
+        /// The apps field's label: an admin limited to some apps names them (only those may be given).
+        var appsLabel: String
+        var appsRequired: Bool
     }
 
+    /// The users the visitor may manage (an admin limited to some apps sees only users within them).
     func users(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let (visitor, app) = try adminApp(context)
-        let rows = try await store.dashboardUsers().map {
+        let rows = try await store.dashboardUsers().filter(visitor.user.mayManage).map {
             UsersModel.Row(email: $0.email, role: $0.role.rawValue, apps: $0.apps?.joined(separator: ", ") ?? "all apps")
         }
         let notice = request.uri.queryParameters.get("saved").map { "Saved \($0)." }
+        let own = visitor.user.apps?.sorted().joined(separator: ", ")
         return templates.page(
             "users", title: "Users", frame: frame(visitor, app: app, section: "users"),
             page: UsersModel(
                 rows: rows, roles: DashboardUser.Role.allCases.map(\.rawValue),
-                action: "/dashboard/apps/\(Self.pathComponent(app.id))/users", notice: notice))
+                action: "/dashboard/apps/\(Self.pathComponent(app.id))/users", notice: notice,
+                appsLabel: own.map { "Apps (comma-separated, among \($0))" } ?? "Apps (comma-separated; empty for all)", appsRequired: own != nil))
     }
 
-    /// Adds a user or changes one's password, role and apps (admin); audited in this app.
+    /// Adds a user or changes one's password, role and apps (admin); audited in this app. An
+    /// admin limited to some apps changes only users within them and gives only those apps
+    /// (``DashboardUser/mayManage(_:)``). The new password ends the user's sessions; the
+    /// visitor's own goes on under a new token when they changed themselves.
     func saveUser(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let (visitor, app) = try adminApp(context)
         let form = try await Self.checkedForm(request, context, api: api)
@@ -329,14 +338,22 @@ extension Dashboard {
         } catch {
             throw DashboardError.badRequest("The password is refused: \(error.description).")
         }
-        let apps = form.text("apps").map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+        let listed = form.text("apps").map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+        let apps = listed?.isEmpty == true ? nil : listed
+        guard visitor.user.mayGive(apps: apps) else {
+            let own = visitor.user.apps?.sorted().joined(separator: ", ") ?? ""
+            throw DashboardError.forbidden("You may give only your own apps (\(own)): name them in the apps field.")
+        }
         if let unknown = apps?.first(where: { api.apps.apps[$0] == nil }) { throw DashboardError.badRequest("There is no app \(unknown).") }
-        let now = clock()
         let existing = try await store.dashboardUser(email: email)
+        if let existing, !visitor.user.mayManage(existing) {
+            throw DashboardError.forbidden("You may not change \(email): they see apps beyond yours.")
+        }
+        let now = clock()
         try await store.saveDashboardUser(
             DashboardUser(
-                email: email, passwordHash: try PasswordHash.make(password), role: role, apps: apps?.isEmpty == true ? nil : apps,
-                createdAt: existing?.createdAt ?? now, updatedAt: now))
+                email: email, passwordHash: try PasswordHash.make(password), role: role, apps: apps, createdAt: existing?.createdAt ?? now,
+                updatedAt: now))
         try await store.apply(
             Changeset(
                 appId: app.id, at: now,
@@ -346,6 +363,10 @@ extension Dashboard {
                         reason: "users page", details: ["email": email, "role": role.rawValue, "apps": apps?.joined(separator: ",") ?? "all"], at: now
                     )
                 ]))
-        return Self.redirect(to: "/dashboard/apps/\(Self.pathComponent(app.id))/users?saved=" + Self.queryComponent(email))
+        var response = Self.redirect(to: "/dashboard/apps/\(Self.pathComponent(app.id))/users?saved=" + Self.queryComponent(email))
+        if email == visitor.user.email {
+            response.headers[values: .setCookie].append(try await startSession(email: email, now: now, secure: SessionTokens.isSecure(request)))
+        }
+        return response
     }
 }

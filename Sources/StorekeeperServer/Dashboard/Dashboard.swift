@@ -85,18 +85,23 @@ struct Dashboard: Sendable {
             return signInForm(request, next: next, email: email, message: "The email or password is not right.", status: .unauthorized)
         }
         await throttle.succeeded(account: email)
+        let secure = SessionTokens.isSecure(request)
+        let session = try await startSession(email: user.email, now: now, secure: secure)
+        context.logger.notice("dashboard sign-in", metadata: ["user": "\(user.email)"])
+        var response = Self.redirect(to: next)
+        response.headers[values: .setCookie].append(session)
+        response.headers[values: .setCookie].append(SessionTokens.setCookie(SessionTokens.signInCookieName, "", maxAge: 0, secure: secure))
+        return response
+    }
+
+    /// Records a new session of `email` from `now`; returns the `Set-Cookie` value that carries it.
+    func startSession(email: String, now: Date, secure: Bool) async throws -> String {
         let token = SessionTokens.make()
         try await store.createDashboardSession(
             DashboardSession(
-                tokenHash: SessionTokens.hash(token), email: user.email, createdAt: now,
+                tokenHash: SessionTokens.hash(token), email: email, createdAt: now,
                 expiresAt: now.addingTimeInterval(configuration.sessionHours * 3600)))
-        context.logger.notice("dashboard sign-in", metadata: ["user": "\(user.email)"])
-        var response = Self.redirect(to: next)
-        let secure = SessionTokens.isSecure(request)
-        response.headers[values: .setCookie].append(
-            SessionTokens.setCookie(SessionTokens.cookieName, token, maxAge: Int(configuration.sessionHours * 3600), secure: secure))
-        response.headers[values: .setCookie].append(SessionTokens.setCookie(SessionTokens.signInCookieName, "", maxAge: 0, secure: secure))
-        return response
+        return SessionTokens.setCookie(SessionTokens.cookieName, token, maxAge: Int(configuration.sessionHours * 3600), secure: secure)
     }
 
     func signOut(_ request: Request, _ context: APIRequestContext) async throws -> Response {

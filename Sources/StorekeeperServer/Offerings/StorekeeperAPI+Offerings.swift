@@ -148,13 +148,7 @@ extension JSONDecoder {
     /// Offerings documents: ISO 8601 dates (with or without fractions).
     static let offerings: JSONDecoder = {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let text = try decoder.singleValueContainer().decode(String.self)
-            guard let date = Timestamp.date(from: text) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "\(text) is not an ISO 8601 date"))
-            }
-            return date
-        }
+        decoder.dateDecodingStrategy = .timestamp
         return decoder
     }()
 }
@@ -164,10 +158,7 @@ extension JSONEncoder {
     static func offerings(pretty: Bool = false) -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(Timestamp.string(from: date))
-        }
+        encoder.dateEncodingStrategy = .timestamp
         return encoder
     }
 }

@@ -118,6 +118,9 @@ public actor InMemoryStore: StorekeeperStorage {
         record.createdAt = (dashboardUserRecords[user.email]?.createdAt ?? user.createdAt).toMilliseconds
         record.updatedAt = user.updatedAt.toMilliseconds
         let created = dashboardUserRecords[user.email] == nil
+        if let stored = dashboardUserRecords[user.email], stored.passwordHash != user.passwordHash {
+            sessions = sessions.filter { $0.value.email != user.email }
+        }
         dashboardUserRecords[user.email] = record
         return created
     }

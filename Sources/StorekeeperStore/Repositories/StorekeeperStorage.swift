@@ -29,7 +29,8 @@ public protocol AppRepository: Sendable {
 /// The dashboard's users (across apps; each names the apps it may see).
 public protocol DashboardUserRepository: Sendable {
     /// Creates the user or replaces its hash, role and apps (keeping its creation time); returns
-    /// whether it was created.
+    /// whether it was created. A new password hash ends every session of the user in the same
+    /// transaction: a reset password opens nothing that the old one opened.
     @discardableResult
     func saveDashboardUser(_ user: DashboardUser) async throws -> Bool
     /// The user with this email (any case), if any.

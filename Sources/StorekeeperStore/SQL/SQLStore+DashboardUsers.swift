@@ -6,8 +6,10 @@ extension SQLStore {
     public func saveDashboardUser(_ user: DashboardUser) async throws -> Bool {
         let apps = try user.apps.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         return try await backend.transaction { db in
-            let existed =
-                try await db.raw("SELECT email FROM dashboard_users WHERE email = \(bind: user.email)").first() != nil
+            let stored = try await db.raw("SELECT password_hash FROM dashboard_users WHERE email = \(bind: user.email)").first()
+            if let stored, try stored.string("password_hash") != user.passwordHash {
+                try await db.raw("DELETE FROM dashboard_sessions WHERE email = \(bind: user.email)").run()
+            }
             try await db.raw(
                 """
                 INSERT INTO dashboard_users (email, password_hash, role, apps, created_at, updated_at)
@@ -17,7 +19,7 @@ extension SQLStore {
                 updated_at = excluded.updated_at
                 """
             ).run()
-            return !existed
+            return stored == nil
         }
     }
 

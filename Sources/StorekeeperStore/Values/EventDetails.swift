@@ -131,10 +131,7 @@ public struct EventDetails: Sendable, Hashable, Codable {
     var encodedJSON: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(Timestamp.string(from: date))
-        }
+        encoder.dateEncodingStrategy = .timestamp
         return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
@@ -142,14 +139,7 @@ public struct EventDetails: Sendable, Hashable, Codable {
     /// with a shape this one does not know) gives empty details rather than an error.
     public init(json: String) {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let container = try decoder.singleValueContainer()
-            let text = try container.decode(String.self)
-            guard let date = Timestamp.date(from: text) else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(text) is not an ISO 8601 instant")
-            }
-            return date
-        }
+        decoder.dateDecodingStrategy = .timestamp
         self = (try? decoder.decode(EventDetails.self, from: Data(json.utf8))) ?? EventDetails()
     }
 }

@@ -24,3 +24,29 @@ extension Date {
         self.init(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 }
+
+extension JSONEncoder.DateEncodingStrategy {
+    /// Instants as ``Timestamp`` strings: how every JSON the server writes for people and
+    /// programs (API answers, event details, offerings, dashboard pages) carries a date.
+    /// Foundation's default would write seconds since 2001, which no reader expects.
+    public static var timestamp: Self {
+        .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(Timestamp.string(from: date))
+        }
+    }
+}
+
+extension JSONDecoder.DateDecodingStrategy {
+    /// Instants from ``Timestamp`` strings (ISO 8601, with or without a fraction).
+    public static var timestamp: Self {
+        .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let date = Timestamp.date(from: text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(text) is not an ISO 8601 instant")
+            }
+            return date
+        }
+    }
+}
