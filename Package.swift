@@ -166,6 +166,7 @@ let package = Package(
                 "AppStoreJOSE",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "X509", package: "swift-certificates"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: [.linux])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(platforms: [.linux])),
@@ -303,7 +304,8 @@ let package = Package(
         .testTarget(
             name: "StorekeeperCLITests",
             dependencies: [
-                "storekeeper", "StorekeeperCLI", "AppStoreServerAPI", "StorekeeperTestSupport", "SubscriptionEngine", "StorekeeperStore",
+                "storekeeper", "StorekeeperCLI", "AppStoreServerAPI", "AppStoreTestSigning", "StorekeeperTestSupport", "SubscriptionEngine",
+                "StorekeeperStore", "StorekeeperKit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -320,6 +322,9 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         // The StoreKit 2 adapter's source (a link to Sources/StorekeeperKit/StoreKit) compiled on

@@ -95,6 +95,7 @@ public func buildApplication(configuration: ServerConfiguration, dependencies: S
         maximumBodySize: configuration.maximumBodySize, appleClients: dependencies.appleClients)
     api.maximumNotificationBodySize = configuration.maximumNotificationBodySize
     api.bodyTimeout = .milliseconds(Int64(configuration.connections.bodyTimeoutSeconds * 1000))
+    api.offlineWindow = configuration.offlineWindowSeconds
     let router = Router(context: APIRequestContext.self)
     router.add(middleware: MetricsMiddleware(metrics: metrics))
     router.add(middleware: JSONErrorMiddleware())

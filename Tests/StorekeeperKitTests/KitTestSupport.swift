@@ -53,12 +53,15 @@ struct TestStateSigner {
 
     var publicKeyPEM: String { key.publicKey.pemRepresentation }
 
+    /// - Parameter offlineWindow: signs `offlineUntil` this long after `date`; none (as servers
+    ///   before it) when `nil`.
     func sign(
-        appId: String = "app", customerId: String, at date: Date, entitlements: [SignedCustomerState.Entitlement] = []
+        appId: String = "app", customerId: String, at date: Date, entitlements: [SignedCustomerState.Entitlement] = [],
+        offlineWindow: TimeInterval? = nil
     ) throws -> String {
         let claims = SignedCustomerState.Claims(
             iss: "storekeeper", appId: appId, customerId: customerId, signedDate: Int64(date.timeIntervalSince1970 * 1000),
-            entitlements: entitlements)
+            offlineUntil: offlineWindow.map { Int64(date.addingTimeInterval($0).timeIntervalSince1970 * 1000) }, entitlements: entitlements)
         return try ES256Signer(privateKey: key).sign(claims, header: JWSHeader(type: "storekeeper-state+jws", keyId: "test"))
     }
 
@@ -134,6 +137,8 @@ final class FakeServer: StorekeeperTransport, Sendable {
         var conflictingCustomers: Set<String> = []
         /// The app account tokens the server issued, by customer.
         var issuedTokens: [String: UUID] = [:]
+        /// The offline window signed into states (`offlineUntil`); none when `nil`.
+        var signedOfflineWindow: TimeInterval?
     }
     let state = Mutex(State())
     let signer = TestStateSigner()
@@ -144,9 +149,9 @@ final class FakeServer: StorekeeperTransport, Sendable {
     }
 
     func send(_ request: TransportRequest, timeout: TimeInterval) async throws -> TransportResponse {
-        let (online, status, entitlements) = state.withLock { state in
+        let (online, status, entitlements, offlineWindow) = state.withLock { state in
             state.requests.append(request)
-            return (state.online, state.purchaseStatus, state.stateEntitlements)
+            return (state.online, state.purchaseStatus, state.stateEntitlements, state.signedOfflineWindow)
         }
         guard online else { throw StorekeeperError(.network, "offline") }
         let path = request.url.path
@@ -158,7 +163,7 @@ final class FakeServer: StorekeeperTransport, Sendable {
         }
         if path.hasSuffix("/signed-state") {
             let customer = request.url.deletingLastPathComponent().lastPathComponent
-            let jws = try signer.sign(customerId: customer, at: now(), entitlements: entitlements)
+            let jws = try signer.sign(customerId: customer, at: now(), entitlements: entitlements, offlineWindow: offlineWindow)
             return TransportResponse(status: 200, body: try JSONEncoder().encode(["signedState": jws, "keyId": "test"]))
         }
         if path.hasSuffix("/appAccountToken") {
@@ -246,4 +251,45 @@ struct TestTLSCertificate {
 
 func temporaryDirectory() -> URL {
     FileManager.default.temporaryDirectory.appendingPathComponent("storekeeperkit-\(UUID().uuidString)")
+}
+
+/// A P-256 key and its certificate, issued by another such certificate or by itself, for the
+/// chains of the pinning tests.
+struct TestIssuedCertificate {
+    let key = P256.Signing.PrivateKey()
+    let certificate: Certificate
+
+    /// - Parameters:
+    ///   - issuer: the issuing certificate and key; the certificate signs itself when `nil`.
+    ///   - issuerName: the issuer named in the certificate (the issuer's subject by default),
+    ///     which a forger may set to another certificate's subject.
+    ///   - isAuthority: whether its basic constraints make it a certificate authority.
+    ///   - addresses: the IPv4 addresses its subjectAltName holds.
+    init(
+        _ name: String, issuer: TestIssuedCertificate? = nil, issuerName: DistinguishedName? = nil, isAuthority: Bool = false,
+        addresses: [[UInt8]] = [], validity: ClosedRange<Date> = Date().addingTimeInterval(-3600)...Date().addingTimeInterval(86_400)
+    ) throws {
+        let subject = try DistinguishedName { CommonName(name) }
+        var extensions = Certificate.Extensions()
+        if isAuthority {
+            try extensions.append(Certificate.Extension(BasicConstraints.isCertificateAuthority(maxPathLength: nil), critical: true))
+        }
+        if !addresses.isEmpty {
+            try extensions.append(
+                Certificate.Extension(SubjectAlternativeNames(addresses.map { .ipAddress(ASN1OctetString(contentBytes: $0[...])) }), critical: false))
+        }
+        let signingKey = issuer?.key ?? key
+        certificate = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(key.publicKey), notValidBefore: validity.lowerBound,
+            notValidAfter: validity.upperBound, issuer: issuerName ?? issuer?.certificate.subject ?? subject, subject: subject,
+            signatureAlgorithm: .ecdsaWithSHA256, extensions: extensions, issuerPrivateKey: .init(signingKey))
+    }
+
+    var der: [UInt8] {
+        var serializer = DER.Serializer()
+        try? serializer.serialize(certificate)
+        return serializer.serializedBytes
+    }
+
+    var pin: String { Data(SHA256.hash(data: key.publicKey.derRepresentation)).base64EncodedString() }
 }

@@ -15,7 +15,9 @@ struct ServerPinningTests {
     static let adminKey = "sk_admin_storekeeperkit_tests_0123456789"
 
     /// Runs a server over TLS with `certificate` on a free port; `body` gets its URL.
-    func withTLSServer(_ certificate: TestTLSCertificate, _ body: @Sendable (URL) async throws -> Void) async throws {
+    func withTLSServer(
+        _ certificate: TestTLSCertificate, offlineWindowSeconds: Double = 10 * 86_400, _ body: @Sendable (URL) async throws -> Void
+    ) async throws {
         let directory = temporaryDirectory()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -28,6 +30,7 @@ struct ServerPinningTests {
                     apiKeys: [APIKeyConfiguration(key: Self.appKey, role: .app), APIKeyConfiguration(key: Self.adminKey, role: .admin)])
             ])
         configuration.tls = TLSFiles(certificate: files.certificate, key: files.key)
+        configuration.offlineWindowSeconds = offlineWindowSeconds
         var logger = Logger(label: "test.kit")
         logger.logLevel = .warning
         let port = Mutex(0)
@@ -104,12 +107,26 @@ struct ServerPinningTests {
         }
     }
 
+    @Test("the server signs offlineUntil, its signing plus offlineWindowSeconds, and the SDK's cache ends there under a longer window")
+    func signedOfflineWindow() async throws {
+        let certificate = try TestTLSCertificate()
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await withTLSServer(certificate, offlineWindowSeconds: 3600) { url in
+            let sdk = try storekeeper(url, pins: [certificate.pin], directory: directory)
+            let online = try await sdk.customerInfo()
+            let cached = try await sdk.cachedCustomerInfo()
+            let until = try #require(cached.offlineUntil)
+            #expect(abs(until.timeIntervalSince(online.serverDate) - 3600) < 0.002, "offlineUntil \(until), signed \(online.serverDate)")
+        }
+    }
+
     @Test("a pin is the SHA-256 of the certificate's SubjectPublicKeyInfo; malformed pins are configuration errors")
     func pins() throws {
         let certificate = try TestTLSCertificate()
         #expect(CertificatePins.pin(certificateDER: certificate.der) == certificate.pin)
-        #expect(try CertificatePins([certificate.pin]).matches(chain: [certificate.der]))
-        #expect(try !CertificatePins([TestTLSCertificate().pin]).matches(chain: [certificate.der]))
+        #expect(try CertificatePins([certificate.pin]).matches(chain: [certificate.der], host: "127.0.0.1", at: Date()))
+        #expect(try !CertificatePins([TestTLSCertificate().pin]).matches(chain: [certificate.der], host: "127.0.0.1", at: Date()))
         #expect(throws: StorekeeperError.self) { try CertificatePins(["not base64!"]) }
         #expect(throws: StorekeeperError.self) { try CertificatePins([Data(count: 20).base64EncodedString()]) }
     }

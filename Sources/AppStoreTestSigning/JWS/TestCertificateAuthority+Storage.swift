@@ -14,15 +14,16 @@ extension TestCertificateAuthority {
     }
 
     /// Writes the authority to `directory` (created if needed), so another process, such as
-    /// `storekeeper jws sign`, can sign with the same chain.
+    /// `storekeeper jws sign`, can sign with the same chain: a folder `0700` and files `0600`
+    /// (``PrivateFiles``), since the keys sign what the server trusts.
     public func save(to directory: URL) throws {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try rootCertificateDER.write(to: directory.appendingPathComponent(FileName.rootCertificate))
-        try intermediateCertificateDER.write(to: directory.appendingPathComponent(FileName.intermediateCertificate))
-        try leafCertificateDER.write(to: directory.appendingPathComponent(FileName.leafCertificate))
-        try Data(rootKey.pemRepresentation.utf8).write(to: directory.appendingPathComponent(FileName.rootKey))
-        try Data(intermediateKey.pemRepresentation.utf8).write(to: directory.appendingPathComponent(FileName.intermediateKey))
-        try Data(leafKey.pemRepresentation.utf8).write(to: directory.appendingPathComponent(FileName.leafKey))
+        try PrivateFiles.createDirectory(directory)
+        let files: [(String, Data)] = [
+            (FileName.rootCertificate, rootCertificateDER), (FileName.intermediateCertificate, intermediateCertificateDER),
+            (FileName.leafCertificate, leafCertificateDER), (FileName.rootKey, Data(rootKey.pemRepresentation.utf8)),
+            (FileName.intermediateKey, Data(intermediateKey.pemRepresentation.utf8)), (FileName.leafKey, Data(leafKey.pemRepresentation.utf8)),
+        ]
+        for (name, data) in files { try PrivateFiles.write(data, to: directory.appendingPathComponent(name)) }
     }
 
     /// Reads an authority written by ``save(to:)``.

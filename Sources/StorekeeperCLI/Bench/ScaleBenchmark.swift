@@ -1,6 +1,7 @@
 import AppStoreModels
 import AppStoreServerAPI
 import AppStoreSimulator
+import AppStoreTestSigning
 import AsyncHTTPClient
 import Crypto
 import Foundation
@@ -79,8 +80,7 @@ struct ScaleBenchmark: Sendable {
         let configURL = directory.appendingPathComponent("scale-server.json")
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(configuration).write(to: configURL, options: .atomic)
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: configURL.path)
+        try PrivateFiles.write(try encoder.encode(configuration), to: configURL)
         let log = directory.appendingPathComponent("scale-server.log")
         let migrate = try ServerChild.run(["migrate", "--config", configURL.path], log: log)
         guard migrate.status == 0 else { throw Failure(description: "storekeeper migrate exited with \(migrate.status); see \(log.path)") }

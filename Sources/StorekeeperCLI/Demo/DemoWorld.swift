@@ -47,7 +47,8 @@ struct DemoWorld: Sendable {
         let base =
             settings.dataDirectory.map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("storekeeper-demo-\(UUID().uuidString.prefix(8).lowercased())")
-        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+        // 0700: the server's database (with its state-signing key) and the devices' keys live here.
+        try PrivateFiles.createDirectory(base)
         directory = base
         // The run ends now, so the server continues in real time where the simulation stops
         // (a check may end at a fixed instant instead, so that a seed gives the same run on any day).

@@ -46,7 +46,7 @@ struct DeviceOptions: ParsableArguments {
     @Option(help: "A SHA-256 pin of the server certificate's public key (base64, optionally sha256/…); repeatable.")
     var pin: [String] = []
 
-    @Option(help: "Seconds the cached signed state may serve entitlements without the server (default 10 days).")
+    @Option(help: "Seconds the cached signed state may serve without the server (default 10 days; never past its signed offlineUntil).")
     var offlineWindow: Double = 10 * 86_400
 
     @Option(help: "A PEM file with the server's customer-state public key (default: fetched once and pinned).")

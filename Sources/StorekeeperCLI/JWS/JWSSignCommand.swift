@@ -107,7 +107,6 @@ struct JWSSignCommand: AsyncParsableCommand {
         let year: TimeInterval = 365 * 24 * 3600
         let authority = try TestCertificateAuthority.generate(notBefore: now - year, notAfter: now + 10 * year)
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try authority.save(to: directory)
         } catch {
             throw CLIFailure.usage("cannot create the test CA in \(ca): \(error)")

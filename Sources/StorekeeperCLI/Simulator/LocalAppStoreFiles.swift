@@ -13,6 +13,9 @@ import StorekeeperServer
 ///   API accepts, its issuer and key ids, and the app's ids and API keys;
 /// - `storekeeper.json`: a configuration for `storekeeper serve` with one app, `local`,
 ///   trusting this simulator and calling its API.
+///
+/// The folder is `0700` and every file `0600` (``PrivateFiles``): the keys sign what the server
+/// trusts, and the configuration holds the app's and the admin's API keys.
 struct LocalAppStoreFiles: Sendable {
     struct Identity: Codable, Sendable {
         var issuerId: String
@@ -32,7 +35,8 @@ struct LocalAppStoreFiles: Sendable {
 
     /// Reads the folder, or fills it on first use.
     static func open(_ directory: URL, bundleId: String?) throws -> LocalAppStoreFiles {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try PrivateFiles.createDirectory(directory)
+        for name in secretFileNames { PrivateFiles.restrict(directory.appendingPathComponent(name)) }
         let rootFile = directory.appendingPathComponent(TestCertificateAuthority.FileName.rootCertificate)
         let authority: TestCertificateAuthority
         if FileManager.default.fileExists(atPath: rootFile.path) {
@@ -49,7 +53,7 @@ struct LocalAppStoreFiles: Sendable {
             apiKey = try P256.Signing.PrivateKey(pemRepresentation: pem)
         } else {
             apiKey = P256.Signing.PrivateKey()
-            try Data(apiKey.pemRepresentation.utf8).write(to: keyFile, options: .atomic)
+            try PrivateFiles.write(Data(apiKey.pemRepresentation.utf8), to: keyFile)
         }
         let identityFile = directory.appendingPathComponent("local-app-store.json")
         var identity: Identity
@@ -65,7 +69,7 @@ struct LocalAppStoreFiles: Sendable {
         if let bundleId { identity.bundleId = bundleId }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(identity).write(to: identityFile, options: .atomic)
+        try PrivateFiles.write(try encoder.encode(identity), to: identityFile)
         return LocalAppStoreFiles(directory: directory, authority: authority, apiKey: apiKey, identity: identity)
     }
 
@@ -86,6 +90,12 @@ struct LocalAppStoreFiles: Sendable {
             host: "127.0.0.1", port: 8080, dataDirectory: directory.appendingPathComponent("server-data").path, apps: [app])
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        try encoder.encode(configuration).write(to: serverConfigurationFile, options: .atomic)
+        try PrivateFiles.write(try encoder.encode(configuration), to: serverConfigurationFile)
     }
+
+    /// The files an earlier version may have left readable by others.
+    static let secretFileNames = [
+        TestCertificateAuthority.FileName.rootKey, TestCertificateAuthority.FileName.intermediateKey, TestCertificateAuthority.FileName.leafKey,
+        "api-key.pem", "local-app-store.json", "storekeeper.json",
+    ]
 }

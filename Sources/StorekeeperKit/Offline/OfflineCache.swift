@@ -1,10 +1,15 @@
 import Crypto
 import Foundation
 
-/// The last signed customer state on disk, served while the server cannot be reached for the
-/// offline window, measured on the server's clock: the signing instant plus the device's
-/// monotonic time since (the wall clock is only a floor after a reboot), so moving the device's
-/// clock never extends access.
+/// The last signed customer state on disk, served while the server cannot be reached until the
+/// end of the offline window the server signed (`offlineUntil`, cut to the app's own window).
+///
+/// The time it is compared with is the latest the device can tell: the wall clock, and the
+/// anchor kept in the file (the server's time at the last reading plus the device's monotonic
+/// time since, within a boot). Both only ever move the time forward, so setting the device's
+/// clock back changes nothing while the anchor holds, and an anchor moved back (even re-MACed
+/// by someone holding `device.key`) changes nothing while the clock is right: nothing local can
+/// lengthen the signed window, a local anchor can only shorten it.
 ///
 /// The file is authenticated with a key kept beside it (`device.key`); an edited file, or a state
 /// whose signature does not verify with the server's key, is ignored.
@@ -45,7 +50,7 @@ struct OfflineCache: Sendable {
     }
 
     /// The cached customer information, if the file is intact, verifies with `key`, is the
-    /// customer's and still inside `window` of its signing.
+    /// customer's and still inside its signed offline window, cut to `window` from its signing.
     func read(key: P256.Signing.PublicKey, appId: String, customerId: String, window: TimeInterval) -> Read {
         guard let data = try? Data(contentsOf: fileURL) else { return .missing }
         guard var file = try? JSONDecoder().decode(File.self, from: data), let mac = file.mac else {
@@ -63,24 +68,20 @@ struct OfflineCache: Sendable {
             return .invalid("the cached state does not verify: \(error)")
         }
         let now = trustedNow(file: &file)
-        let offlineUntil = state.signedDate.addingTimeInterval(window)
+        let offlineUntil = state.offlineUntil(window: window)
         guard now < offlineUntil else { return .expired(offlineUntil: offlineUntil) }
         return .usable(state.customerInfo(source: .cache, now: now, offlineUntil: offlineUntil))
     }
 
-    /// The server's time now as the device can tell it: within a boot, the anchor plus the
-    /// monotonic time since; after a reboot, the later of the anchor and the wall clock. The
-    /// anchor then moves to now (a high-water mark kept in the file), so a reboot loses at most
-    /// the time the device was off, never gains any.
+    /// The server's time now as the device can tell it: the later of the wall clock and the
+    /// anchor (within a boot, the anchor plus the monotonic time since; after a reboot, the
+    /// anchor itself). The anchor then moves to now (a high-water mark kept in the file), so
+    /// setting the clock back, before or after a reboot, never gains any time.
     func trustedNow(file: inout File) -> Date {
         let uptime = clock.uptime()
         let anchored = Date(timeIntervalSince1970: TimeInterval(file.anchor.trustedDate) / 1000)
-        let now: Date
-        if file.anchor.bootId == clock.bootId(), uptime >= file.anchor.uptime {
-            now = anchored.addingTimeInterval(uptime - file.anchor.uptime)
-        } else {
-            now = max(anchored, clock.wallNow())
-        }
+        let sinceAnchor = file.anchor.bootId == clock.bootId() && uptime >= file.anchor.uptime ? uptime - file.anchor.uptime : 0
+        let now = max(anchored.addingTimeInterval(sinceAnchor), clock.wallNow())
         file.anchor = Anchor(bootId: clock.bootId(), uptime: uptime, trustedDate: Int64((now.timeIntervalSince1970 * 1000).rounded(.down)))
         try? write(file)
         return now

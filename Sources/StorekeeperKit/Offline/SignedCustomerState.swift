@@ -11,6 +11,9 @@ struct SignedCustomerState: Sendable, Hashable, Codable {
         var customerId: String
         /// Milliseconds since 1970 on the server's clock.
         var signedDate: Int64
+        /// The end of the offline window the server allows (milliseconds since 1970); `nil` in
+        /// states of servers before it was signed.
+        var offlineUntil: Int64? = nil
         var entitlements: [Entitlement]
     }
 
@@ -30,6 +33,15 @@ struct SignedCustomerState: Sendable, Hashable, Codable {
     var claims: Claims
 
     var signedDate: Date { Date(timeIntervalSince1970: TimeInterval(claims.signedDate) / 1000) }
+
+    /// The end of offline use with the app's `window`: the signing instant plus the window, cut
+    /// to the server's signed `offlineUntil`. A state without one (from an older server) is bound
+    /// by its signed date plus the window alone.
+    func offlineUntil(window: TimeInterval) -> Date {
+        let configured = signedDate.addingTimeInterval(window)
+        guard let signed = claims.offlineUntil else { return configured }
+        return min(configured, Date(timeIntervalSince1970: TimeInterval(signed) / 1000))
+    }
 
     /// Checks the signature with `key` and that it speaks of `appId` and `customerId`.
     static func verified(_ jws: String, key: P256.Signing.PublicKey, appId: String, customerId: String) throws -> SignedCustomerState {

@@ -10,17 +10,22 @@ import NIOTLS
 /// HTTPS to a server whose certificate must hold one of the pinned public keys (Linux; Apple
 /// platforms pin through ``URLSessionTransport``).
 ///
-/// One connection per request. The pin check replaces the usual chain check (the pin is the
-/// trust anchor, so an operator may pin a private CA's or a self-signed certificate), and the
-/// request is written only after the handshake has passed it: a server with another key
-/// receives nothing.
+/// One connection per request. The pin check replaces the usual chain check (the pinned key is
+/// the trust anchor, so an operator may pin a private CA's or a self-signed certificate; see
+/// ``CertificatePins`` for the walk from the certificate the handshake proved to a pinned key),
+/// and the request is written only after the handshake has passed it: a server whose chain does
+/// not lead to a pinned key receives nothing.
 public struct PinnedHTTPTransport: StorekeeperTransport {
     public let pins: CertificatePins
     /// The largest answer read.
     public var maximumBodySize = 8 << 20
+    /// The time certificates' validity periods are checked at.
+    let now: @Sendable () -> Date
 
-    public init(pins: CertificatePins) {
+    /// - Parameter now: the clock certificates' validity is checked against (the system's by default).
+    public init(pins: CertificatePins, now: @escaping @Sendable () -> Date = { Date() }) {
         self.pins = pins
+        self.now = now
     }
 
     public func send(_ request: TransportRequest, timeout: TimeInterval) async throws -> TransportResponse {
@@ -39,6 +44,7 @@ public struct PinnedHTTPTransport: StorekeeperTransport {
         let answer = group.next().makePromise(of: TransportResponse.self)
         let parts = Self.parts(of: request, host: host, port: port)
         let pins = self.pins
+        let now = self.now
         let limit = maximumBodySize
         let sniHost = Self.isIPAddress(host) ? nil : host
         let bootstrap = ClientBootstrap(group: group)
@@ -49,7 +55,7 @@ public struct PinnedHTTPTransport: StorekeeperTransport {
                         context: context, serverHostname: sniHost,
                         customVerificationCallback: { certificates, verdict in
                             let chain = certificates.compactMap { try? $0.toDERBytes() }
-                            if pins.matches(chain: chain) {
+                            if pins.matches(chain: chain, host: host, at: now()) {
                                 verdict.succeed(.certificateVerified)
                             } else {
                                 mismatch.withLockedValue { $0 = true }
@@ -88,7 +94,7 @@ public struct PinnedHTTPTransport: StorekeeperTransport {
     }
 
     static func pinError(_ host: String) -> StorekeeperError {
-        StorekeeperError(.pinMismatch, "the certificate of \(host) holds none of the pinned public keys; nothing was sent")
+        StorekeeperError(.pinMismatch, "the certificate chain of \(host) does not lead to a pinned public key; nothing was sent")
     }
 
     static func isIPAddress(_ host: String) -> Bool {

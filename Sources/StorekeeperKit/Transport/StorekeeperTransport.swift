@@ -30,7 +30,8 @@ public struct TransportResponse: Sendable, Hashable {
 /// and a pinning NIO client on Linux, a test double anywhere).
 ///
 /// Implementations throw ``StorekeeperError`` with code `network` when no answer came and
-/// `pinMismatch` when the server's certificate holds none of the pins (before sending anything).
+/// `pinMismatch` when the server's certificate chain does not lead to a pinned key (before
+/// sending anything).
 public protocol StorekeeperTransport: Sendable {
     func send(_ request: TransportRequest, timeout: TimeInterval) async throws -> TransportResponse
 }

@@ -8,8 +8,9 @@ import Security
 #endif
 
 /// The SDK's transport on Apple platforms: URLSession, with the configured pins checked against
-/// the server's certificate chain during the TLS challenge (after the system's own checks), so
-/// a server with another key is refused before the request leaves the device.
+/// the chain the system validated during the TLS challenge (after the system's own checks; see
+/// ``CertificatePins`` for the walk), so a server whose chain does not lead to a pinned key is
+/// refused before the request leaves the device.
 public final class URLSessionTransport: NSObject, StorekeeperTransport, URLSessionDelegate, @unchecked Sendable {
     // `@unchecked`: the session and pins are set once in `init` and never changed.
     public let pins: CertificatePins
@@ -35,7 +36,8 @@ public final class URLSessionTransport: NSObject, StorekeeperTransport, URLSessi
         } catch let error as StorekeeperError {
             throw error
         } catch let error as URLError where error.code == .cancelled && !pins.isEmpty {
-            throw StorekeeperError(.pinMismatch, "the certificate of \(request.url.host ?? "the server") holds none of the pinned public keys")
+            throw StorekeeperError(
+                .pinMismatch, "the certificate chain of \(request.url.host ?? "the server") does not lead to a pinned public key; nothing was sent")
         } catch {
             throw StorekeeperError(.network, "\(request.url.host ?? "the server"): \(error)")
         }
@@ -55,7 +57,8 @@ public final class URLSessionTransport: NSObject, StorekeeperTransport, URLSessi
         var failure: CFError?
         guard SecTrustEvaluateWithError(trust, &failure),
             let chain = SecTrustCopyCertificateChain(trust) as? [SecCertificate],
-            pins.matches(chain: chain.map { [UInt8](SecCertificateCopyData($0) as Data) })
+            pins.matches(
+                chain: chain.map { [UInt8](SecCertificateCopyData($0) as Data) }, host: challenge.protectionSpace.host, at: Date())
         else {
             completionHandler(.cancelAuthenticationChallenge, nil)
             return

@@ -26,6 +26,8 @@ struct StorekeeperAPI: Sendable {
     var analyticsCache = AnalyticsCache()
     /// The key customer states are signed with, read at startup.
     var stateSigningKey = StateSigningKeyBox()
+    /// How long after its signing a customer state may serve the SDK offline.
+    var offlineWindow: TimeInterval = 10 * 86_400
     /// The JSON of the subscription states answered lately.
     var encodedStates = EncodedStates()
 

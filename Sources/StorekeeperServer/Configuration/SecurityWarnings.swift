@@ -19,6 +19,12 @@ public enum SecurityWarnings {
                 warnings.append("app \(app.id): the In-App Purchase key \(path) is readable by other users (mode \(octal(mode))); chmod 600 it")
             }
         }
+        let privateKeys = [("the state signing key", configuration.stateSigningKey), ("the TLS private key", configuration.tls?.key)]
+        for case let (name, path?) in privateKeys {
+            if let mode = permissions(of: path), mode & 0o077 != 0 {
+                warnings.append("\(name) \(path) is readable by other users (mode \(octal(mode))); chmod 600 it")
+            }
+        }
         if configuration.databaseURL == nil, let mode = permissions(of: configuration.dataDirectory), mode & 0o077 != 0 {
             warnings.append(
                 "the data directory \(configuration.dataDirectory) is open to other users (mode \(octal(mode))); chmod 700 it")

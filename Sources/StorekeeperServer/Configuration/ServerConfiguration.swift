@@ -37,6 +37,10 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
     public var stateSigningKey: String?
     /// Groups of apps of one developer whose customers' entitlements are shared.
     public var projects: [ProjectConfiguration] = []
+    /// How long the SDK may serve a signed customer state while the server cannot be reached,
+    /// in seconds from its signing: signed into every state as `offlineUntil`, so nothing on
+    /// the device can lengthen it (10 days by default; an app's own shorter window still holds).
+    public var offlineWindowSeconds: Double = 10 * 86_400
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "storekeeper-data", databaseURL: String? = nil,
@@ -76,6 +80,7 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
         tls = try container.decodeIfPresent(TLSFiles.self, forKey: .tls)
         stateSigningKey = try container.decodeIfPresent(String.self, forKey: .stateSigningKey)
         projects = try container.decodeIfPresent([ProjectConfiguration].self, forKey: .projects) ?? []
+        offlineWindowSeconds = try container.decodeIfPresent(Double.self, forKey: .offlineWindowSeconds) ?? defaults.offlineWindowSeconds
     }
 
     public var description: String {
@@ -163,6 +168,9 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
         guard maximumNotificationBodySize >= 1024 else { throw ConfigurationError("maximumNotificationBodySize must be at least 1024 bytes") }
         try connections.validate()
         try inbox.validate()
+        guard (0...(366 * 86_400)).contains(offlineWindowSeconds) else {
+            throw ConfigurationError("offlineWindowSeconds must be 0 to 31622400 (366 days)")
+        }
         var inProject: [String: String] = [:]
         for project in projects {
             guard !project.id.isEmpty, project.id.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) else {

@@ -11,6 +11,9 @@ extension StorekeeperAPI {
         var customerId: String
         /// The server's clock when it signed: the SDK's offline window starts here.
         var signedDate: Int64
+        /// The end of the offline window (``signedDate`` plus the configured
+        /// `offlineWindowSeconds`): the SDK serves this state no later, whatever its files say.
+        var offlineUntil: Int64
         var entitlements: [SignedEntitlement]
     }
 
@@ -50,6 +53,7 @@ extension StorekeeperAPI {
         let renewal = Dictionary(state.subscriptions.map { ($0.originalTransactionId, $0.willAutoRenew) }, uniquingKeysWith: { first, _ in first })
         let claims = SignedCustomerState(
             appId: app.id, customerId: id, signedDate: Self.milliseconds(now),
+            offlineUntil: Self.milliseconds(now.addingTimeInterval(offlineWindow)),
             entitlements: (state.entitlements + shared).map { entitlement in
                 SignedEntitlement(
                     identifier: entitlement.identifier, productId: entitlement.productId, productType: entitlement.productType.rawValue,
