@@ -48,7 +48,7 @@ public struct LoadGate: SuiteTrait, TestTrait, TestScoping {
     }
 }
 
-extension Trait where Self == LoadGate {
+extension SuiteTrait where Self == LoadGate {
     /// A suite whose assertions depend on timing: it runs with no heavy or other timing-bound
     /// suite beside it (see ``LoadGate``).
     public static var timingBound: Self { LoadGate(access: .exclusive) }

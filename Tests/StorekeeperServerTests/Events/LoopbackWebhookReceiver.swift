@@ -14,9 +14,16 @@ final class LoopbackWebhookReceiver: Sendable {
         let ids = Mutex<[String]>([])
     }
 
+    /// Whether held deliveries may be answered.
+    final class Release: Sendable {
+        private let flag = Atomic(false)
+        func open() { flag.store(true, ordering: .relaxed) }
+        var isOpen: Bool { flag.load(ordering: .relaxed) }
+    }
+
     let received = Received()
     let port: Int
-    private let released = Atomic(false)
+    private let released = Release()
     private let running: Task<Void, any Error>
     private let group: ServiceGroup
 
@@ -31,7 +38,7 @@ final class LoopbackWebhookReceiver: Sendable {
         router.post("/hook") { request, _ in
             try await Task.sleep(for: delay)
             if let holdingAfter {
-                while !released.load(ordering: .relaxed), received.ids.withLock({ $0.count }) >= holdingAfter {
+                while !released.isOpen, received.ids.withLock({ $0.count }) >= holdingAfter {
                     try await Task.sleep(for: .milliseconds(50))
                 }
             }
@@ -71,7 +78,7 @@ final class LoopbackWebhookReceiver: Sendable {
     }
 
     /// Answers the held deliveries and holds no more.
-    func release() { released.store(true, ordering: .relaxed) }
+    func release() { released.open() }
 
     func stop() async {
         await group.triggerGracefulShutdown()
