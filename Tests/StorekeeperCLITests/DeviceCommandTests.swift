@@ -4,7 +4,11 @@ import Testing
 
 /// The "done" as a newcomer runs it: `storekeeper simulator serve` and `storekeeper serve`
 /// started separately, then `storekeeper device …` against them.
-@Suite("storekeeper device against a local App Store and a server", .serialized)
+///
+/// Timing-bound: the device's request timeout decides between a delivered purchase and one
+/// kept for later, so it is far beyond a loaded machine's answer (a server that is down refuses
+/// at once, so a long timeout costs nothing there), and waits for output are generous.
+@Suite("storekeeper device against a local App Store and a server", .serialized, .timingBound)
 struct DeviceCommandTests {
     /// A long-running `storekeeper` child whose output goes to a file.
     final class Background: @unchecked Sendable {
@@ -20,9 +24,9 @@ struct DeviceCommandTests {
 
         var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
 
-        /// Waits until the output holds `text` (or the process ended, or 60 s passed).
+        /// Waits until the output holds `text` (or the process ended, or 180 s passed).
         func wait(for text: String) async -> Bool {
-            for _ in 0..<600 {
+            for _ in 0..<1_800 {
                 if output.contains(text) { return true }
                 if !process.isRunning { return false }
                 try? await Task.sleep(for: .milliseconds(100))
@@ -79,8 +83,8 @@ struct DeviceCommandTests {
                     [
                         "device", command, "--server", "http://127.0.0.1:\(serverPort)", "--api-key", appKey,
                         "--simulator", "http://127.0.0.1:\(simulatorPort)", "--customer", customer,
-                        "--state-dir", directory.appendingPathComponent("devices/\(phone ?? customer)").path, "--timeout", "3",
-                    ] + extra, timeout: 60)
+                        "--state-dir", directory.appendingPathComponent("devices/\(phone ?? customer)").path, "--timeout", "60",
+                    ] + extra, timeout: 300)
             }
         }
         func entitlements(_ output: StorekeeperProcess.Output) throws -> (source: String?, products: [String]) {

@@ -64,7 +64,7 @@ import Testing
         ]
         for (name, data, status) in inputs {
             try data.write(to: directory.appendingPathComponent(name))
-            let result = try StorekeeperProcess.run(["receipt", "decode", name], in: directory, timeout: 30)
+            let result = try StorekeeperProcess.run(["receipt", "decode", name], in: directory, timeout: 120)
             #expect(result.exitCode == 1, "\(name)")
             let code = try result.json()["status"] as? Int
             #expect(code != 0 && code != nil, "\(name)")

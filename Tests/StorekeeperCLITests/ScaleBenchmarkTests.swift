@@ -1,7 +1,8 @@
 import Foundation
+import StorekeeperTestSupport
 import Testing
 
-@Suite("bench seed and bench scale")
+@Suite("bench seed and bench scale", .heavyLoad)
 struct ScaleBenchmarkTests {
     @Test("a small seeded database is served with the simulator's states, and every step is measured")
     func seedThenMeasure() throws {

@@ -2,7 +2,7 @@ import Foundation
 import StorekeeperTestSupport
 import Testing
 
-@Suite("storekeeper simulate")
+@Suite("storekeeper simulate", .heavyLoad)
 struct SimulateCommandTests {
     static let scenarios = InteropPython.repositoryRoot.appendingPathComponent("Scenarios")
 

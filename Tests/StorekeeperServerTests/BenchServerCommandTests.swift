@@ -4,7 +4,7 @@ import StorekeeperStore
 import StorekeeperTestSupport
 import Testing
 
-@Suite("storekeeper bench server")
+@Suite("storekeeper bench server", .heavyLoad)
 struct BenchServerCommandTests {
     /// Runs the built binary with `arguments`, at most `timeout` seconds.
     static func run(_ arguments: [String], timeout: TimeInterval = 120) throws -> (status: Int32, output: Data) {

@@ -37,7 +37,7 @@ struct ServerProcess {
         for _ in 0..<3 {
             let server = try start(config: config, dataDirectory: dataDirectory, port: freePort(), databaseURL: databaseURL)
             var exited = false
-            let up = await server.waitFor(seconds: 60) {
+            let up = await server.waitFor(seconds: 180) {
                 if !server.process.isRunning { exited = true; return true }
                 return await server.request("/health")?.0 == 200
             }
@@ -56,7 +56,8 @@ struct ServerProcess {
     static func request(port: Int, _ path: String, method: String = "GET", key: String? = nil, body: String? = nil) async -> (Int, [String: Any])? {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
         request.httpMethod = method
-        request.timeoutInterval = 5
+        // Generous: a debug server beside other suites can take seconds to verify a signature.
+        request.timeoutInterval = 60
         if let key { request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization") }
         if let body { request.httpBody = Data(body.utf8) }
         guard let (data, response) = try? await URLSession.shared.data(for: request), let http = response as? HTTPURLResponse else { return nil }
@@ -73,10 +74,10 @@ struct ServerProcess {
         return false
     }
 
-    /// SIGTERM, then at most 20 s for a graceful exit (SIGKILL after that).
+    /// SIGTERM, then at most 60 s for a graceful exit (SIGKILL after that).
     func stop() async -> Bool {
         process.terminate()
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(60)
         while process.isRunning, Date() < deadline { try? await Task.sleep(for: .milliseconds(100)) }
         if process.isRunning {
             process.kill()
@@ -90,7 +91,7 @@ struct ServerProcess {
     static func freePort() -> Int { LoopbackPort.free() }
 }
 
-@Suite("Crash recovery", .serialized)
+@Suite("Crash recovery", .serialized, .heavyLoad)
 struct CrashRecoveryTests {
     @Test("a server killed with SIGKILL right after answering 200 processes the notification after restart", arguments: ServerBackend.databases)
     func killNineLosesNothing(backend: ServerBackend) async throws {
@@ -122,7 +123,7 @@ struct CrashRecoveryTests {
 
         let second = try #require(
             try await ServerProcess.startHealthy(config: config, dataDirectory: data, databaseURL: databaseURL), "the server did not restart")
-        let recovered = await second.waitFor(seconds: 60) {
+        let recovered = await second.waitFor(seconds: 180) {
             await second.request("/v1/apps/alpha/subscriptions/k9", key: Fixture.alphaKey)?.1["status"] as? String == "active"
         }
         #expect(recovered, "the notification was lost")

@@ -1,11 +1,14 @@
 import Foundation
 @testable import StorekeeperServer
 import StorekeeperStore
+import StorekeeperTestSupport
 import Testing
 
 /// The door first: while notifications arrive in a burst the inbox worker waits before its
 /// next claim, never for a notification arriving alone and never past the limit.
-@Suite("Processing paced by arrivals")
+///
+/// Timing-bound: the live drain's quiet time is set from a POST round trip it measures.
+@Suite("Processing paced by arrivals", .timingBound)
 struct InboxPacingTests {
     static let t0 = ContinuousClock.now
 
@@ -69,17 +72,21 @@ struct InboxPacingTests {
     func drainWaitsForBurst() async throws {
         try await ServerHarness.run(.sqlite) { harness, client in
             let crowd = try NotificationFlowTests.crowd(harness.ca)
-            // A lone arrival under a quiet time of a minute: taken at once (a hold would
-            // outlast the deadline).
-            let alone = InboxSignal(quiet: .seconds(60), limit: .seconds(60))
+            // A lone arrival under a quiet time of ten minutes: taken at once (a hold would
+            // outlast the two minutes allowed).
+            let alone = InboxSignal(quiet: .seconds(600), limit: .seconds(600))
+            let posted = ContinuousClock.now
             #expect(try await client.call(.post, "/v1/apps/alpha/notifications", body: crowd[0].steps[0]).status == 200)
+            let roundTrip = posted.duration(to: .now)
             await alone.notify()
             let processor = harness.processor
-            #expect(try await Self.within(seconds: 30) { try await processor.drain(pacing: alone) } == 1)
+            #expect(try await Self.within(seconds: 120) { try await processor.drain(pacing: alone) } == 1)
 
-            // A burst of two under a quiet time of 3 s: nothing is claimed until it paused (the
+            // A burst of two under a quiet time of 3 s, or of twenty round trips of the POST just
+            // measured when the machine is that slow: nothing is claimed until it paused (the
             // hold runs from the burst's first arrival, whatever the second POST took).
-            let burst = InboxSignal(quiet: .seconds(3), limit: .seconds(60))
+            let quiet = max(.seconds(3), roundTrip * 20)
+            let burst = InboxSignal(quiet: quiet, limit: max(.seconds(60), quiet * 4))
             let firstArrival = ContinuousClock.now
             for member in crowd[1...2] {
                 #expect(try await client.call(.post, "/v1/apps/alpha/notifications", body: member.steps[0]).status == 200)
@@ -89,15 +96,15 @@ struct InboxPacingTests {
             try await Task.sleep(for: .milliseconds(300))
             #expect(try await harness.store.pendingCount() == 2)
             #expect(try await draining.value == 2)
-            #expect(firstArrival.duration(to: .now) >= .seconds(3))
+            #expect(firstArrival.duration(to: .now) >= quiet)
 
             // A stream that does not pause is held no longer than the limit.
-            let stream = InboxSignal(quiet: .seconds(60), limit: .milliseconds(200))
+            let stream = InboxSignal(quiet: .seconds(600), limit: .milliseconds(200))
             for member in crowd[3...4] {
                 #expect(try await client.call(.post, "/v1/apps/alpha/notifications", body: member.steps[0]).status == 200)
                 await stream.notify()
             }
-            #expect(try await Self.within(seconds: 30) { try await processor.drain(pacing: stream) } == 2)
+            #expect(try await Self.within(seconds: 120) { try await processor.drain(pacing: stream) } == 2)
         }
     }
 

@@ -274,11 +274,15 @@ extension NotificationFlowTests {
             let crowd = try Self.crowd(harness.ca)
             let first = crowd.prefix(3).map { $0.steps[0] }
             let late = crowd.dropFirst(3).prefix(2).map { $0.steps[0] }
+            let posting = ContinuousClock.now
             for step in first {
                 #expect(try await client.call(.post, "/v1/apps/alpha/notifications", body: step).status == 200)
             }
+            // Long enough for the two late POSTs: 1.5 s, or twenty POSTs at the pace just measured
+            // when the machine is that slow.
+            let gather = max(.milliseconds(1500), posting.duration(to: .now) / first.count * 20)
             let processor = harness.processor
-            let draining = Task { try await processor.drain(batchSize: 8, gather: .milliseconds(1500)) }
+            let draining = Task { try await processor.drain(batchSize: 8, gather: gather) }
             try await Task.sleep(for: .milliseconds(300))
             for step in late {
                 #expect(try await client.call(.post, "/v1/apps/alpha/notifications", body: step).status == 200)

@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdTesting
 import StorekeeperServer
+import StorekeeperTestSupport
 import Testing
 
 /// Throughput on this machine, run only when `STOREKEEPER_BENCH=1`:
@@ -9,7 +10,7 @@ import Testing
 /// (received through the router, stored in the inbox, verified, recorded) and status reads per
 /// second (`GET /v1/apps/{appId}/subscriptions/{id}`: ledger read plus engine), each with 8
 /// concurrent clients.
-@Suite("Throughput benchmark")
+@Suite("Throughput benchmark", .heavyLoad)
 struct ThroughputBenchmark {
     static let enabled = ProcessInfo.processInfo.environment["STOREKEEPER_BENCH"] == "1"
 

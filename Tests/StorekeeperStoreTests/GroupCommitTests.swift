@@ -97,8 +97,10 @@ struct GroupCommitTests {
                 return await group.reduce(into: [Int]()) { if let answer = $1 { $0.append(answer) } }
             }
         }
-        // All twelve wait while the first transaction waits for the writer.
-        try await Task.sleep(for: .milliseconds(200))
+        // All twelve wait while the first transaction waits for the writer (however long a
+        // loaded machine takes to start their tasks).
+        for _ in 0..<1_200 where commit.waitingCount < 12 { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(commit.waitingCount == 12)
         await writer.release()
         #expect(await answers.value.sorted() == (1...12).map { $0 * 10 })
         #expect(await transactions.groups.map { $0.sorted() } == [Array(1...12)])

@@ -48,6 +48,9 @@ final class GroupCommit<Item: Sendable, Answer: Sendable>: Sendable {
         }
     }
 
+    /// How many items wait for a transaction to take them.
+    var waitingCount: Int { state.withLock { $0.waiting.count } }
+
     private func take() -> [Waiter] {
         state.withLock { state in
             let taken = Array(state.waiting.prefix(limit))

@@ -170,7 +170,8 @@ struct DeliveryKnobTests {
 
     @Test("no more posts are in flight than the concurrency allows, and all of them are made")
     func concurrencyIsBounded() async {
-        let transport = RecordingNotificationTransport(latency: .milliseconds(20))
+        // Long enough that three posts overlap even when a loaded machine starts their tasks late.
+        let transport = RecordingNotificationTransport(latency: .milliseconds(250))
         let delivery = Support.delivery(store: Support.store(), transport: transport) { $0.concurrency = 3 }
         for index in 1...24 { delivery.enqueue(Support.record(index)) }
         let report = await delivery.deliverDue(now: Support.start)

@@ -4,11 +4,16 @@ import AppStoreTestSigning
 import AppStoreVerification
 import Foundation
 import Hummingbird
+import StorekeeperTestSupport
 import Synchronization
 import Testing
 
 /// Delivery over real HTTP, to a Hummingbird server on a loopback port.
-@Suite("Notification delivery over loopback HTTP")
+///
+/// Timing-bound: a transport's deadline decides between an answer and a timed-out attempt.
+/// Posts that must be answered get a patient transport; the deadline test's server stalls ten
+/// times its deadline.
+@Suite("Notification delivery over loopback HTTP", .timingBound)
 struct DeliveryLoopbackTests {
     typealias Support = DeliveryTestSupport
 
@@ -18,7 +23,7 @@ struct DeliveryLoopbackTests {
         let store = Support.store()
         try await server.run { url, _ in
             let delivery = NotificationDelivery(
-                store: store, configuration: DeliveryConfiguration(v2URL: url), transport: AsyncHTTPNotificationTransport())
+                store: store, configuration: DeliveryConfiguration(v2URL: url), transport: Support.patientTransport())
             let record = Support.record(1)
             delivery.enqueue(record)
             await Support.drain(delivery)
@@ -37,7 +42,7 @@ struct DeliveryLoopbackTests {
         let server = LoopbackNotificationServer(failures: .max)
         try await server.run { url, _ in
             let delivery = NotificationDelivery(
-                store: Support.store(), configuration: DeliveryConfiguration(v2URL: url), transport: AsyncHTTPNotificationTransport())
+                store: Support.store(), configuration: DeliveryConfiguration(v2URL: url), transport: Support.patientTransport())
             delivery.enqueue(Support.record(1))
             await Support.drain(delivery)
             await delivery.deliverDue(now: Support.start.addingTimeInterval(10_000 * Support.hour))
@@ -53,14 +58,42 @@ struct DeliveryLoopbackTests {
             let store = Support.store()
             var configuration = DeliveryConfiguration(v2URL: url, dropRate: 0.5, duplicateRate: 1, seed: 3)
             configuration.concurrency = 4
-            let delivery = NotificationDelivery(store: store, configuration: configuration, transport: AsyncHTTPNotificationTransport())
+            let delivery = NotificationDelivery(store: store, configuration: configuration, transport: Support.patientTransport())
             for index in 1...20 { delivery.enqueue(Support.record(index)) }
             await Support.drain(delivery)
             let delivered = delivery.totals.successes
             #expect(delivered + delivery.totals.dropped == 20)
             #expect(delivered > 0 && delivery.totals.dropped > 0)
-            #expect(server.bodies.count == 2 * delivered)
+            // A post that timed out would have reached the server and been retried: one body
+            // more than the delivered count says (the patient transport keeps that from happening).
+            let failedAttempts = (1...20).flatMap { store.notification(Support.record($0).notificationUUID)?.sendAttempts ?? [] }
+                .filter { $0.sendAttemptResult != .success }.count
+            #expect(server.bodies.count == 2 * delivered, "\(failedAttempts) attempt(s) failed")
         }
+    }
+
+    @Test("a post answered after the deadline reached the server all the same: recorded as timed out, retried, and the server sees it again")
+    func lateAnswerArrivesAgain() async throws {
+        let store = Support.store()
+        let record = Support.record(1)
+        // The first post is answered only once delivery has recorded it as timed out.
+        let server = LoopbackNotificationServer { _ in
+            for _ in 0..<12_000 where (store.notification(record.notificationUUID)?.sendAttempts ?? []).isEmpty {
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            return .ok
+        }
+        try await server.run { url, _ in
+            let transport = AsyncHTTPNotificationTransport(configuration: .init(timeout: .seconds(1)))
+            let delivery = NotificationDelivery(store: store, configuration: DeliveryConfiguration(v2URL: url), transport: transport)
+            delivery.enqueue(record)
+            await Support.drain(delivery)
+            #expect(delivery.totals.successes == 1)
+        }
+        let attempts = (store.notification(record.notificationUUID)?.sendAttempts ?? []).compactMap(\.sendAttemptResult)
+        #expect(attempts.first == .timedOut && attempts.last == .success, "\(attempts)")
+        // Every attempt reached the server, the timed-out one too: one body more than deliveries.
+        #expect(server.bodies.count == attempts.count)
     }
 
     @Test("a server slower than the deadline is recorded as timed out")
@@ -116,7 +149,7 @@ struct DeliveryLoopbackTests {
         }
         try await server.run { url, _ in
             let delivery = NotificationDelivery(
-                store: store, configuration: DeliveryConfiguration(v2URL: url), transport: AsyncHTTPNotificationTransport())
+                store: store, configuration: DeliveryConfiguration(v2URL: url), transport: Support.patientTransport())
             delivery.enqueue(
                 NotificationRecord(
                     notificationUUID: uuid, notificationType: .test, subtype: nil, originalTransactionId: nil, transactionId: nil,

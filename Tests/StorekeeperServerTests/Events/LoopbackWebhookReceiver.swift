@@ -6,26 +6,42 @@ import Synchronization
 import Testing
 
 /// A webhook receiver on a loopback port for servers running as other processes: it answers
-/// each delivery 200 after `delay` and keeps every `webhook-id` it accepted, with repeats.
+/// each delivery 200 after `delay` and keeps every `webhook-id` it accepted, with repeats. It
+/// can hold deliveries unanswered once some arrived, until ``release()``.
 final class LoopbackWebhookReceiver: Sendable {
     /// What arrived.
     final class Received: Sendable {
         let ids = Mutex<[String]>([])
     }
 
+    /// Whether held deliveries may be answered.
+    final class Release: Sendable {
+        private let flag = Atomic(false)
+        func open() { flag.store(true, ordering: .relaxed) }
+        var isOpen: Bool { flag.load(ordering: .relaxed) }
+    }
+
     let received = Received()
     let port: Int
+    private let released = Release()
     private let running: Task<Void, any Error>
     private let group: ServiceGroup
 
-    /// Starts the receiver (Hummingbird on a free port).
-    init(delay: Duration) async throws {
+    /// Starts the receiver (Hummingbird on a free port). Once `holdingAfter` deliveries were
+    /// accepted, later ones wait unanswered until ``release()`` (nil: none wait).
+    init(delay: Duration, holdingAfter: Int? = nil) async throws {
         var logger = Logger(label: "test.receiver")
         logger.logLevel = .critical
         let received = received
+        let released = released
         let router = Router(context: BasicRequestContext.self)
         router.post("/hook") { request, _ in
             try await Task.sleep(for: delay)
+            if let holdingAfter {
+                while !released.isOpen, received.ids.withLock({ $0.count }) >= holdingAfter {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+            }
             if let id = request.headers[.init("webhook-id")!] { received.ids.withLock { $0.append(id) } }
             return Response(status: .ok)
         }
@@ -36,8 +52,9 @@ final class LoopbackWebhookReceiver: Sendable {
         let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
         self.group = group
         running = Task { try await group.run() }
+        // Up to two minutes to start on a loaded machine.
         var port = 0
-        for _ in 0..<100 where port == 0 {
+        for _ in 0..<2_400 where port == 0 {
             try await Task.sleep(for: .milliseconds(50))
             port = bound.withLock { $0 }
         }
@@ -59,6 +76,9 @@ final class LoopbackWebhookReceiver: Sendable {
         json["apps"] = apps
         try JSONSerialization.data(withJSONObject: json).write(to: file)
     }
+
+    /// Answers the held deliveries and holds no more.
+    func release() { released.open() }
 
     func stop() async {
         await group.triggerGracefulShutdown()

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import StorekeeperStore
+import StorekeeperTestSupport
 import Synchronization
 import Testing
 
@@ -11,7 +12,7 @@ import Glibc
 /// Three `storekeeper serve` processes on one PostgreSQL database, sharing a storm of
 /// notifications sent to each in turn: every notification is processed once, every job runs
 /// once, and every event reaches the webhook once.
-@Suite("Three replicas on one PostgreSQL", .serialized)
+@Suite("Three replicas on one PostgreSQL", .serialized, .heavyLoad)
 struct ReplicaTests {
     @Test(
         "three replicas share the load: each notification processed once, each job run once, each event delivered once",

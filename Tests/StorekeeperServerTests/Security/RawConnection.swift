@@ -11,6 +11,10 @@ import Darwin
 final class RawConnection: Sendable {
     let descriptor: Int32
 
+    /// A read timeout for an answer the server owes: long enough for a loaded machine, short
+    /// enough that a broken server still ends the test.
+    static let patientSeconds = 120
+
     /// Connects to 127.0.0.1:`port`; reads give up after `readTimeout` seconds.
     init(port: Int, readTimeout: Int = 20) throws {
         #if canImport(Glibc)
