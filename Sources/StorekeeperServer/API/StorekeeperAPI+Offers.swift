@@ -44,7 +44,7 @@ extension StorekeeperAPI {
         let (app, principal) = (try context.caller().app, try context.caller().principal)
         let input = try JSONBody.decode(OfferSignRequest.self, from: try await body(request))
         guard (1...256).contains(input.customerId.utf8.count) else { throw APIError.badRequest("customerId must be 1 to 256 characters") }
-        if let tokenCustomer = principal.customerId, tokenCustomer != input.customerId { throw APIAuthenticator.customerTokenRefused }
+        if let tokenCustomer = principal.customerId, !CustomerId.same(tokenCustomer, input.customerId) { throw APIAuthenticator.customerTokenRefused }
         guard (1...256).contains(input.productId.utf8.count), (1...256).contains(input.offerId.utf8.count) else {
             throw APIError.badRequest("productId and offerId must be 1 to 256 characters")
         }
@@ -55,7 +55,7 @@ extension StorekeeperAPI {
         }
         guard let uuid = UUID(uuidString: tokenText) else { throw APIError.badRequest("appAccountToken must be a UUID") }
         let token = uuid.uuidString.lowercased()
-        if let owner = try await store.customer(appId: app.id, alias: .appAccountToken(token)), owner != input.customerId {
+        if let owner = try await store.customer(appId: app.id, alias: .appAccountToken(token)), !CustomerId.same(owner, input.customerId) {
             throw Self.replayed(.appAccountToken(token))
         }
         let nonce: UUID
@@ -106,7 +106,7 @@ extension StorekeeperAPI {
     private func bind(appAccountToken token: String, to customer: String, app: AppRuntime, now: Date) async throws {
         let alias = CustomerAlias.appAccountToken(token)
         if let owner = try await store.customer(appId: app.id, alias: alias) {
-            guard owner == customer else { throw Self.replayed(alias) }
+            guard CustomerId.same(owner, customer) else { throw Self.replayed(alias) }
             return
         }
         do {

@@ -28,6 +28,8 @@ struct StorekeeperAPI: Sendable {
     var stateSigningKey = StateSigningKeyBox()
     /// The JSON of the subscription states answered lately.
     var encodedStates = EncodedStates()
+    /// How many problem reports each customer may still file.
+    var problemReports = ProblemReportQuota()
 
     func addRoutes(to router: Router<APIRequestContext>) {
         router.get("/health") { _, _ in try await health() }
