@@ -19,12 +19,15 @@ extension StorekeeperAPI {
         let tokens = try await store.aliases(appId: app.id, customerId: customerId).filter { $0.kind == .appAccountToken }
         var shared: [SharedEntitlement] = []
         for peer in peers {
-            var customers: Set<String> = []
-            if try await store.customerExists(appId: peer.id, customerId: customerId) { customers.insert(customerId) }
+            // Customer ids are bytes (``CustomerId``): a `Set<String>` would merge two spellings.
+            var customers: [String] = []
+            if try await store.customerExists(appId: peer.id, customerId: customerId) { customers.append(customerId) }
             for token in tokens {
-                if let owner = try await store.customer(appId: peer.id, alias: token) { customers.insert(owner) }
+                if let owner = try await store.customer(appId: peer.id, alias: token), !customers.contains(where: { CustomerId.same($0, owner) }) {
+                    customers.append(owner)
+                }
             }
-            for customer in customers.sorted() {
+            for customer in customers.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
                 let history = PurchaseHistory(ledger: try await store.ledger(appId: peer.id, customerId: customer))
                 let state = CustomerState(history: history, catalog: peer.catalog, at: now)
                 shared += state.entitlements.map { SharedEntitlement(appId: peer.id, customerId: customer, entitlement: $0) }
