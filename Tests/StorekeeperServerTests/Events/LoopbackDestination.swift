@@ -3,7 +3,6 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
-import ServiceLifecycle
 import StorekeeperServer
 import Synchronization
 import Testing
@@ -40,8 +39,7 @@ final class LoopbackDestination: Sendable {
 
     private let recorded = Recorded()
     let port: Int
-    private let running: Task<Void, any Error>
-    private let group: ServiceGroup
+    private let server: LoopbackServer
 
     init() async throws {
         var logger = Logger(label: "test.destination")
@@ -65,20 +63,8 @@ final class LoopbackDestination: Sendable {
             return Response(
                 status: .init(code: answer.status), headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(string: answer.body)))
         }
-        let bound = Mutex<Int>(0)
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in bound.withLock { $0 = channel.localAddress?.port ?? 0 } }, logger: logger)
-        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
-        self.group = group
-        running = Task { try await group.run() }
-        var port = 0
-        for _ in 0..<400 where port == 0 {
-            try await Task.sleep(for: .milliseconds(50))
-            port = bound.withLock { $0 }
-        }
-        self.port = port
-        try #require(port != 0, "the loopback destination did not start")
+        server = try await LoopbackServer(router: router, logger: logger, name: "loopback destination")
+        port = server.port
     }
 
     /// `http://127.0.0.1:<port>`.
@@ -95,8 +81,7 @@ final class LoopbackDestination: Sendable {
     }
 
     func stop() async {
-        await group.triggerGracefulShutdown()
-        running.cancel()
+        await server.stop()
     }
 
     /// Runs `body` with a dispatcher for `harness` that posts over HTTP to this destination.
