@@ -300,6 +300,37 @@ struct StoreContractTests {
     }
 
     @Test(
+        "customer ids are exact bytes: NFC and NFD spellings, Å and the angstrom sign, are different customers",
+        arguments: TestBackend.available)
+    func customerIdsAreBytes(backend: TestBackend) async throws {
+        try await withTestStore(backend) { store in
+            for (stored, other, chain) in [("zoe\u{301}", "zo\u{E9}", "t1"), ("\u{212B}ngstr\u{F6}m", "\u{C5}ngstr\u{F6}m", "t2")] {
+                #expect(stored == other)  // what Swift's String == says: the trap this rule avoids
+                let entry = LedgerEntry(
+                    appId: "a", fact: .purchase(Self.purchase(chain, chain: chain, signed: 0)), customerId: stored, source: "storeKit2",
+                    recordedAt: Self.t0)
+                let audit = AuditEntry(appId: "a", actor: "ops", action: "grant", customerId: stored, reason: "gift", at: Self.t0)
+                try await store.apply(
+                    Changeset(
+                        appId: "a", at: Self.t0, links: [CustomerLink(customerId: stored, aliases: [.originalTransactionId(chain)])],
+                        entries: [entry], audit: [audit]))
+                #expect(try await store.customerExists(appId: "a", customerId: stored))
+                #expect(try await !store.customerExists(appId: "a", customerId: other))
+                #expect(try await store.ledger(appId: "a", customerId: stored).count == 1)
+                #expect(try await store.ledger(appId: "a", customerId: other).isEmpty)
+                #expect(try await store.aliases(appId: "a", customerId: other).isEmpty)
+                #expect(try await store.auditEntries(appId: "a", customerId: other, limit: 10).isEmpty)
+                let owner = try #require(try await store.customer(appId: "a", alias: .originalTransactionId(chain)))
+                #expect(CustomerId.same(owner, stored) && !CustomerId.same(owner, other))
+                // The other spelling cannot take the stored customer's chain.
+                let taken = Changeset(
+                    appId: "a", at: Self.t0, links: [CustomerLink(customerId: other, aliases: [.originalTransactionId(chain)])])
+                await #expect { try await store.apply(taken) } throws: { ($0 as? StoreError)?.code == .aliasConflict }
+            }
+        }
+    }
+
+    @Test(
         "changesets applied together are written in order in one transaction: all of them, or none when one is refused",
         arguments: TestBackend.available)
     func batches(backend: TestBackend) async throws {

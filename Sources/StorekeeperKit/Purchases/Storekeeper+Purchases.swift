@@ -26,6 +26,8 @@ extension Storekeeper {
         var kind: String
         var productId: String?
         var transactionId: String?
+        /// What proves the purchase is this customer's while the server has not recorded it.
+        var signedTransaction: String?
         var reason: String
         var evidence: [String: String]
     }
@@ -144,7 +146,8 @@ extension Storekeeper {
         ]
         let body = ProblemBody(
             kind: "charged_not_delivered", productId: entry.transaction.productId, transactionId: entry.transaction.id,
-            reason: "the server did not record the purchase after \(entry.attempts) attempts", evidence: evidence)
+            signedTransaction: entry.transaction.signedTransaction, reason: "the server did not record the purchase after \(entry.attempts) attempts",
+            evidence: evidence)
         do {
             _ = try await server.call("POST", ["customers", entry.customerId, "problems"], body: body)
             return true

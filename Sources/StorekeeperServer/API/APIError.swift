@@ -11,6 +11,8 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     public var status: HTTPResponse.Status
     public var code: Code
     public var message: String
+    /// The seconds of `Retry-After` (5 when a 429 or 503 names none).
+    public var retryAfter: Int?
 
     public init(_ status: HTTPResponse.Status, code: Code, message: String) {
         self.status = status
@@ -20,7 +22,11 @@ public struct APIError: Error, HTTPResponseError, Sendable {
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var response = JSONBody.response(status: status, value: ErrorBody(error: .init(code: code.rawValue, message: message)))
-        if status == .serviceUnavailable || status == .tooManyRequests { response.headers[.retryAfter] = "5" }
+        if let retryAfter {
+            response.headers[.retryAfter] = "\(retryAfter)"
+        } else if status == .serviceUnavailable || status == .tooManyRequests {
+            response.headers[.retryAfter] = "5"
+        }
         return response
     }
 
@@ -70,6 +76,10 @@ public struct APIError: Error, HTTPResponseError, Sendable {
         public static let payloadTooLarge: Code = "payload_too_large"
         /// The receipt verifies but is refused (another bundle, an environment the app does not accept) (422).
         public static let refusedReceipt: Code = "refused_receipt"
+        /// The customer has as many open problem reports as the app accepts; wait until one is resolved (409).
+        public static let tooManyOpenProblems: Code = "too_many_open_problems"
+        /// The caller sent more requests than the route accepts for now; retry after `Retry-After` (429).
+        public static let tooManyRequests: Code = "too_many_requests"
         /// The transaction verifies but is refused (bundle, environment, product outside the catalog) (422).
         public static let refusedTransaction: Code = "refused_transaction"
         /// The body did not arrive in time (408).

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import StorekeeperStore
 
 /// The API's request context: Hummingbird's core, the caller that ``APIAuthenticator`` found,
 /// and the API's JSON encoder (so handlers return `ResponseEncodable` values).
@@ -95,7 +96,7 @@ struct APIAuthenticator: RouterMiddleware {
         guard principal.appId == appId, let app = apps.apps[appId] else { throw APIError.notFound }
         if let tokenCustomer = principal.customerId {
             switch policy {
-            case .pathCustomer where try context.customerId() == tokenCustomer: break
+            case .pathCustomer where CustomerId.same(try context.customerId(), tokenCustomer): break
             case .bodyCustomer: break
             default: throw Self.customerTokenRefused
             }

@@ -73,21 +73,28 @@ extension StorekeeperAPI {
     /// The chain of the transaction a revocation names, after checking that it is this
     /// customer's: 422 when the ledger does not know it, 409 when it is another customer's.
     private func revocableChain(transactionId: String, customer: String, app: AppRuntime) async throws -> String? {
-        let entries = try await store.ledger(appId: app.id, transactionId: transactionId)
-        guard
-            let purchase = entries.lazy.compactMap({ entry -> (LedgerEntry, PurchaseFact)? in
-                if case .purchase(let fact) = entry.fact { return (entry, fact) }
-                return nil
-            }).first
-        else {
+        guard let (purchase, owner) = try await recordedPurchase(transactionId: transactionId, app: app) else {
             throw APIError(
                 .unprocessableContent, code: .unknownTransaction, message: "no transaction or grant \(transactionId) is recorded for this app")
         }
-        let chain = purchase.1.originalTransactionId
-        let owner = try await store.customer(appId: app.id, alias: .originalTransactionId(chain)) ?? purchase.0.customerId
-        if let owner, owner != customer {
-            throw APIError(.conflict, code: .transactionBelongsToAnotherCustomer, message: "this transaction belongs to another customer of the app")
-        }
-        return chain
+        if let owner, !CustomerId.same(owner, customer) { throw Self.anotherCustomersTransaction }
+        return purchase.originalTransactionId
     }
+
+    /// The purchase the ledger records as `transactionId` and the customer its chain is linked
+    /// to (none when only Apple's notifications brought it); `nil` when the ledger does not know it.
+    func recordedPurchase(transactionId: String, app: AppRuntime) async throws -> (PurchaseFact, owner: String?)? {
+        let entries = try await store.ledger(appId: app.id, transactionId: transactionId)
+        guard
+            let (entry, purchase) = entries.lazy.compactMap({ entry -> (LedgerEntry, PurchaseFact)? in
+                if case .purchase(let fact) = entry.fact { return (entry, fact) }
+                return nil
+            }).first
+        else { return nil }
+        let owner = try await store.customer(appId: app.id, alias: .originalTransactionId(purchase.originalTransactionId)) ?? entry.customerId
+        return (purchase, owner)
+    }
+
+    static let anotherCustomersTransaction = APIError(
+        .conflict, code: .transactionBelongsToAnotherCustomer, message: "this transaction belongs to another customer of the app")
 }

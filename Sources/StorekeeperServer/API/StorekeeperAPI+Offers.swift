@@ -47,7 +47,7 @@ extension StorekeeperAPI {
         let (app, principal) = (try context.caller().app, try context.caller().principal)
         let input = try JSONBody.decode(OfferSignRequest.self, from: try await body(request))
         guard (1...256).contains(input.customerId.utf8.count) else { throw APIError.badRequest("customerId must be 1 to 256 characters") }
-        if let tokenCustomer = principal.customerId, tokenCustomer != input.customerId { throw APIAuthenticator.customerTokenRefused }
+        if let tokenCustomer = principal.customerId, !CustomerId.same(tokenCustomer, input.customerId) { throw APIAuthenticator.customerTokenRefused }
         guard (1...256).contains(input.productId.utf8.count), (1...256).contains(input.offerId.utf8.count) else {
             throw APIError.badRequest("productId and offerId must be 1 to 256 characters")
         }
@@ -105,7 +105,9 @@ extension StorekeeperAPI {
         guard let text else { return nil }
         guard let uuid = UUID(uuidString: text) else { throw APIError.badRequest("appAccountToken must be a UUID") }
         let token = uuid.uuidString.lowercased()
-        guard try await store.customer(appId: app.id, alias: .appAccountToken(token)) == customerId else { throw Self.tokenNotIssued }
+        guard let owner = try await store.customer(appId: app.id, alias: .appAccountToken(token)), CustomerId.same(owner, customerId) else {
+            throw Self.tokenNotIssued
+        }
         return token
     }
 }

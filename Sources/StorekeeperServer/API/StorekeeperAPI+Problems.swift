@@ -84,15 +84,35 @@ extension StorekeeperAPI {
         var kind: String
         var productId: String?
         var transactionId: String?
+        /// Apple's signed transaction: what proves a purchase the server has not linked yet.
+        var signedTransaction: String?
         var reason: String
         var evidence: [String: String]?
     }
 
+    /// At most this many open tickets from reports per customer.
+    static let maximumOpenReports = 5
+    /// The cause keys of tickets opened by reports start with this.
+    static let reportedCause = "reported:"
+
     /// `POST /v1/apps/{appId}/customers/{customerId}/problems` (app key or the customer's token):
     /// the app reports a purchase that went wrong on the device.
+    ///
+    /// A report speaks only of the reporter's own purchases (``reportersPurchase(_:signed:customer:app:now:)``).
+    /// Each customer files at most ``ProblemReportQuota`` reports (429 with `Retry-After`
+    /// beyond) and keeps at most ``maximumOpenReports`` tickets open (409 beyond; repeating an
+    /// open one only counts an occurrence).
     func reportProblem(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let app = try context.caller().app
         let customer = try context.customerId()
+        let now = clock()
+        if let wait = problemReports.take(appId: app.id, customerId: customer, now: now) {
+            let seconds = max(1, Int(wait.rounded(.up)))
+            var error = APIError(
+                .tooManyRequests, code: .tooManyRequests, message: "too many problem reports for this customer: retry in \(seconds) seconds")
+            error.retryAfter = seconds
+            throw error
+        }
         let input = try JSONBody.decode(ReportedProblem.self, from: try await body(request))
         let reason = try Self.checkedReason(input.reason)
         guard [ProblemDesk.notCharged, ProblemDesk.chargedNotDelivered].contains(input.kind) else {
@@ -105,30 +125,82 @@ extension StorekeeperAPI {
         guard evidence.count <= 20, evidence.allSatisfy({ $0.key.utf8.count <= 64 && $0.value.utf8.count <= 1000 }) else {
             throw APIError.badRequest("evidence holds at most 20 fields of at most 1000 bytes")
         }
-        let now = clock()
+        let charged = input.kind == ProblemDesk.chargedNotDelivered
+        let purchase = try await reportersPurchase(input, customer: customer, app: app, now: now)
+        guard !charged || purchase != nil else {
+            throw APIError.badRequest("charged_not_delivered needs the purchase's transactionId (and its signedTransaction until it is posted)")
+        }
         var recorded = evidence
         recorded["reportedBy"] = "app"
-        recorded["productId"] = input.productId
-        recorded["transactionId"] = input.transactionId
-        let charged = input.kind == ProblemDesk.chargedNotDelivered
-        // A charge the app could not deliver is one problem per transaction; failures before
-        // payment are each only noted.
-        let cause = charged ? "reported:\(input.transactionId ?? UUID().uuidString)" : "not_charged:\(UUID().uuidString)"
+        recorded["productId"] = input.productId ?? purchase?.productId
+        recorded["transactionId"] = input.transactionId ?? purchase?.transactionId
+        recorded[ProblemDesk.environmentEvidence] = purchase?.environment
+        // A charge the app could not deliver is one problem per transaction and customer;
+        // failures before payment are each only noted.
+        let cause =
+            charged ? "\(Self.reportedCause)\(purchase?.transactionId ?? ""):\(customer)" : "\(ProblemDesk.notCharged):\(UUID().uuidString)"
+        if charged {
+            let open = try await store.problems(appId: app.id, customerId: customer, status: .open, limit: 1000)
+                .filter { $0.causeKey.hasPrefix(Self.reportedCause) }
+            if open.count >= Self.maximumOpenReports, !open.contains(where: { $0.causeKey == cause }) {
+                throw APIError(
+                    .conflict, code: .tooManyOpenProblems, message: "this customer has \(open.count) open problem reports: wait until one is resolved"
+                )
+            }
+        }
         var problem = Problem(
             appId: app.id, kind: input.kind, causeKey: cause, status: charged ? .open : .noted, customerId: customer,
             summary: charged ? "\(customer) paid but the app could not deliver: \(reason)" : "purchase failed before payment: \(reason)",
             evidence: recorded, openedAt: now)
-        if charged, let transactionId = input.transactionId,
-            let purchase = try await store.ledger(appId: app.id, transactionId: transactionId).lazy.compactMap({ entry -> Money? in
-                if case .purchase(let fact) = entry.fact { return fact.price }
-                return nil
-            }).first
-        {
-            problem.amount = Decimal(purchase.milliunits) / 1000
-            problem.currency = purchase.currency
+        if charged, let price = purchase?.price {
+            problem.amount = Decimal(price.milliunits) / 1000
+            problem.currency = price.currency
         }
         let opened = try await ProblemDesk(store: store).open(problem, app: app)
         return JSONBody.response(
             status: .accepted, value: ["kind": input.kind, "status": problem.status.rawValue, "opened": opened ? "true" : "false"])
+    }
+
+    /// The purchase a report names, once it is shown to be the reporter's; `nil` when the report
+    /// names none, or a transaction the server does not know and brings no proof of.
+    ///
+    /// - A transaction linked to a customer is the reporter's only when linked to them (409
+    ///   otherwise).
+    /// - A transaction the server does not know, or knows from Apple's notifications without a
+    ///   customer, needs Apple's signed transaction: it must verify for the app (422 otherwise),
+    ///   and its app account token must not be another customer's (409). That is what the
+    ///   device that bought it holds when posting it failed. Without it, a `charged_not_delivered`
+    ///   report is refused (422); a `not_charged` one goes on without a purchase.
+    private func reportersPurchase(_ input: ReportedProblem, customer: String, app: AppRuntime, now: Date) async throws -> PurchaseFact? {
+        var signed: PurchaseFact?
+        if let text = input.signedTransaction {
+            let (fact, token) = try await verifiedTransaction(text, app: app, now: now)
+            if let id = input.transactionId, id != fact.transactionId {
+                throw APIError.badRequest("transactionId is not the signed transaction's")
+            }
+            if let token, let owner = try await store.customer(appId: app.id, alias: .appAccountToken(token)), !CustomerId.same(owner, customer) {
+                throw Self.anotherCustomersTransaction
+            }
+            signed = fact
+        }
+        guard let transactionId = input.transactionId ?? signed?.transactionId else { return nil }
+        if let (purchase, owner) = try await recordedPurchase(transactionId: transactionId, app: app), owner != nil || signed == nil {
+            guard let owner else {
+                guard input.kind == ProblemDesk.notCharged else {
+                    throw APIError(
+                        .unprocessableContent, code: .unknownTransaction,
+                        message: "transaction \(transactionId) is linked to no customer: send its signedTransaction, or post the purchase first")
+                }
+                return nil
+            }
+            guard CustomerId.same(owner, customer) else { throw Self.anotherCustomersTransaction }
+            return purchase
+        }
+        guard signed != nil || input.kind == ProblemDesk.notCharged else {
+            throw APIError(
+                .unprocessableContent, code: .unknownTransaction,
+                message: "no transaction \(transactionId) is recorded for this app: send its signedTransaction, or post the purchase first")
+        }
+        return signed
     }
 }

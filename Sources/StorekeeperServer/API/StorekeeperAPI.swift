@@ -30,6 +30,8 @@ struct StorekeeperAPI: Sendable {
     var offlineWindow: TimeInterval = 10 * 86_400
     /// The JSON of the subscription states answered lately.
     var encodedStates = EncodedStates()
+    /// How many problem reports each customer may still file.
+    var problemReports = ProblemReportQuota()
 
     func addRoutes(to router: Router<APIRequestContext>) {
         router.get("/health") { _, _ in try await health() }

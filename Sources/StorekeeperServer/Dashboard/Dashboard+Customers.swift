@@ -68,7 +68,7 @@ extension Dashboard {
     func search(_ query: String, app: AppRuntime) async throws -> [(String, String)] {
         var found: [(String, String)] = []
         func add(_ id: String?, _ how: String) {
-            if let id, !found.contains(where: { $0.0 == id }) { found.append((id, how)) }
+            if let id, !found.contains(where: { CustomerId.same($0.0, id) }) { found.append((id, how)) }
         }
         if try await store.customerExists(appId: app.id, customerId: query) { add(query, "customer id") }
         add(try await store.customer(appId: app.id, alias: .originalTransactionId(query)), "original transaction id")
@@ -355,7 +355,7 @@ extension Dashboard {
     private func customerChain(_ form: FormFields, app: AppRuntime, customer: String) async throws -> String {
         guard let text = form.text("originalTransactionId") else { throw DashboardError.badRequest("Choose a subscription.") }
         let chain = try StorekeeperAPI.checkedChain(text)
-        guard try await store.customer(appId: app.id, alias: .originalTransactionId(chain)) == customer else {
+        guard CustomerId.same(try await store.customer(appId: app.id, alias: .originalTransactionId(chain)), customer) else {
             throw DashboardError.badRequest("That subscription is not this customer's.")
         }
         return chain

@@ -56,7 +56,8 @@ public struct HTTPWebhookTransport: WebhookTransport {
 /// Sends the outbox: leases due deliveries (several dispatchers never hold one at once), posts
 /// each to its webhook signed the Standard Webhooks way, and records the attempt: delivered on
 /// 2xx; retried on anything else (a 3xx is a failure and never followed; 429, 502, 503 and 504
-/// wait at least their `Retry-After`); dead after the last retry; a 410 disables the webhook.
+/// wait at least their `Retry-After`, and a 429 pauses the whole destination that long); dead
+/// after the last retry; a 410 disables the webhook.
 public struct EventDispatcher: Service {
     let apps: AppDirectory
     let store: any StorekeeperStorage
@@ -70,7 +71,8 @@ public struct EventDispatcher: Service {
     var batchSize = 50
     var leaseSeconds: TimeInterval = 60
     var timeout: TimeAmount = .seconds(15)
-    /// Slack's one message a second per webhook, across this process's dispatch passes.
+    /// Slack's one message a second per webhook, and the pauses 429s asked for, across this
+    /// process's dispatch passes.
     let pacing = Pacing()
     /// A number in -0.1…0.1 for each retry's jitter.
     var jitter: @Sendable () -> Double = { Double.random(in: -0.1...0.1) }
@@ -191,6 +193,7 @@ public struct EventDispatcher: Service {
             evidence["lastError"] = error
             evidence["transactionId"] = details.transactionId
             evidence["originalTransactionId"] = delivery.event.originalTransactionId
+            evidence[ProblemDesk.environmentEvidence] = details.environment
             let paid = (IntegrationMessages.revenueSign(of: type) ?? 0) > 0 && details.price != nil
             let isWebhook = app.webhooks().contains { $0.id == delivery.destination }
             let problem =
@@ -221,19 +224,37 @@ public struct EventDispatcher: Service {
             }
             return
         }
+        let destination = "\(app.id)/\(first.destination)"
         if let webhook = app.webhooks().first(where: { $0.id == first.destination }) {
-            for delivery in deliveries { try await sendWebhook(delivery, webhook: webhook, app: app) }
+            try await sendEach(deliveries.map { [$0] }, to: destination) { unit in
+                for delivery in unit { try await sendWebhook(delivery, webhook: webhook, app: app) }
+            }
         } else if let integration = app.configuration.integrations.first(where: { $0.id == first.destination }) {
             switch integration.type {
             case .slack, .telegram:
-                for delivery in deliveries { try await sendMessage(delivery, integration: integration, app: app) }
+                try await sendEach(deliveries.map { [$0] }, to: destination) { unit in
+                    for delivery in unit { try await sendMessage(delivery, integration: integration, app: app) }
+                }
             case .amplitude, .mixpanel:
-                try await sendBatches(deliveries, integration: integration, app: app)
+                try await sendEach([deliveries], to: destination) { try await sendBatches($0, integration: integration, app: app) }
             }
         } else {
             for delivery in deliveries {
                 try await finish(delivery, at: now, started: started, status: nil, error: "the destination is no longer configured", outcome: .dead)
             }
+        }
+    }
+
+    /// Sends `units` (a delivery each, or a vendor's batch) one after the other with `send`
+    /// while `destination` is not paused; once it is (it answered 429, here or in another pass),
+    /// the rest are handed back unsent, due when the pause ends.
+    func sendEach(_ units: [[OutboxDelivery]], to destination: String, send: ([OutboxDelivery]) async throws -> Void) async throws {
+        for (index, unit) in units.enumerated() {
+            if let until = await pacing.pausedUntil(destination, now: clock()) {
+                try await store.postponeDeliveries(ids: units[index...].flatMap { $0.map(\.id) }, owner: owner, until: until)
+                return
+            }
+            try await send(unit)
         }
     }
 
@@ -249,17 +270,29 @@ public struct EventDispatcher: Service {
         return WebhookMessage.data(delivery.event, aliases: aliases)
     }
 
-    /// Posts `body` and records the outcome for `deliveries` (one request's worth).
+    /// What a batch vendor's refusal of some records says of the records it does not name.
+    enum Unnamed {
+        /// They were imported (Mixpanel's strict mode).
+        case delivered
+        /// Nothing was imported: they go again without the refused ones (Amplitude).
+        case notImported
+    }
+
+    /// Posts `body` and records the outcome for `deliveries` (one request's worth). `refusals`
+    /// reads an answer that names refused records (by delivery id, with why): those are dead,
+    /// and the others are delivered or, when `unnamed` says nothing was imported, answered
+    /// back to be posted again. A 429 pauses the whole destination (``Pacing``).
+    @discardableResult
     func post(
         _ deliveries: [OutboxDelivery], url: String, headers: [(String, String)], body: Data, app: AppRuntime,
-        classify: (WebhookAnswer) -> [Int64: (String?, DeliveryOutcome)]? = { _ in nil }
-    ) async throws {
+        refusals: (WebhookAnswer) -> [Int64: String]? = { _ in nil }, unnamed: Unnamed = .delivered
+    ) async throws -> [OutboxDelivery] {
         let now = clock()
         let started = ContinuousClock.now
-        guard let first = deliveries.first else { return }
+        guard let first = deliveries.first else { return [] }
         if let refusal = refusal(url, app: app) {
             for delivery in deliveries { try await finish(delivery, at: now, started: started, status: nil, error: refusal, outcome: .dead) }
-            return
+            return []
         }
         guard let transport else { throw CancellationError() }
         let answer: WebhookAnswer
@@ -272,14 +305,20 @@ public struct EventDispatcher: Service {
                     delivery, at: now, started: started, status: nil, error: message,
                     outcome: retry(after: delivery.attempts, at: now, retryAfter: nil))
             }
-            return
+            return []
         }
-        if let perDelivery = classify(answer) {
+        if let refused = refusals(answer) {
+            var again: [OutboxDelivery] = []
             for delivery in deliveries {
-                let (error, outcome) = perDelivery[delivery.id] ?? (nil, .delivered)
-                try await finish(delivery, at: now, started: started, status: answer.status, error: error, outcome: outcome)
+                if let error = refused[delivery.id] {
+                    try await finish(delivery, at: now, started: started, status: answer.status, error: error, outcome: .dead)
+                } else if unnamed == .delivered {
+                    try await finish(delivery, at: now, started: started, status: answer.status, error: nil, outcome: .delivered)
+                } else {
+                    again.append(delivery)
+                }
             }
-            return
+            return again
         }
         switch answer.status {
         case 200..<300:
@@ -294,6 +333,11 @@ public struct EventDispatcher: Service {
             }
         default:
             let retryAfter = [429, 502, 503, 504].contains(answer.status) ? (answer.retryAfter ?? Self.telegramRetryAfter(answer.body)) : nil
+            if answer.status == 429 {
+                // The destination asked everyone to wait, not only this message.
+                let asked = retryAfter.flatMap { Self.seconds(retryAfter: $0, now: now) } ?? Self.unspecifiedPause
+                await pacing.pause("\(app.id)/\(first.destination)", until: now.addingTimeInterval(min(asked, 86_400)))
+            }
             let reason = "HTTP \(answer.status)" + (answer.body.isEmpty ? "" : ": " + String(decoding: answer.body.prefix(200), as: UTF8.self))
             for delivery in deliveries {
                 try await finish(
@@ -301,6 +345,7 @@ public struct EventDispatcher: Service {
                     outcome: retry(after: delivery.attempts, at: now, retryAfter: retryAfter))
             }
         }
+        return []
     }
 
     func sendWebhook(_ delivery: OutboxDelivery, webhook: WebhookConfiguration, app: AppRuntime) async throws {
@@ -349,15 +394,25 @@ public struct EventDispatcher: Service {
                 size += events[end].2
                 end += 1
             }
-            let chunk = Array(events[start..<end])
+            var chunk = Array(events[start..<end])
             start = end
             if integration.type == .amplitude {
-                let body = IntegrationMessages.json([
-                    "api_key": integration.apiKey ?? "", "events": chunk.map(\.1),
-                    // Amplitude refuses ids shorter than 5 characters unless told otherwise.
-                    "options": ["min_id_length": 1],
-                ])
-                try await post(chunk.map(\.0), url: url, headers: [("content-type", "application/json")], body: body, app: app)
+                // Amplitude's 400 names the events it refuses and imports none: the rest go again.
+                while !chunk.isEmpty {
+                    let body = IntegrationMessages.json([
+                        "api_key": integration.apiKey ?? "", "events": chunk.map(\.1),
+                        // Amplitude refuses ids shorter than 5 characters unless told otherwise.
+                        "options": ["min_id_length": 1],
+                    ])
+                    let ids = chunk.map(\.0.id)
+                    let again = try await post(
+                        chunk.map(\.0), url: url, headers: [("content-type", "application/json")], body: body, app: app,
+                        refusals: { answer in
+                            guard answer.status == 400 else { return nil }
+                            return Self.named(IntegrationMessages.amplitudeRefusals(answer.body), ids: ids, vendor: "Amplitude")
+                        }, unnamed: .notImported)
+                    chunk = chunk.filter { event in again.contains { $0.id == event.0.id } }
+                }
             } else {
                 let credentials = Data("\(integration.serviceAccountUsername ?? ""):\(integration.serviceAccountSecret ?? "")".utf8)
                     .base64EncodedString()
@@ -366,23 +421,33 @@ public struct EventDispatcher: Service {
                 try await post(
                     chunk.map(\.0), url: url, headers: [("content-type", "application/json"), ("authorization", "Basic \(credentials)")], body: body,
                     app: app,
-                    classify: { answer in
+                    refusals: { answer in
                         // Strict mode: a 400 names the records it refused; the rest were imported.
                         guard answer.status == 400,
                             let object = try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any],
                             let failed = object["failed_records"] as? [[String: Any]]
                         else { return nil }
-                        var result: [Int64: (String?, DeliveryOutcome)] = [:]
+                        var refused: [Int: String] = [:]
                         for record in failed {
-                            guard let index = record["index"] as? Int, ids.indices.contains(index) else { continue }
-                            let message = "refused by Mixpanel: \(record["field"] as? String ?? "") \(record["message"] as? String ?? "")"
-                            result[ids[index]] = (message, .dead)
+                            guard let index = record["index"] as? Int else { continue }
+                            refused[index] = "\(record["field"] as? String ?? "") \(record["message"] as? String ?? "")"
                         }
-                        return result.isEmpty ? nil : result
+                        return Self.named(refused, ids: ids, vendor: "Mixpanel")
                     })
             }
         }
     }
+
+    /// A vendor's refusals by index in the batch, as refusals by delivery id (`nil` when none
+    /// names a record of the batch).
+    static func named(_ refused: [Int: String], ids: [Int64], vendor: String) -> [Int64: String]? {
+        var result: [Int64: String] = [:]
+        for (index, why) in refused where ids.indices.contains(index) { result[ids[index]] = "refused by \(vendor): \(why)" }
+        return result.isEmpty ? nil : result
+    }
+
+    /// How long a 429 that names no wait pauses its destination.
+    static let unspecifiedPause: TimeInterval = 5
 
     /// Telegram's `parameters.retry_after` in a 429 body.
     static func telegramRetryAfter(_ body: Data) -> String? {
@@ -411,9 +476,14 @@ public struct EventDispatcher: Service {
     }
 }
 
-/// Spaces sends to one destination at least `interval` apart (Slack's one message a second).
+/// Spaces sends to one destination at least `interval` apart (Slack's one message a second,
+/// on the continuous clock), and holds a destination back while it asked to wait: a 429's
+/// `Retry-After` (Slack's header, Telegram's `parameters.retry_after`) pauses every delivery to
+/// it until then, on the dispatcher's clock. Kept by this process: each replica learns of a
+/// pause from its own 429.
 actor Pacing {
     private var last: [String: ContinuousClock.Instant] = [:]
+    private var pauses: [String: Date] = [:]
 
     func wait(for key: String, interval: Duration) async {
         let now = ContinuousClock.now
@@ -421,5 +491,20 @@ actor Pacing {
             try? await Task.sleep(until: previous + interval, clock: .continuous)
         }
         last[key] = ContinuousClock.now
+    }
+
+    /// Pauses `key` until `date` (a later pause already set is kept).
+    func pause(_ key: String, until date: Date) {
+        pauses[key] = max(date, pauses[key] ?? date)
+    }
+
+    /// When the pause of `key` ends, if it is paused at `now`.
+    func pausedUntil(_ key: String, now: Date) -> Date? {
+        guard let until = pauses[key] else { return nil }
+        guard until > now else {
+            pauses[key] = nil
+            return nil
+        }
+        return until
     }
 }

@@ -39,12 +39,22 @@ public struct IntegrationConfiguration: Sendable, Codable, Hashable {
         self.type = type
     }
 
+    /// Whether an event of `eventType` in `environment` goes to this integration. `"*"` (or no
+    /// `events`) means every type for Slack and Telegram, and every customer event for Amplitude
+    /// and Mixpanel: operational alerts (`problem.*`) reach an analytics project only when its
+    /// `events` name them.
     func wants(type eventType: String, environment: String?) -> Bool {
         let types = events ?? ["*"]
-        guard types.contains("*") || types.contains(eventType) else { return false }
+        if !types.contains(eventType) {
+            guard types.contains("*") else { return false }
+            if isAnalytics, eventType.hasPrefix("problem.") { return false }
+        }
         guard let environments, let environment else { return true }
         return environments.contains(environment)
     }
+
+    /// Whether this is an analytics project (Amplitude, Mixpanel) rather than a chat.
+    var isAnalytics: Bool { type == .amplitude || type == .mixpanel }
 
     /// The URL a request goes to.
     var endpoint: String? {

@@ -94,12 +94,20 @@ enum IntegrationMessages {
         }
     }
 
+    /// The event for Amplitude's HTTP V2 API: the customer is the `user_id` (the chain's original
+    /// transaction id when no customer is known); an event of no customer at all (an alert the
+    /// integration asked for) is the app's own, `device_id` `storekeeper-<appId>` — Amplitude
+    /// refuses an event with neither.
     static func amplitudeEvent(data: [String: Any], type: String, time: Date) -> [String: Any] {
         var event: [String: Any] = [
-            "user_id": text(data["customerId"] ?? data["originalTransactionId"] ?? ""), "event_type": type,
-            "time": Int64((time.timeIntervalSince1970 * 1000).rounded()), "insert_id": text(data["id"] ?? ""),
+            "event_type": type, "time": Int64((time.timeIntervalSince1970 * 1000).rounded()), "insert_id": text(data["id"] ?? ""),
             "event_properties": data.filter { !["aliases"].contains($0.key) },
         ]
+        if let user = data["customerId"] ?? data["originalTransactionId"] {
+            event["user_id"] = text(user)
+        } else {
+            event["device_id"] = "storekeeper-" + text(data["appId"] ?? "")
+        }
         if let sign = revenueSign(of: type), let price = (data["priceInReportingCurrency"] ?? data["price"]) as? NSNumber {
             let amount = sign * price.decimalValue
             event["price"] = NSDecimalNumber(decimal: amount)
@@ -109,6 +117,22 @@ enum IntegrationMessages {
             event["revenueType"] = type
         }
         return event
+    }
+
+    /// The events an Amplitude 400 names as refused, by their index in the batch, with why:
+    /// `events_with_invalid_fields` and `events_with_missing_fields` map field names to indices.
+    /// Amplitude imported none of the batch; the others go again without these.
+    static func amplitudeRefusals(_ body: Data) -> [Int: String] {
+        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else { return [:] }
+        var refused: [Int: String] = [:]
+        for (key, word) in [("events_with_invalid_fields", "invalid"), ("events_with_missing_fields", "missing")] {
+            for (field, indices) in (object[key] as? [String: Any] ?? [:]).sorted(by: { $0.key < $1.key }) {
+                for index in indices as? [Int] ?? [] {
+                    refused[index] = [refused[index], "\(word) \(field)"].compactMap { $0 }.joined(separator: ", ")
+                }
+            }
+        }
+        return refused
     }
 
     static func mixpanelEvent(data: [String: Any], type: String, time: Date) -> [String: Any] {

@@ -3,6 +3,13 @@ import StorekeeperStore
 
 /// Opens and resolves problems with their alerts: `problem.opened` and `problem.resolved` events
 /// to every destination that wants them (Slack, Telegram, webhooks), written with the problem.
+///
+/// An alert carries the app, the customer when the problem is one customer's, and the
+/// environment when the problem comes from one (the evidence's `environment`: a reported
+/// purchase's, a dead delivery's event's); it goes only to the destinations that take that
+/// environment. A problem of the whole app (a job kind failing, Apple refusing the key) names
+/// no environment and goes to every destination that wants the type. Analytics integrations
+/// take problem events only when their `events` name them (``IntegrationConfiguration``).
 struct ProblemDesk: Sendable {
     let store: any StorekeeperStorage
 
@@ -12,6 +19,8 @@ struct ProblemDesk: Sendable {
     static let deadLetters = "dead_letters"
     static let jobFailing = "job_failing"
     static let appleUnauthorized = "apple_unauthorized"
+    /// The evidence field naming the environment a problem comes from (`Sandbox`, `Production`).
+    static let environmentEvidence = "environment"
 
     /// Opens `problem` (or counts another occurrence of its open cause), alerting every
     /// destination that wants `problem.opened` but `excluded` (the destination that failed).
@@ -38,10 +47,11 @@ struct ProblemDesk: Sendable {
         details.price = problem.amount
         details.currency = problem.currency
         details.source = "problems"
+        details.environment = problem.evidence[Self.environmentEvidence]
         var event = EventRecord(
             appId: app.id, customerId: problem.customerId, type: EventType(rawValue: type), details: details, occurredAt: at,
             idempotencyKey: "event:" + key)
-        event.destinations = app.destinations(type: type, environment: nil).filter { $0 != excluding }
+        event.destinations = app.destinations(type: type, environment: details.environment).filter { $0 != excluding }
         return event
     }
 }

@@ -132,7 +132,7 @@ struct FactIntake: Sendable {
 
     private func claim(_ aliases: [CustomerAlias], for customer: String, appId: String) async throws {
         for alias in aliases {
-            if let owner = try await reads.customer(appId: appId, alias: alias), owner != customer { throw AliasTaken(alias: alias) }
+            if let owner = try await reads.customer(appId: appId, alias: alias), !CustomerId.same(owner, customer) { throw AliasTaken(alias: alias) }
         }
     }
 

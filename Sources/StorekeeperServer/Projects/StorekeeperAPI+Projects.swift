@@ -52,7 +52,7 @@ extension StorekeeperAPI {
         }
         let principals = project.apps.compactMap { apps.authenticate(credential, appId: $0, now: now) }
         guard let principal = principals.first, project.apps.contains(principal.appId) else { throw APIError.unauthorized }
-        if let tokenCustomer = principal.customerId, tokenCustomer != customer { throw APIAuthenticator.customerTokenRefused }
+        if let tokenCustomer = principal.customerId, !CustomerId.same(tokenCustomer, customer) { throw APIAuthenticator.customerTokenRefused }
         guard let origin = apps.apps[principal.appId] else { throw APIError.notFound }
         var parts: [ProjectCustomerResponse.AppPart] = []
         if try await store.customerExists(appId: origin.id, customerId: customer) {

@@ -86,6 +86,12 @@ extension InMemoryStore {
         Array(problemRows.filter { $0.appId == appId && (status == nil || $0.status == status) }.reversed().prefix(max(0, min(limit, 1000))))
     }
 
+    public func problems(appId: String, customerId: String, status: ProblemStatus, limit: Int) async throws -> [Problem] {
+        Array(
+            problemRows.filter { $0.appId == appId && $0.status == status && CustomerId.same($0.customerId, customerId) }.reversed()
+                .prefix(max(0, min(limit, 1000))))
+    }
+
     public func leaseDeliveries(limit: Int, owner: String, now: Date, leaseUntil: Date) async throws -> [OutboxDelivery] {
         let due = deliveryRows.values.filter { row in
             row.delivery.state == .pending && row.delivery.nextAttemptAt <= now && (row.leaseUntil.map { $0 < now } ?? true)
@@ -105,6 +111,17 @@ extension InMemoryStore {
         for (id, row) in deliveryRows where row.leaseOwner != nil {
             deliveryRows[id]?.leaseOwner = nil
             deliveryRows[id]?.leaseUntil = nil
+        }
+    }
+
+    public func postponeDeliveries(ids: [Int64], owner: String, until: Date) async throws {
+        for id in ids {
+            guard var row = deliveryRows[id], row.leaseOwner == owner, row.delivery.state == .pending else { continue }
+            row.delivery.nextAttemptAt = until.toMilliseconds
+            row.delivery.attempts = max(0, row.delivery.attempts - 1)
+            row.leaseOwner = nil
+            row.leaseUntil = nil
+            deliveryRows[id] = row
         }
     }
 
@@ -188,6 +205,6 @@ extension InMemoryStore {
     }
 
     public func auditEntries(appId: String, customerId: String, limit: Int) async throws -> [AuditEntry] {
-        Array(auditRows.filter { $0.appId == appId && $0.customerId == customerId }.reversed().prefix(max(0, min(limit, 10_000))))
+        Array(auditRows.filter { $0.appId == appId && CustomerId.same($0.customerId, customerId) }.reversed().prefix(max(0, min(limit, 10_000))))
     }
 }

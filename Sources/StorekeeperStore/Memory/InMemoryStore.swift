@@ -10,9 +10,21 @@ public actor InMemoryStore: StorekeeperStorage {
     public nonisolated let backendName = "memory"
     public nonisolated var writeFailure: String? { nil }
 
+    /// A row's key within an app, compared and hashed as exact bytes, as SQL compares text
+    /// (``CustomerId``): `String`'s own `==` and hash follow canonical equivalence.
     struct AppKey: Hashable {
         var appId: String
         var key: String
+
+        static func == (a: AppKey, b: AppKey) -> Bool {
+            a.appId.utf8.elementsEqual(b.appId.utf8) && a.key.utf8.elementsEqual(b.key.utf8)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            for byte in appId.utf8 { hasher.combine(byte) }
+            hasher.combine(0xFF as UInt8)  // never a byte of UTF-8: the two parts stay apart
+            for byte in key.utf8 { hasher.combine(byte) }
+        }
     }
 
     struct InboxRow {
@@ -172,7 +184,7 @@ public actor InMemoryStore: StorekeeperStorage {
     }
 
     public func aliases(appId: String, customerId: String) async throws -> [CustomerAlias] {
-        aliasOwners.filter { $0.key.appId == appId && $0.value == customerId }.keys.map { key in
+        aliasOwners.filter { $0.key.appId == appId && CustomerId.same($0.value, customerId) }.keys.map { key in
             let parts = key.key.split(separator: "\u{1F}", maxSplits: 1, omittingEmptySubsequences: false)
             return CustomerAlias(kind: CustomerAlias.Kind(rawValue: String(parts[0])), value: String(parts[1]))
         }.sorted { ($0.kind.rawValue, $0.value) < ($1.kind.rawValue, $1.value) }
@@ -181,7 +193,7 @@ public actor InMemoryStore: StorekeeperStorage {
     func chains(of customerId: String, appId: String) -> Set<String> {
         Set(
             aliasOwners.compactMap { key, owner in
-                guard key.appId == appId, owner == customerId else { return nil }
+                guard key.appId == appId, CustomerId.same(owner, customerId) else { return nil }
                 let prefix = CustomerAlias.Kind.originalTransactionId.rawValue + "\u{1F}"
                 return key.key.hasPrefix(prefix) ? String(key.key.dropFirst(prefix.count)) : nil
             })
@@ -215,7 +227,7 @@ public actor InMemoryStore: StorekeeperStorage {
             for alias in link.aliases {
                 let key = Self.aliasKey(alias, appId: appId)
                 let owner = aliasOwners[key] ?? owners[key] ?? link.customerId
-                guard owner == link.customerId else {
+                guard CustomerId.same(owner, link.customerId) else {
                     throw StoreError(code: .aliasConflict, message: "\(alias.kind.rawValue) \(alias.value) belongs to another customer")
                 }
                 newOwners[key] = owner
@@ -307,7 +319,7 @@ public actor InMemoryStore: StorekeeperStorage {
     public func ledger(appId: String, customerId: String) async throws -> [LedgerEntry] {
         let chains = chains(of: customerId, appId: appId)
         return ledgerRows.filter { row in
-            row.appId == appId && (row.customerId == customerId || row.fact.originalTransactionId.map(chains.contains) == true)
+            row.appId == appId && (CustomerId.same(row.customerId, customerId) || row.fact.originalTransactionId.map(chains.contains) == true)
         }.sorted(by: Self.ledgerOrder)
     }
 
@@ -358,7 +370,7 @@ public actor InMemoryStore: StorekeeperStorage {
         let chains = chains(of: customerId, appId: appId)
         return Array(
             eventRows.filter { event in
-                event.appId == appId && (event.customerId == customerId || event.originalTransactionId.map(chains.contains) == true)
+                event.appId == appId && (CustomerId.same(event.customerId, customerId) || event.originalTransactionId.map(chains.contains) == true)
             }.sorted { ($0.occurredAt, $0.id ?? 0) < ($1.occurredAt, $1.id ?? 0) }.prefix(max(0, min(limit, 10_000))))
     }
 

@@ -176,6 +176,9 @@ public protocol EventOutbox: Sendable {
     func releaseDeliveryLeases() async throws
     /// Records an attempt of a delivery leased by `owner` and what it leaves it in.
     func finishDelivery(id: Int64, owner: String, attempt: DeliveryAttempt, outcome: DeliveryOutcome) async throws
+    /// Hands deliveries leased by `owner` back unsent, due at `until` (their destination asked
+    /// to wait): no attempt is recorded and the lease's count is undone.
+    func postponeDeliveries(ids: [Int64], owner: String, until: Date) async throws
     /// The app's deliveries to `destination`, newest first, optionally in one state.
     func deliveries(appId: String, destination: String, state: DeliveryState?, limit: Int) async throws -> [OutboxDelivery]
     /// One delivery of the app.
@@ -265,6 +268,9 @@ public protocol ProblemRegistry: Sendable {
     func resolveProblem(appId: String, id: Int64, at: Date, by: String, event: @escaping @Sendable (Problem) -> EventRecord?) async throws -> Problem?
     /// The app's problems in `status` (any when `nil`), newest first.
     func problems(appId: String, status: ProblemStatus?, limit: Int) async throws -> [Problem]
+    /// The problems of one customer of the app in `status`, newest first (the customer id
+    /// compared as exact bytes, see ``CustomerId``).
+    func problems(appId: String, customerId: String, status: ProblemStatus, limit: Int) async throws -> [Problem]
 }
 
 /// Keys the server makes for itself once and shares between replicas.

@@ -114,7 +114,7 @@ extension SQLStore {
             try await db.raw(insert + " ON CONFLICT (app_id, kind, value) DO NOTHING").run()
         }
         let owners = try await owners(of: claims.map(\.alias), appId: appId, db)
-        for claim in claims where owners[claim.alias] != claim.customerId {
+        for claim in claims where !CustomerId.same(owners[claim.alias], claim.customerId) {
             throw StoreError(code: .aliasConflict, message: "\(claim.alias.kind.rawValue) \(claim.alias.value) belongs to another customer")
         }
     }

@@ -119,6 +119,22 @@ extension SQLStore {
         }
     }
 
+    public func postponeDeliveries(ids: [Int64], owner: String, until: Date) async throws {
+        guard let first = ids.first else { return }
+        var bound: SQLQueryString = "\(bind: first)"
+        for id in ids.dropFirst() { bound += ", \(bind: id)" }
+        let list = bound
+        try await backend.transaction { db in
+            try await db.raw(
+                """
+                UPDATE event_deliveries SET next_attempt_at = \(bind: until.millisecondsSince1970),
+                attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, lease_owner = NULL, lease_until = NULL
+                WHERE lease_owner = \(bind: owner) AND state = \(bind: DeliveryState.pending.rawValue) AND id IN (
+                """ + list + ")"
+            ).run()
+        }
+    }
+
     public func deliveries(appId: String, destination: String, state: DeliveryState?, limit: Int) async throws -> [OutboxDelivery] {
         try await backend.read { db in
             var query: SQLQueryString = "SELECT * FROM event_deliveries WHERE app_id = \(bind: appId) AND destination = \(bind: destination)"

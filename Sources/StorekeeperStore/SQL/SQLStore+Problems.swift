@@ -76,6 +76,17 @@ extension SQLStore {
         }
     }
 
+    public func problems(appId: String, customerId: String, status: ProblemStatus, limit: Int) async throws -> [Problem] {
+        try await backend.read { db in
+            try await db.raw(
+                """
+                SELECT * FROM problems WHERE app_id = \(bind: appId) AND status = \(bind: status.rawValue) AND customer_id = \(bind: customerId)
+                ORDER BY id DESC LIMIT \(bind: max(0, min(limit, 1000)))
+                """
+            ).all().map(Self.problem)
+        }
+    }
+
     static func json(_ value: [String: String]) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import Logging
-import ServiceLifecycle
 import Synchronization
 import Testing
 
@@ -24,8 +23,7 @@ final class LoopbackWebhookReceiver: Sendable {
     let received = Received()
     let port: Int
     private let released = Release()
-    private let running: Task<Void, any Error>
-    private let group: ServiceGroup
+    private let server: LoopbackServer
 
     /// Starts the receiver (Hummingbird on a free port). Once `holdingAfter` deliveries were
     /// accepted, later ones wait unanswered until ``release()`` (nil: none wait).
@@ -45,21 +43,8 @@ final class LoopbackWebhookReceiver: Sendable {
             if let id = request.headers[.init("webhook-id")!] { received.ids.withLock { $0.append(id) } }
             return Response(status: .ok)
         }
-        let bound = Mutex<Int>(0)
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in bound.withLock { $0 = channel.localAddress?.port ?? 0 } }, logger: logger)
-        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
-        self.group = group
-        running = Task { try await group.run() }
-        // Up to two minutes to start on a loaded machine.
-        var port = 0
-        for _ in 0..<2_400 where port == 0 {
-            try await Task.sleep(for: .milliseconds(50))
-            port = bound.withLock { $0 }
-        }
-        self.port = port
-        try #require(port != 0, "the webhook receiver did not start")
+        server = try await LoopbackServer(router: router, logger: logger, name: "webhook receiver")
+        port = server.port
     }
 
     /// Distinct ids received.
@@ -81,7 +66,6 @@ final class LoopbackWebhookReceiver: Sendable {
     func release() { released.open() }
 
     func stop() async {
-        await group.triggerGracefulShutdown()
-        running.cancel()
+        await server.stop()
     }
 }

@@ -83,6 +83,7 @@ struct ProblemTests {
     @Test("the app reports purchases gone wrong: before payment only noted, a charge it could not deliver opens a ticket")
     func appReported() async throws {
         try await ServerHarness.run(.memory, configure: Self.configure) { harness, client in
+            try await ProblemReportTests.purchase("ivy", "77", harness, client)
             let noted = try await client.call(
                 .post, "/v1/apps/alpha/customers/ivy/problems", key: Fixture.alphaKey,
                 body: #"{"kind": "not_charged", "productId": "pro.monthly", "reason": "payment sheet cancelled"}"#)
