@@ -68,4 +68,36 @@ struct TransitionTests {
                 "subscription.grace_period_started", "subscription.billing_recovered", "subscription.renewed", "subscription.refunded",
             ], "\(types)")
     }
+
+    @Test("a switch of auto-renew first seen in the renewal after it is the same switch when its own notification is learned later")
+    func switchLearnedLate() {
+        let purchases = [Self.period("t2", 0, 30), Self.period("t3", 30, 60)]
+        let on = RenewalFact(originalTransactionId: "t1", willAutoRenew: true, signedDate: day(0))
+        let off = RenewalFact(originalTransactionId: "t1", willAutoRenew: false, expirationReason: .voluntary, signedDate: day(15))
+        let renewal = RenewalFact(originalTransactionId: "t1", willAutoRenew: true, signedDate: day(30))
+        // The customer turned auto-renew back on just before the period ended; that notification was lost.
+        let switchedOn = RenewalFact(originalTransactionId: "t1", willAutoRenew: true, signedDate: day(29.9))
+        func switches(_ renewals: [RenewalFact]) -> [Transition] {
+            PurchaseHistory(purchases: purchases, renewals: renewals).transitions(catalog: scenarioCatalog, until: day(100))
+                .filter { [.autoRenewEnabled, .autoRenewDisabled].contains($0.type) }
+        }
+        let seenInRenewal = switches([on, off, renewal])
+        let learnedLate = switches([on, off, renewal, switchedOn])
+        #expect(seenInRenewal.map(\.type) == [.autoRenewDisabled, .autoRenewEnabled])
+        #expect(seenInRenewal.last?.occurredAt == day(30) && learnedLate.last?.occurredAt == day(29.9))
+        #expect(seenInRenewal.map(\.id) == learnedLate.map(\.id))
+        // Recorded by an earlier version under the period it was seen in: not announced again.
+        #expect(learnedLate.last?.formerIds == ["subscription.auto_renew_enabled:t1:t2:true:1"])
+        // A resubscription after a lapse starts the count afresh; switches after it are new ones.
+        let resubscribed = Self.period("t9", 90, 120)
+        let again = [
+            RenewalFact(originalTransactionId: "t1", willAutoRenew: false, expirationReason: .voluntary, signedDate: day(40)),
+            RenewalFact(originalTransactionId: "t1", willAutoRenew: true, signedDate: day(90)),
+            RenewalFact(originalTransactionId: "t1", willAutoRenew: false, expirationReason: .voluntary, signedDate: day(95)),
+        ]
+        let later = PurchaseHistory(purchases: purchases + [resubscribed], renewals: [on, off, renewal] + again)
+            .transitions(catalog: scenarioCatalog, until: day(130)).filter { [.autoRenewEnabled, .autoRenewDisabled].contains($0.type) }
+        #expect(later.map(\.type) == [.autoRenewDisabled, .autoRenewEnabled, .autoRenewDisabled, .autoRenewDisabled])
+        #expect(Set(later.map(\.id)).count == 4)
+    }
 }

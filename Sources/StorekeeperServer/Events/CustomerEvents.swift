@@ -56,7 +56,8 @@ enum CustomerEvents {
             }
             let id = eventId(appId: app.id, transition: transition)
             let key = "event:" + id
-            guard !recorded.contains(key) else { continue }
+            let formerKeys = transition.formerIds.map { "event:" + publicId(appId: app.id, key: $0) }
+            guard !recorded.contains(key), !formerKeys.contains(where: recorded.contains) else { continue }
             if revenue == nil {
                 revenue = RevenueLedger(
                     history: history, catalog: catalog, at: .distantFuture,

@@ -24,9 +24,15 @@ public struct Transition: Sendable, Hashable {
     public var state: SubscriptionState?
     /// The chain's state before, when there was one.
     public var previous: SubscriptionState?
+    /// Anchors this transition had in earlier versions, so that a transition recorded under one of
+    /// them is not announced again.
+    public var formerAnchors: [String] = []
 
     /// Stable across sources and repeats: type, chain and anchor.
     public var id: String { "\(type.rawValue):\(originalTransactionId):\(anchor)" }
+
+    /// The ids this transition had in earlier versions (``formerAnchors``).
+    public var formerIds: [String] { formerAnchors.map { "\(type.rawValue):\(originalTransactionId):\($0)" } }
 
     public struct Kind: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
         public let rawValue: String
@@ -191,8 +197,14 @@ extension PurchaseHistory {
     }
 
     /// Auto-renew switched off or on, and price-increase consent given or pending, as Apple's
-    /// renewal facts said in turn (facts that repeat a value add nothing); each anchored to the
-    /// period then current, the new value and its ordinal within the period.
+    /// renewal facts said in turn (facts that repeat a value add nothing).
+    ///
+    /// A switch of auto-renew is anchored to its ordinal among the switches since the chain began
+    /// (or since a resubscription after a lapse started it afresh), not to the period it was seen
+    /// in: a switch whose own notification was lost is first seen in a later fact (the renewal
+    /// after it says auto-renew is on), and when the lost notification is learned later (the
+    /// notification history) it is the same switch, dated earlier, in the period before. Consent
+    /// to a price increase is anchored to the period then current, the value and its ordinal.
     func renewalTransitions(of timeline: ChainTimeline, until: Date) -> [Transition] {
         let chain = timeline.originalTransactionId
         let facts = ((renewalTimeline[chain] ?? []) + (renewals[chain].map { [$0] } ?? []))
@@ -201,17 +213,20 @@ extension PurchaseHistory {
         var result: [Transition] = []
         var willRenew: Bool?
         var willRenewPeriod: String?
+        var switches = (since: chain, count: 0)
         var consent: PriceIncreaseConsent?
         var ordinals: [String: Int] = [:]
         for fact in facts {
             guard let signed = fact.signedDate, let state = timeline.state(at: signed) else { continue }
-            func add(_ kind: Transition.Kind, _ value: String) {
+            func add(_ kind: Transition.Kind, _ value: String, anchor: String? = nil) {
                 let key = "\(state.transactionId):\(value)"
                 ordinals[key, default: 0] += 1
+                let periodAnchor = "\(key):\(ordinals[key]!)"
                 result.append(
                     Transition(
-                        type: kind, originalTransactionId: chain, anchor: "\(key):\(ordinals[key]!)", occurredAt: signed,
-                        transactionId: state.transactionId, productId: state.productId, state: state, previous: nil))
+                        type: kind, originalTransactionId: chain, anchor: anchor ?? periodAnchor, occurredAt: signed,
+                        transactionId: state.transactionId, productId: state.productId, state: state, previous: nil,
+                        formerAnchors: anchor == nil ? [] : [periodAnchor]))
             }
             if let value = fact.willAutoRenew {
                 // A resubscription after a lapse starts afresh: turning renewal on by buying
@@ -220,9 +235,13 @@ extension PurchaseHistory {
                     timeline.state(at: state.purchaseDate.addingTimeInterval(-0.001))?.status == .expired
                 {
                     willRenew = nil
+                    switches = (since: state.transactionId, count: 0)
                 }
                 if let before = willRenew, before != value, state.status != .expired, state.status != .revoked {
-                    add(value ? .autoRenewEnabled : .autoRenewDisabled, "\(value)")
+                    switches.count += 1
+                    add(
+                        value ? .autoRenewEnabled : .autoRenewDisabled, "\(value)",
+                        anchor: "switch:\(switches.since):\(switches.count):\(value)")
                 }
                 willRenew = value
                 willRenewPeriod = state.transactionId
