@@ -1,5 +1,7 @@
 import Crypto
 import Foundation
+import StorekeeperStore
+import SubscriptionEngine
 @testable import StorekeeperServer
 import Testing
 
@@ -57,5 +59,32 @@ struct IntakeCountersTests {
         let digest = SHA256.hash(data: Data("alpha\u{1F}status:2000000123456789:1".utf8))
         let expected = "evt_" + digest.prefix(16).map { String(format: "%02x", $0) }.joined()
         #expect(CustomerEvents.publicId(appId: "alpha", key: "status:2000000123456789:1") == expected)
+    }
+
+    @Test("an auto-renew switch recorded under its former anchor (the period it was seen in) is not announced again")
+    func formerAnchor() throws {
+        let runtime = try AppRuntime(configuration: AppConfiguration(id: "alpha", bundleId: "com.example.alpha", appAppleId: 1))
+        let day = { (days: Double) in Self.t0.addingTimeInterval(days * 86_400) }
+        let periods = [("t1", 0.0, 30.0), ("t2", 30.0, 60.0)].map { id, from, to in
+            PurchaseFact(
+                transactionId: id, originalTransactionId: "t1", productId: "basic.monthly", productType: .autoRenewable,
+                purchaseDate: day(from), expiresDate: day(to), signedDate: day(from))
+        }
+        let renewals = [(true, 0.0), (false, 10.0), (true, 20.0)].map { value, at in
+            RenewalFact(originalTransactionId: "t1", willAutoRenew: value, signedDate: day(at))
+        }
+        let ledger = (periods.map(LedgerFact.purchase) + renewals.map(LedgerFact.renewal)).map {
+            LedgerEntry(appId: "alpha", fact: $0, source: .notificationV2, recordedAt: day(40))
+        }
+        func switches(recorded: Set<String>) -> [String] {
+            CustomerEvents.events(runtime: runtime, chain: "t1", ledger: ledger, customer: nil, recorded: recorded, source: "test", now: day(40))
+                .events.filter { $0.type.rawValue.hasPrefix("subscription.auto_renew") }.map(\.idempotencyKey)
+        }
+        let fresh = switches(recorded: [])
+        #expect(fresh.count == 2)
+        // Recorded by a version that anchored switches to their period: both are known already.
+        let former = ["subscription.auto_renew_disabled:t1:t1:false:1", "subscription.auto_renew_enabled:t1:t1:true:1"]
+        #expect(switches(recorded: Set(former.map { "event:" + CustomerEvents.publicId(appId: "alpha", key: $0) })).isEmpty)
+        #expect(switches(recorded: Set(fresh)).isEmpty)
     }
 }
