@@ -89,17 +89,24 @@ import Testing
         }
     }
 
-    @Test func thousandRejectionsTakeWellUnderASecondEach() throws {
+    /// A damaged receipt costs no more than a genuine one (no input makes the parser search or
+    /// loop): the bound is the same run's own measure of full verifications, so a slow or
+    /// loaded machine moves both alike.
+    @Test func aRejectionCostsNoMoreThanAFullVerification() throws {
         let verifier = try ReceiptVerifier()
         let data = try ReceiptFixtures.receipt("tpinappreceipt-sandbox-legacy-2020")
         let clock = ContinuousClock()
-        let elapsed = clock.measure {
+        let genuine = clock.measure {
+            for _ in 0..<100 { _ = verifier.verify(data, now: now) }
+        }
+        let damaged = clock.measure {
             for index in 0..<1_000 {
                 var copy = data
                 copy[(index * 79) % copy.count] ^= 0x01
                 _ = verifier.verify(copy, now: now)
             }
         }
-        #expect(elapsed < .seconds(60))
+        // A thousand rejections against a hundred verifications, with a factor of ten to spare.
+        #expect(damaged < genuine * 100, "1000 rejections took \(damaged), 100 verifications \(genuine)")
     }
 }

@@ -2,9 +2,11 @@ import AppStoreVerification
 import Foundation
 import Testing
 
-/// A rough throughput figure for one full verification (parse, RSA signature, chain, payload).
+/// Many full verifications (parse, RSA signature, chain, payload) in a row give the same answer;
+/// the rate is printed for information only (speed is measured by `storekeeper bench receipt`,
+/// not asserted here).
 @Suite struct ReceiptThroughputTests {
-    @Test func fullVerificationOfARealReceiptRunsHundredsOfTimesPerSecond() throws {
+    @Test func fullVerificationOfARealReceiptRepeatsWithTheSameAnswer() throws {
         let verifier = try ReceiptVerifier()
         let data = try ReceiptFixtures.receipt("tpinappreceipt-sandbox-g5-2025")
         let iterations = 200
@@ -17,6 +19,5 @@ import Testing
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         print("receipt verification: \(Int(Double(iterations) / seconds)) ops/s (\(data.count) bytes, this build)")
         #expect(valid == iterations)
-        #expect(seconds < 20)
     }
 }
