@@ -76,16 +76,7 @@ extension SubscriptionAnalytics {
         switch metric {
         case .revenue, .proceeds, .refunds, .refundAmount, .netRevenue:
             let sums = moneySeries(of: histories, over: intervals, now: now)
-            return zip(intervals, sums).map { interval, sums in
-                let figures = sums.figures(interval, configuration)
-                switch metric {
-                case .revenue: return point(interval, figures.revenue.value, figures.revenue.unconverted)
-                case .proceeds: return point(interval, figures.proceeds.value, figures.proceeds.unconverted)
-                case .refunds: return point(interval, Decimal(figures.refunds))
-                case .refundAmount: return point(interval, figures.refundAmount.value, figures.refundAmount.unconverted)
-                default: return point(interval, figures.netRevenue.value, figures.netRevenue.unconverted)
-                }
-            }
+            return zip(intervals, sums).map { $1.point(metric, $0, configuration) }
         default:
             var all = PurchaseHistory()
             for history in histories { all.add(history) }

@@ -13,10 +13,21 @@ public struct MoneySum: Sendable, Hashable {
 
     public init() {}
 
-    /// Adds `money` × `numerator` / `denominator` (1/1 for a price as paid).
+    /// Adds `money` × `numerator` / `denominator` (1/1 for a price as paid), the fraction in
+    /// lowest terms (so the same fraction written two ways sums alike).
     public mutating func add(_ money: Money, times factor: (numerator: Int64, denominator: Int64) = (1, 1)) {
         guard factor.denominator > 0 else { return }
-        parts[money.currency, default: [:]][factor.denominator, default: 0] += Decimal(money.milliunits) * Decimal(factor.numerator)
+        let (numerator, denominator) = Self.lowestTerms(factor)
+        parts[money.currency, default: [:]][denominator, default: 0] += Decimal(money.milliunits) * Decimal(numerator)
+    }
+
+    /// A fraction with a positive denominator in lowest terms.
+    static func lowestTerms(_ factor: (numerator: Int64, denominator: Int64)) -> (numerator: Int64, denominator: Int64) {
+        var a = factor.numerator.magnitude
+        var b = factor.denominator.magnitude
+        while b != 0 { (a, b) = (b, a % b) }
+        guard a > 1 else { return factor }
+        return (factor.numerator / Int64(a), factor.denominator / Int64(a))
     }
 
     public mutating func add(_ other: MoneySum) {

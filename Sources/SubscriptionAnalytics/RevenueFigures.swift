@@ -52,29 +52,39 @@ extension SubscriptionAnalytics {
     /// known now (a refund learned later takes its period out of the year of paid service).
     func moneySeries(of histories: [PurchaseHistory], over intervals: [DateInterval], now: Date) -> [MoneySums] {
         var sums = [MoneySums](repeating: MoneySums(), count: intervals.count)
-        let bucket = { (date: Date) in date <= now ? intervals.position(of: date) : nil }
-        let policy = CommissionPolicy(smallBusinessProgram: configuration.smallBusiness)
-        for history in histories.map({ $0.restricted(to: environment) }) {
-            let ledger = RevenueLedger(history: history, catalog: catalog, at: .distantFuture, policy: policy)
-            for sale in ledger.transactions {
-                guard let price = sale.price, let index = bucket(sale.purchaseDate) else { continue }
-                sums[index].sales += 1
-                sums[index].revenue.add(price)
-                sums[index].proceeds.add(price, times: (Int64(10_000 - sale.commissionRate), 10_000))
-            }
-            for purchase in history.effectivePurchases where purchase.ownership == .purchased && !purchase.isManualGrant {
-                guard let revocation = purchase.revocation, revocation.kind == .refund || revocation.kind == .proratedRefund,
-                    let index = bucket(revocation.date), let price = purchase.price ?? catalog.product(purchase.productId)?.listPrice
-                else { continue }
-                sums[index].refunds += 1
-                if revocation.kind == .proratedRefund, let share = revocation.percentage {
-                    sums[index].refunded.add(price, times: (Int64(min(max(share, 0), 100_000)), 100_000))
-                } else {
-                    sums[index].refunded.add(price)
-                }
+        for history in histories {
+            for item in moneyItems(of: history.restricted(to: environment)) where item.at <= now {
+                guard let index = intervals.position(of: item.at) else { continue }
+                sums[index].add(item)
             }
         }
         return sums
+    }
+
+    /// The sales and refunds of `history` (restricted to the environment already), dated: each
+    /// sale at its purchase with its price and Apple's proceeds (the commission from every fact
+    /// known now), each refund at its date with the amount refunded.
+    func moneyItems(of history: PurchaseHistory) -> [FigureItem] {
+        var items: [FigureItem] = []
+        let policy = CommissionPolicy(smallBusinessProgram: configuration.smallBusiness)
+        let ledger = RevenueLedger(history: history, catalog: catalog, at: .distantFuture, policy: policy)
+        for sale in ledger.transactions {
+            guard let price = sale.price else { continue }
+            items.append(
+                FigureItem(
+                    group: "", kind: .sale, at: sale.purchaseDate, money: MoneyPart(price),
+                    proceeds: MoneyPart(price, times: (Int64(10_000 - sale.commissionRate), 10_000))))
+        }
+        for purchase in history.effectivePurchases where purchase.ownership == .purchased && !purchase.isManualGrant {
+            guard let revocation = purchase.revocation, revocation.kind == .refund || revocation.kind == .proratedRefund,
+                let price = purchase.price ?? catalog.product(purchase.productId)?.listPrice
+            else { continue }
+            let refunded =
+                revocation.kind == .proratedRefund && revocation.percentage != nil
+                ? MoneyPart(price, times: (Int64(min(max(revocation.percentage ?? 0, 0), 100_000)), 100_000)) : MoneyPart(price)
+            items.append(FigureItem(group: "", kind: .refund, at: revocation.date, money: refunded))
+        }
+        return items
     }
 }
 
@@ -86,6 +96,21 @@ struct MoneySums {
     var refunds = 0
     var refunded = MoneySum()
 
+    /// Adds a money item (a sale or a refund); other kinds add nothing.
+    mutating func add(_ item: FigureItem) {
+        switch item.kind {
+        case .sale:
+            sales += 1
+            if let money = item.money { revenue.add(money) }
+            if let proceeds = item.proceeds { self.proceeds.add(proceeds) }
+        case .refund:
+            refunds += 1
+            if let money = item.money { refunded.add(money) }
+        default:
+            break
+        }
+    }
+
     func figures(_ interval: DateInterval, _ configuration: AnalyticsConfiguration) -> RevenueFigures {
         var net = revenue
         net.subtract(refunded)
@@ -93,5 +118,22 @@ struct MoneySums {
             start: interval.start, end: interval.end, currency: configuration.reportingCurrency, sales: sales,
             revenue: Amount(revenue, configuration), proceeds: Amount(proceeds, configuration), refunds: refunds,
             refundAmount: Amount(refunded, configuration), netRevenue: Amount(net, configuration))
+    }
+}
+
+extension MoneySums {
+    /// The point of a money metric (`revenue`, `proceeds`, `refunds`, `refundAmount`,
+    /// `netRevenue`) over `interval`.
+    func point(_ metric: MetricName, _ interval: DateInterval, _ configuration: AnalyticsConfiguration) -> MetricPoint {
+        let figures = figures(interval, configuration)
+        let amount: Amount
+        switch metric {
+        case .refunds: return MetricPoint(start: interval.start, end: interval.end, value: Decimal(figures.refunds), unconverted: [:])
+        case .revenue: amount = figures.revenue
+        case .proceeds: amount = figures.proceeds
+        case .refundAmount: amount = figures.refundAmount
+        default: amount = figures.netRevenue
+        }
+        return MetricPoint(start: interval.start, end: interval.end, value: amount.value, unconverted: amount.unconverted)
     }
 }

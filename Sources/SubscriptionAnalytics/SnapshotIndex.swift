@@ -36,7 +36,7 @@ public struct SnapshotIndex: Sendable {
     /// What a history adds to an index of `analytics`: pure computation, so a rebuild can
     /// compute many chains at once on several threads and add them one after the other.
     public struct ChainRuns: Sendable {
-        fileprivate var chains: [(String, [(from: Date, part: Contribution)])]
+        var chains: [(String, [(from: Date, part: Contribution)])]
     }
 
     /// The runs `history` (every fact of its chains) contributes to an index of `analytics`.
@@ -118,8 +118,9 @@ public struct SnapshotIndex: Sendable {
                     counts[slot][high] -= 1
                 }
                 if let recurring = part.mrr {
-                    let key = MoneyKey(currency: recurring.price.currency, denominator: recurring.factor.denominator)
-                    let amount = recurring.price.milliunits * recurring.factor.numerator
+                    let factor = MoneySum.lowestTerms(recurring.factor)
+                    let key = MoneyKey(currency: recurring.price.currency, denominator: factor.denominator)
+                    let amount = recurring.price.milliunits * factor.numerator
                     money[key, default: [Int64](repeating: 0, count: count + 1)][low] += amount
                     money[key, default: [Int64](repeating: 0, count: count + 1)][high] -= amount
                 }

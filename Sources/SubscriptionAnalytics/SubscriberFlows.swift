@@ -49,41 +49,14 @@ extension SubscriptionAnalytics {
                 start: $0.start, end: $0.end, newTrials: 0, newSubscriptions: 0, trialConversions: 0, renewals: 0, churnedSubscriptions: 0,
                 churnRate: nil, billingIssues: 0, billingRecoveries: 0)
         }
-        let bucket = { (date: Date) in date <= now ? intervals.position(of: date) : nil }
-        let chains = Dictionary(grouping: history.effectivePurchases.filter { isOwnedSubscription($0) }, by: \.originalTransactionId)
-        for periods in chains.values {
-            let sorted = periods.sorted { ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId) }
-            let startsWithTrial = sorted.first?.offer?.kind == .freeTrial
-            if startsWithTrial, let trial = sorted.first, let index = bucket(trial.purchaseDate) { series[index].newTrials += 1 }
-            let billing = billingDates(sorted, timeline: history.renewalTimeline[sorted[0].originalTransactionId] ?? [])
-            for date in billing.issues { if let index = bucket(date) { series[index].billingIssues += 1 } }
-            for date in billing.recoveries { if let index = bucket(date) { series[index].billingRecoveries += 1 } }
-            guard let firstPaid = sorted.firstIndex(where: { $0.offer?.kind != .freeTrial }) else { continue }
-            if let index = bucket(sorted[firstPaid].purchaseDate) {
-                series[index].newSubscriptions += 1
-                if startsWithTrial { series[index].trialConversions += 1 }
-            }
-            for position in sorted.indices.dropFirst(firstPaid + 1) {
-                let previousEnd = sorted[position - 1].expiresDate ?? .distantPast
-                guard sorted[position].purchaseDate >= previousEnd.addingTimeInterval(-60), sorted[position].offer?.kind != .freeTrial,
-                    let index = bucket(sorted[position].purchaseDate)
-                else { continue }
-                series[index].renewals += 1
-            }
+        let rows = flowRows(of: history)
+        for item in rows.items where item.at <= now {
+            guard let index = intervals.position(of: item.at) else { continue }
+            series[index].add(item.kind)
         }
-        // Churn: a paid state with no access whose access ended in an interval (by now) and which
-        // holds at that interval's end, or now for the one under way (each state segment is
-        // looked at once).
-        for timeline in history.chainTimelines(catalog: catalog).values {
-            for (position, segment) in timeline.segments.enumerated() {
-                let state = segment.state
-                guard state.ownership == .purchased, state.offer?.kind != .freeTrial, [.expired, .revoked, .billingRetry].contains(state.status),
-                    let ended = state.accessEndsDate ?? state.expiresDate, let index = bucket(ended)
-                else { continue }
-                let until = position + 1 < timeline.segments.count ? timeline.segments[position + 1].from : .distantFuture
-                let instant = min(intervals[index].end, now)
-                if segment.from <= instant, instant < until { series[index].churnedSubscriptions += 1 }
-            }
+        for span in rows.churn where span.ended <= now {
+            guard let index = intervals.position(of: span.ended), span.counts(in: intervals[index], now: now) else { continue }
+            series[index].churnedSubscriptions += 1
         }
         guard churnRate else { return series }
         let index = SnapshotIndex(analytics: self, histories: [history])
@@ -92,6 +65,46 @@ extension SubscriptionAnalytics {
             series[position].churnRate = Decimal(series[position].churnedSubscriptions) / Decimal(snapshot.activeSubscriptions)
         }
         return series
+    }
+
+    /// The dated flows of `history` (restricted to the environment already), each chain's
+    /// purchaser-owned periods in turn, and the paid states without access that may be churn:
+    /// the rows ``flowSeries(of:over:now:churnRate:)`` sums.
+    func flowRows(of history: PurchaseHistory) -> (items: [FigureItem], churn: [ChurnSpan]) {
+        var items: [FigureItem] = []
+        func add(_ kind: FlowKind, _ date: Date) { items.append(FigureItem(group: "", kind: kind, at: date)) }
+        let chains = Dictionary(grouping: history.effectivePurchases.filter { isOwnedSubscription($0) }, by: \.originalTransactionId)
+        for periods in chains.values {
+            let sorted = periods.sorted { ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId) }
+            let startsWithTrial = sorted.first?.offer?.kind == .freeTrial
+            if startsWithTrial, let trial = sorted.first { add(.newTrial, trial.purchaseDate) }
+            let billing = billingDates(sorted, timeline: history.renewalTimeline[sorted[0].originalTransactionId] ?? [])
+            for date in billing.issues { add(.billingIssue, date) }
+            for date in billing.recoveries { add(.billingRecovery, date) }
+            guard let firstPaid = sorted.firstIndex(where: { $0.offer?.kind != .freeTrial }) else { continue }
+            add(.newSubscription, sorted[firstPaid].purchaseDate)
+            if startsWithTrial { add(.trialConversion, sorted[firstPaid].purchaseDate) }
+            for position in sorted.indices.dropFirst(firstPaid + 1) {
+                let previousEnd = sorted[position - 1].expiresDate ?? .distantPast
+                guard sorted[position].purchaseDate >= previousEnd.addingTimeInterval(-60), sorted[position].offer?.kind != .freeTrial
+                else { continue }
+                add(.renewal, sorted[position].purchaseDate)
+            }
+        }
+        // Churn: a paid state with no access, with when its access ended and the segment it
+        // holds over (each state segment is looked at once).
+        var churn: [ChurnSpan] = []
+        for timeline in history.chainTimelines(catalog: catalog).values {
+            for (position, segment) in timeline.segments.enumerated() {
+                let state = segment.state
+                guard state.ownership == .purchased, state.offer?.kind != .freeTrial, [.expired, .revoked, .billingRetry].contains(state.status),
+                    let ended = state.accessEndsDate ?? state.expiresDate
+                else { continue }
+                let until = position + 1 < timeline.segments.count ? timeline.segments[position + 1].from : nil
+                churn.append(ChurnSpan(group: "", ended: ended, from: segment.from, until: until))
+            }
+        }
+        return (items, churn)
     }
 
     /// The failed renewals of one chain (oldest period first) and their recoveries, as dates: after
@@ -129,5 +142,20 @@ extension SubscriptionAnalytics {
         purchase.ownership == .purchased
             && (purchase.productType ?? catalog.product(purchase.productId)?.type ?? (purchase.expiresDate != nil ? .autoRenewable : nil))
                 == .autoRenewable
+    }
+}
+
+extension SubscriberFlows {
+    /// Counts one flow item (money items count elsewhere).
+    mutating func add(_ kind: FlowKind, count: Int = 1) {
+        switch kind {
+        case .newTrial: newTrials += count
+        case .newSubscription: newSubscriptions += count
+        case .trialConversion: trialConversions += count
+        case .renewal: renewals += count
+        case .billingIssue: billingIssues += count
+        case .billingRecovery: billingRecoveries += count
+        case .sale, .refund: break
+        }
     }
 }
