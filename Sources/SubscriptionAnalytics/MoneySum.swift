@@ -58,7 +58,8 @@ public struct MoneySum: Sendable, Hashable {
     }
 
     /// The total in the reporting currency, rounded once to the cent (half away from zero),
-    /// and the currencies that have no rate, each in its own units rounded to the cent.
+    /// and the currencies that have no rate and a sum other than zero, each in its own units
+    /// rounded to the cent.
     public func total(in configuration: AnalyticsConfiguration) -> (amount: Decimal, unconverted: [String: Decimal]) {
         var converted: Decimal = 0
         var unconverted: [String: Decimal] = [:]
@@ -67,7 +68,7 @@ public struct MoneySum: Sendable, Hashable {
                 converted += amount
             } else if let rate = configuration.exchangeRates[currency] {
                 converted += amount * rate
-            } else {
+            } else if amount != 0 {
                 unconverted[currency] = Self.cents(amount)
             }
         }

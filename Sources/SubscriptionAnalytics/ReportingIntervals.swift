@@ -49,7 +49,7 @@ public enum ReportingInterval: String, Sendable, Hashable, CaseIterable, Codable
 extension [DateInterval] {
     /// The position of the interval that contains `date`, for intervals sorted and not
     /// overlapping (a binary search), or `nil` when none does.
-    func position(of date: Date) -> Int? {
+    public func position(of date: Date) -> Int? {
         var low = 0
         var high = count
         while low < high {

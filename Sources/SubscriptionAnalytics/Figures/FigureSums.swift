@@ -10,8 +10,9 @@ public protocol FigureSums: Sendable {
     /// The sum of the items of `group` dated in each interval (sorted, not overlapping) at or
     /// before `now`.
     func itemSums(group: String, over intervals: [DateInterval], now: Date) async throws -> [ItemSums]
-    /// The churn rows of `group` whose access ended in `range` at or before `now`.
-    func churnSpans(group: String, endedIn range: DateInterval, now: Date) async throws -> [ChurnSpan]
+    /// How many churn rows of `group` count in each interval (sorted, not overlapping) as known
+    /// at `now` (``ChurnSpan/counts(in:now:)``, in the interval containing their end of access).
+    func churned(group: String, over intervals: [DateInterval], now: Date) async throws -> [Int]
     /// The groups of `breakdown` that have rows.
     func groups(of breakdown: Breakdown) async throws -> [String]
 }
@@ -106,8 +107,14 @@ public struct FigureBook: FigureSums {
         return result
     }
 
-    public func churnSpans(group: String, endedIn range: DateInterval, now: Date) -> [ChurnSpan] {
-        chains.values.flatMap { $0.churn.filter { $0.group == group && range.start <= $0.ended && $0.ended < range.end && $0.ended <= now } }
+    public func churned(group: String, over intervals: [DateInterval], now: Date) -> [Int] {
+        var result = [Int](repeating: 0, count: intervals.count)
+        for figures in chains.values {
+            for span in figures.churn where span.group == group {
+                if let position = intervals.position(of: span.ended), span.counts(in: intervals[position], now: now) { result[position] += 1 }
+            }
+        }
+        return result
     }
 
     public func groups(of breakdown: Breakdown) -> [String] {
@@ -147,11 +154,7 @@ extension SubscriptionAnalytics {
             return zip(intervals, items).map { $1.money.point(metric, $0, configuration) }
         default:
             var churned = [Int](repeating: 0, count: intervals.count)
-            if [.churnedSubscriptions, .churnRate].contains(metric), let first = intervals.first, let last = intervals.last {
-                for span in try await sums.churnSpans(group: group, endedIn: DateInterval(start: first.start, end: last.end), now: now) {
-                    if let position = intervals.position(of: span.ended), span.counts(in: intervals[position], now: now) { churned[position] += 1 }
-                }
-            }
+            if [.churnedSubscriptions, .churnRate].contains(metric) { churned = try await sums.churned(group: group, over: intervals, now: now) }
             var active: [Int] = []
             if metric == .churnRate { active = try await sums.snapshotSums(group: group, at: intervals.map(\.start)).map { $0.counts[0] } }
             return intervals.indices.map { position in

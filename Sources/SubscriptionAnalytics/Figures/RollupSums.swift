@@ -1,0 +1,194 @@
+import Foundation
+import SubscriptionEngine
+
+/// What a store of chain figures must answer for ``RollupSums``: cells of the daily rollups
+/// (``ChainFigures/days(in:)`` summed over every chain), and the rows themselves in a short
+/// span of time (the part of a day before an instant). Each answer costs what it returns.
+public protocol FigureRowQueries: Sendable {
+    /// The days of the rollups.
+    var calendar: FigureCalendar { get }
+    /// The rollup cells of `group` for `series` on `days`.
+    func dayCells(group: String, series: [String], days: Range<Int>) async throws -> [FigureDayKey: Int64]
+    /// The runs of `group` that start in `[from, through]`, and those that end in it.
+    func runs(group: String, boundaryFrom from: Date, through: Date) async throws -> (starting: [FigureRun], ending: [FigureRun])
+    /// The items of `group` dated in `[from, to)` and at or before `now`.
+    func items(group: String, from: Date, to: Date, now: Date) async throws -> [FigureItem]
+    /// The churn rows of `group` whose access ended in `[from, to)` and at or before `now`.
+    func churn(group: String, endedFrom from: Date, to: Date, now: Date) async throws -> [ChurnSpan]
+    /// The groups that have rows, of those starting with `prefix`.
+    func groups(prefix: String) async throws -> [String]
+}
+
+/// Figure sums from daily rollups and the rows of partial days: a snapshot at the end of a
+/// day is a prefix sum of days; an instant inside a day adds that day's run boundaries before
+/// it; an interval's flows are its whole days plus the items of its partial edges; churn of
+/// finished calendar intervals is counted in the rollups, the interval under way from its rows.
+public struct RollupSums<Rows: FigureRowQueries>: FigureSums {
+    public let rows: Rows
+
+    public init(rows: Rows) {
+        self.rows = rows
+    }
+
+    var calendar: FigureCalendar { rows.calendar }
+
+    /// The day before every day: where prefix sums start.
+    static var firstDay: Int { Int(Int32.min) }
+
+    public func snapshotSums(group: String, at instants: [Date]) async throws -> [SnapshotSums] {
+        guard !instants.isEmpty else { return [] }
+        let order = instants.indices.sorted { instants[$0] < instants[$1] }
+        let lastDay = calendar.day(of: instants[order.last!])
+        let series = FigureDayKey.slotSeries + [FigureDayKey.mrrSeries]
+        let cells = try await rows.dayCells(group: group, series: series, days: Self.firstDay..<(lastDay + 1))
+        let byDay = Dictionary(grouping: cells, by: \.key.day).sorted { $0.key < $1.key }
+        var result = [SnapshotSums](repeating: SnapshotSums(), count: instants.count)
+        var running = SnapshotSums()
+        var next = 0
+        for position in order {
+            let instant = instants[position]
+            let day = calendar.day(of: instant)
+            // An instant at the last millisecond of its day takes the whole day from the rollup.
+            let whole = calendar.start(ofDay: day + 1) <= instant.addingTimeInterval(0.001)
+            let through = whole ? day : day - 1
+            while next < byDay.count, byDay[next].key <= through {
+                for (key, value) in byDay[next].value { running.add(key, value) }
+                next += 1
+            }
+            var sums = running
+            if !whole {
+                let boundaries = try await rows.runs(group: group, boundaryFrom: calendar.start(ofDay: day), through: instant)
+                for run in boundaries.starting { sums.add(run) }
+                for run in boundaries.ending { sums.add(run, sign: -1) }
+            }
+            result[position] = sums
+        }
+        return result
+    }
+
+    public func itemSums(group: String, over intervals: [DateInterval], now: Date) async throws -> [ItemSums] {
+        // Per interval, its whole days at or before now, and the edges outside them.
+        let spans: [(days: Range<Int>, edges: [(Date, Date)])?] = intervals.map { interval in
+            guard interval.start <= now else { return nil }
+            let end = min(interval.end, now)
+            let first = calendar.firstDay(startingAtOrAfter: interval.start)
+            let last = calendar.day(of: end)
+            guard first < last else { return (0..<0, [(interval.start, interval.end)]) }
+            return (first..<last, [(interval.start, calendar.start(ofDay: first)), (calendar.start(ofDay: last), interval.end)])
+        }
+        let covered = spans.compactMap { $0?.days }.filter { !$0.isEmpty }
+        var cells: [Int: [(FigureDayKey, Int64)]] = [:]
+        if let low = covered.map(\.lowerBound).min(), let high = covered.map(\.upperBound).max() {
+            let series = FlowKind.allCases.map(\.rawValue) + [FigureDayKey.revenueSeries, FigureDayKey.proceedsSeries, FigureDayKey.refundedSeries]
+            for (key, value) in try await rows.dayCells(group: group, series: series, days: low..<high) { cells[key.day, default: []].append((key, value)) }
+        }
+        var result = [ItemSums](repeating: ItemSums(), count: intervals.count)
+        for (position, span) in spans.enumerated() {
+            guard let span else { continue }
+            for day in span.days { for (key, value) in cells[day] ?? [] { result[position].add(key, value) } }
+            for (from, to) in span.edges where from < to {
+                for item in try await rows.items(group: group, from: from, to: to, now: now) { result[position].add(item) }
+            }
+        }
+        return result
+    }
+
+    public func churned(group: String, over intervals: [DateInterval], now: Date) async throws -> [Int] {
+        var result = [Int](repeating: 0, count: intervals.count)
+        guard let first = intervals.first, let last = intervals.last else { return result }
+        let calendarIntervals = ReportingInterval.allCases.first {
+            (try? $0.intervals(from: first.start, to: last.end, timeZone: calendar.timeZone)) == intervals
+        }
+        guard let kind = calendarIntervals else {
+            for span in try await rows.churn(group: group, endedFrom: first.start, to: last.end, now: now) {
+                if let position = intervals.position(of: span.ended), span.counts(in: intervals[position], now: now) { result[position] += 1 }
+            }
+            return result
+        }
+        let finished = intervals.indices.filter { intervals[$0].end <= now }
+        if let lastFinished = finished.last {
+            let days = calendar.day(of: first.start)..<(calendar.day(of: intervals[lastFinished].start) + 1)
+            let cells = try await rows.dayCells(group: group, series: [FigureDayKey.churnSeries(kind)], days: days)
+            var byDay: [Int: Int64] = [:]
+            for (key, value) in cells { byDay[key.day, default: 0] += value }
+            for position in finished { result[position] = Int(byDay[calendar.day(of: intervals[position].start)] ?? 0) }
+        }
+        for position in intervals.indices where intervals[position].start <= now && now < intervals[position].end {
+            let interval = intervals[position]
+            result[position] = try await rows.churn(group: group, endedFrom: interval.start, to: interval.end, now: now)
+                .filter { $0.counts(in: interval, now: now) }.count
+        }
+        return result
+    }
+
+    public func groups(of breakdown: Breakdown) async throws -> [String] {
+        try await rows.groups(prefix: breakdown.rawValue + "=")
+    }
+}
+
+extension SnapshotSums {
+    /// Adds a rollup cell of a snapshot series.
+    mutating func add(_ key: FigureDayKey, _ value: Int64) {
+        if key.series == FigureDayKey.mrrSeries {
+            mrr.add(MoneyPart(currency: key.currency, amount: value, denominator: key.denominator))
+        } else if let slot = FigureDayKey.slotSeries.firstIndex(of: key.series) {
+            counts[slot] += Int(value)
+        }
+    }
+}
+
+extension ItemSums {
+    /// Adds a rollup cell of a flow or money series.
+    mutating func add(_ key: FigureDayKey, _ value: Int64) {
+        switch key.series {
+        case FigureDayKey.revenueSeries: revenue.add(MoneyPart(currency: key.currency, amount: value, denominator: key.denominator))
+        case FigureDayKey.proceedsSeries: proceeds.add(MoneyPart(currency: key.currency, amount: value, denominator: key.denominator))
+        case FigureDayKey.refundedSeries: refunded.add(MoneyPart(currency: key.currency, amount: value, denominator: key.denominator))
+        default:
+            if let kind = FlowKind(rawValue: key.series) { counts[kind, default: 0] += Int(value) }
+        }
+    }
+}
+
+/// Chain figures and their daily rollups in memory: the reference ``FigureRowQueries`` (and
+/// the in-memory store's).
+public struct FigureRowsInMemory: FigureRowQueries {
+    public let calendar: FigureCalendar
+    public private(set) var chains: [String: ChainFigures] = [:]
+    public private(set) var cells: [FigureDayKey: Int64] = [:]
+
+    public init(calendar: FigureCalendar) {
+        self.calendar = calendar
+    }
+
+    /// Replaces chain `id`'s rows, and the rollups with them.
+    public mutating func replace(chain id: String, with figures: ChainFigures) {
+        for (key, value) in figures.dayChanges(from: chains[id] ?? ChainFigures(), in: calendar) {
+            let sum = cells[key, default: 0] + value
+            cells[key] = sum == 0 ? nil : sum
+        }
+        chains[id] = figures.runs.isEmpty && figures.items.isEmpty && figures.churn.isEmpty ? nil : figures
+    }
+
+    public func dayCells(group: String, series: [String], days: Range<Int>) -> [FigureDayKey: Int64] {
+        let wanted = Set(series)
+        return cells.filter { $0.key.group == group && wanted.contains($0.key.series) && days.contains($0.key.day) }
+    }
+
+    public func runs(group: String, boundaryFrom from: Date, through: Date) -> (starting: [FigureRun], ending: [FigureRun]) {
+        let runs = chains.values.flatMap(\.runs).filter { $0.group == group }
+        return (runs.filter { from <= $0.from && $0.from <= through }, runs.filter { $0.until.map { from <= $0 && $0 <= through } ?? false })
+    }
+
+    public func items(group: String, from: Date, to: Date, now: Date) -> [FigureItem] {
+        chains.values.flatMap(\.items).filter { $0.group == group && from <= $0.at && $0.at < to && $0.at <= now }
+    }
+
+    public func churn(group: String, endedFrom from: Date, to: Date, now: Date) -> [ChurnSpan] {
+        chains.values.flatMap(\.churn).filter { $0.group == group && from <= $0.ended && $0.ended < to && $0.ended <= now }
+    }
+
+    public func groups(prefix: String) -> [String] {
+        Set(chains.values.flatMap(\.groups).filter { $0.hasPrefix(prefix) }).sorted()
+    }
+}
