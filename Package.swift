@@ -104,6 +104,7 @@ let package = Package(
                 "CSQLiteConfig",
                 .product(name: "NIOCore", package: "swift-nio"),
                 "SubscriptionEngine",
+                "SubscriptionAnalytics",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "PostgresKit", package: "postgres-kit"),
@@ -237,7 +238,9 @@ let package = Package(
         ),
         .testTarget(
             name: "StorekeeperStoreTests",
-            dependencies: ["StorekeeperStore", "CSQLiteConfig", "SubscriptionEngine", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "StorekeeperStore", "CSQLiteConfig", "SubscriptionEngine", "SubscriptionAnalytics", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "StorekeeperServerTests",

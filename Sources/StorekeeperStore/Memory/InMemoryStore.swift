@@ -1,4 +1,5 @@
 import Foundation
+import SubscriptionAnalytics
 
 /// The whole store in memory, for tests and throwaway runs: the same contract as ``SQLStore``
 /// (the contract suite runs on both), with nothing on disk and nothing kept after the process.
@@ -65,6 +66,8 @@ public actor InMemoryStore: StorekeeperStorage {
     var inboxKeys: [AppKey: Int64] = [:]
     var jobRows: [Int64: JobRecord] = [:]
     var jobKeys: [AppKey: Int64] = [:]
+    /// Chain figures by app, environment and time zone.
+    var figureRowSets: [AppKey: FigureRowsInMemory] = [:]
     var lastId: Int64 = 0
 
     public init() {}
@@ -293,6 +296,7 @@ public actor InMemoryStore: StorekeeperStorage {
             row.at = entry.at.toMilliseconds
             auditRows.append(row)
         }
+        writeFigures(changeset.figures, appId: appId)
         if let outcome = changeset.inboxOutcome, var row = inbox[outcome.inboxId], row.notification.appId == appId {
             row.notification.state = outcome.state
             row.notification.failureReason = outcome.failureReason

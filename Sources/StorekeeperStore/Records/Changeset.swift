@@ -28,6 +28,8 @@ public struct Changeset: Sendable, Hashable {
     public var offeringVersion: NewOfferingVersion?
     /// First exposures to experiments; an existing enrolment is kept.
     public var enrolments: [ExperimentEnrolment] = []
+    /// The figures of the chains the facts touched (docs/read-side.md).
+    public var figures: [FigureUpdate] = []
 
     public init(
         appId: String, at: Date, links: [CustomerLink] = [], entries: [LedgerEntry] = [], events: [EventRecord] = [],

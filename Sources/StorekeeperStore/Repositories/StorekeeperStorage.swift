@@ -1,9 +1,10 @@
 import Foundation
+import SubscriptionAnalytics
 
 /// Everything the server stores, behind one value: what `buildApplication` takes.
 public protocol StorekeeperStorage: AppRepository, CustomerRepository, LedgerRepository, NotificationInbox, EventLog,
     JobQueue, AuditLog, ReconciliationQueries, DashboardUserRepository, EventOutbox, ProblemRegistry, ServerKeyStore,
-    OfferingStore, AppAccountTokenRegistry
+    OfferingStore, AppAccountTokenRegistry, FigureStore
 {
     /// Which backend this is (`sqlite`, `postgresql`, `memory`), for logs and `/health`.
     var backendName: String { get }
@@ -16,6 +17,13 @@ public protocol StorekeeperStorage: AppRepository, CustomerRepository, LedgerRep
     func schemaVersion() async throws -> Int
     /// A cheap round trip, for `/health`.
     func ping() async throws
+}
+
+/// The figures maintained as facts arrive (docs/read-side.md): written with changesets
+/// (``Changeset/figures``), read as sums in proportion to what is asked.
+public protocol FigureStore: Sendable {
+    /// The sums of `appId`'s chain figures in `environment`, by the days of `calendar`.
+    func figureSums(appId: String, environment: String, calendar: FigureCalendar) async throws -> any FigureSums
 }
 
 /// The apps (tenants) the store knows.

@@ -6,7 +6,8 @@ extension SQLStore {
     public func apply(_ changeset: Changeset) async throws -> ChangesetResult {
         let writing = chainCache.beginWrite(appId: changeset.appId, entries: changeset.entries)
         defer { chainCache.endWrite(writing) }
-        return try await commit([changeset]) { db in try await Self.write(changeset, db) }
+        let dialect = backend.dialect
+        return try await commit([changeset]) { db in try await Self.write(changeset, dialect: dialect, db) }
     }
 
     @discardableResult
@@ -17,7 +18,8 @@ extension SQLStore {
         let details = changesets.map { $0.events.map(\.details.json) }
         let writings = changesets.map { chainCache.beginWrite(appId: $0.appId, entries: $0.entries) }
         defer { for writing in writings { chainCache.endWrite(writing) } }
-        return try await commit(changesets) { db in try await Self.writeAll(changesets, facts: encoded, details: details, db) }
+        let dialect = backend.dialect
+        return try await commit(changesets) { db in try await Self.writeAll(changesets, facts: encoded, details: details, dialect: dialect, db) }
     }
 
     /// Whether every changeset records an inbox row's outcome, and so can be worked out again
@@ -42,7 +44,7 @@ extension SQLStore {
     /// in in the changesets' order, so the result is the one writing them one after another
     /// gives: a fact or event already there, or earlier in the batch, is not new.
     private static func writeAll(
-        _ changesets: [Changeset], facts: [[String]], details: [[String]], _ db: any SQLDatabase
+        _ changesets: [Changeset], facts: [[String]], details: [[String]], dialect: SQLStoreDialect, _ db: any SQLDatabase
     ) async throws -> [ChangesetResult] {
         for changeset in changesets { try await writeOfferingEnrolmentsAndLinks(changeset, db) }
         // Ledger entries, each counted new for the first changeset that brings it.
@@ -136,6 +138,7 @@ extension SQLStore {
         }
         for changeset in changesets {
             for entry in changeset.audit { try await insertAudit(entry, appId: changeset.appId, db) }
+            try await writeFigures(changeset.figures, appId: changeset.appId, dialect: dialect, db)
         }
         let outcomes = changesets.compactMap { changeset in changeset.inboxOutcome.map { (changeset.appId, $0) } }
         for chunk in outcomes.chunked(by: 64) { try await updateInbox(Array(chunk), db) }
@@ -173,7 +176,7 @@ extension SQLStore {
     }
 
     /// Writes one changeset inside the caller's transaction.
-    private static func write(_ changeset: Changeset, _ db: any SQLDatabase) async throws -> ChangesetResult {
+    private static func write(_ changeset: Changeset, dialect: SQLStoreDialect, _ db: any SQLDatabase) async throws -> ChangesetResult {
         let appId = changeset.appId
         let now = changeset.at.millisecondsSince1970
         try await writeOfferingEnrolmentsAndLinks(changeset, db)
@@ -207,6 +210,7 @@ extension SQLStore {
             ).run()
         }
         for entry in changeset.audit { try await insertAudit(entry, appId: appId, db) }
+        try await writeFigures(changeset.figures, appId: appId, dialect: dialect, db)
         if let outcome = changeset.inboxOutcome { try await updateInbox(outcome, appId: appId, db) }
         return ChangesetResult(newEntries: newEntries, newEvents: newEvents)
     }

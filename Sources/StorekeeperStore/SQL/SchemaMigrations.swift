@@ -240,6 +240,46 @@ enum SchemaMigrations {
                     """,
                 ]
             ),
+            (
+                16,
+                [
+                    // The read side (docs/read-side.md): each chain's figures as one document and
+                    // as rows, and their daily rollups in the app's time zone.
+                    """
+                    CREATE TABLE IF NOT EXISTS figure_chains (app_id TEXT NOT NULL, environment TEXT NOT NULL, chain TEXT NOT NULL,
+                    facts INTEGER NOT NULL, time_zone TEXT NOT NULL, rows TEXT NOT NULL, PRIMARY KEY (app_id, environment, chain))
+                    """,
+                    """
+                    CREATE TABLE IF NOT EXISTS figure_runs (app_id TEXT NOT NULL, environment TEXT NOT NULL, grp TEXT NOT NULL, chain TEXT NOT NULL,
+                    from_ms BIGINT NOT NULL, until_ms BIGINT, slots INTEGER NOT NULL, currency TEXT, amount BIGINT, denominator BIGINT)
+                    """,
+                    "CREATE INDEX IF NOT EXISTS figure_runs_from ON figure_runs (app_id, environment, grp, from_ms)",
+                    "CREATE INDEX IF NOT EXISTS figure_runs_until ON figure_runs (app_id, environment, grp, until_ms)",
+                    "CREATE INDEX IF NOT EXISTS figure_runs_chain ON figure_runs (app_id, environment, chain)",
+                    """
+                    CREATE TABLE IF NOT EXISTS figure_items (app_id TEXT NOT NULL, environment TEXT NOT NULL, grp TEXT NOT NULL, chain TEXT NOT NULL,
+                    kind TEXT NOT NULL, at_ms BIGINT NOT NULL, currency TEXT, amount BIGINT, denominator BIGINT,
+                    proceeds_amount BIGINT, proceeds_denominator BIGINT)
+                    """,
+                    "CREATE INDEX IF NOT EXISTS figure_items_at ON figure_items (app_id, environment, grp, at_ms)",
+                    "CREATE INDEX IF NOT EXISTS figure_items_chain ON figure_items (app_id, environment, chain)",
+                    """
+                    CREATE TABLE IF NOT EXISTS figure_churn (app_id TEXT NOT NULL, environment TEXT NOT NULL, grp TEXT NOT NULL, chain TEXT NOT NULL,
+                    ended_ms BIGINT NOT NULL, from_ms BIGINT NOT NULL, until_ms BIGINT)
+                    """,
+                    "CREATE INDEX IF NOT EXISTS figure_churn_ended ON figure_churn (app_id, environment, grp, ended_ms)",
+                    "CREATE INDEX IF NOT EXISTS figure_churn_chain ON figure_churn (app_id, environment, chain)",
+                    """
+                    CREATE TABLE IF NOT EXISTS figure_days (app_id TEXT NOT NULL, environment TEXT NOT NULL, grp TEXT NOT NULL, series TEXT NOT NULL,
+                    day INTEGER NOT NULL, currency TEXT NOT NULL, denominator BIGINT NOT NULL, value BIGINT NOT NULL,
+                    PRIMARY KEY (app_id, environment, grp, series, day, currency, denominator))
+                    """,
+                    """
+                    CREATE TABLE IF NOT EXISTS figure_groups (app_id TEXT NOT NULL, environment TEXT NOT NULL, grp TEXT NOT NULL,
+                    chains INTEGER NOT NULL, PRIMARY KEY (app_id, environment, grp))
+                    """,
+                ]
+            ),
         ]
     }
 
@@ -301,7 +341,7 @@ enum SchemaMigrations {
     ]
 
     /// The newest version this build knows.
-    static let latestVersion = 15
+    static let latestVersion = 16
 
     /// Applies the missing steps; returns their versions.
     static func migrate(_ db: any SQLDatabase, dialect: SQLStoreDialect, now: Int64) async throws -> [Int] {

@@ -10,7 +10,7 @@ import SubscriptionEngine
 ///
 /// The replay (``SubscriptionAnalytics/series(_:of:over:now:index:)`` and its kin) sums these
 /// same rows in memory, so each definition lives in one place.
-public struct ChainFigures: Sendable, Hashable {
+public struct ChainFigures: Sendable, Hashable, Codable {
     public var runs: [FigureRun] = []
     public var items: [FigureItem] = []
     public var churn: [ChurnSpan] = []
@@ -26,7 +26,7 @@ public struct ChainFigures: Sendable, Hashable {
 }
 
 /// A chain's contribution to every snapshot taken in `[from, until)` (`until` nil: for ever).
-public struct FigureRun: Sendable, Hashable {
+public struct FigureRun: Sendable, Hashable, Codable {
     public var group: String
     public var from: Date
     public var until: Date?
@@ -47,7 +47,7 @@ public struct FigureRun: Sendable, Hashable {
 }
 
 /// The snapshot counts a run adds one to.
-public struct SnapshotSlots: OptionSet, Sendable, Hashable {
+public struct SnapshotSlots: OptionSet, Sendable, Hashable, Codable {
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
 
@@ -64,7 +64,7 @@ public struct SnapshotSlots: OptionSet, Sendable, Hashable {
 
 /// An exact amount: `amount` milliunits of `currency` ÷ `denominator` (a price times a fraction,
 /// such as a yearly price per month or the proceeds' share, kept as integers).
-public struct MoneyPart: Sendable, Hashable {
+public struct MoneyPart: Sendable, Hashable, Codable {
     public var currency: String
     public var amount: Int64
     public var denominator: Int64
@@ -98,7 +98,7 @@ public enum FlowKind: String, Sendable, Hashable, CaseIterable, Codable {
 }
 
 /// A dated flow of a chain: one of `kind` at `at`, with its money where it has any.
-public struct FigureItem: Sendable, Hashable {
+public struct FigureItem: Sendable, Hashable, Codable {
     public var group: String
     public var kind: FlowKind
     public var at: Date
@@ -117,7 +117,7 @@ public struct FigureItem: Sendable, Hashable {
 /// A paid state without access (expired, revoked, in billing retry) holding over `[from, until)`
 /// whose access ended at `ended`: it is churn in the interval containing `ended` when it still
 /// holds at that interval's end (or now, for the interval under way).
-public struct ChurnSpan: Sendable, Hashable {
+public struct ChurnSpan: Sendable, Hashable, Codable {
     public var group: String
     public var ended: Date
     public var from: Date

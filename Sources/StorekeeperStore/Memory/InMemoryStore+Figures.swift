@@ -1,0 +1,45 @@
+import Foundation
+import SubscriptionAnalytics
+
+extension InMemoryStore {
+    /// Writes chain figures as ``SQLStore`` does: only when the chain's ledger has as many rows
+    /// as the figures were computed from, else their retry job is added.
+    func writeFigures(_ updates: [FigureUpdate], appId: String) {
+        for update in updates {
+            guard chainLedgerCount(appId: appId, chain: update.chain) == update.facts else {
+                if jobKeys[AppKey(appId: appId, key: update.retry.idempotencyKey)] == nil {
+                    var row = update.retry
+                    row.appId = appId
+                    _ = insertJob(row)
+                }
+                continue
+            }
+            let key = AppKey(appId: appId, key: update.environment + "\u{1F}" + update.timeZone)
+            var rows = figureRowSets[key] ?? FigureRowsInMemory(calendar: update.calendar)
+            rows.replace(chain: update.chain, with: update.figures)
+            figureRowSets[key] = rows
+        }
+    }
+
+    /// The rows of `chain`'s ledger (its facts, and the revocations of its transactions).
+    func chainLedgerCount(appId: String, chain: String) -> Int {
+        let transactions = Set(ledgerRows.compactMap { $0.appId == appId && $0.fact.originalTransactionId == chain ? $0.fact.transactionId : nil })
+        return ledgerRows.count { row in
+            guard row.appId == appId else { return false }
+            if row.fact.originalTransactionId == chain { return true }
+            if case .revocation(let revocation) = row.fact { return transactions.contains(revocation.transactionId) }
+            return false
+        }
+    }
+
+    public func figureSums(appId: String, environment: String, calendar: FigureCalendar) async throws -> any FigureSums {
+        let key = AppKey(appId: appId, key: environment + "\u{1F}" + calendar.timeZone.identifier)
+        return RollupSums(rows: figureRowSets[key] ?? FigureRowsInMemory(calendar: calendar))
+    }
+}
+
+extension SQLStore {
+    public func figureSums(appId: String, environment: String, calendar: FigureCalendar) async throws -> any FigureSums {
+        RollupSums(rows: figureRows(appId: appId, environment: environment, calendar: calendar))
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+import SubscriptionAnalytics
+
+/// A chain's figures in one environment as the intake computed them from the chain's ledger
+/// (docs/read-side.md), for the store to write in the same transaction as the facts.
+public struct FigureUpdate: Sendable, Hashable {
+    public var environment: String
+    public var chain: String
+    /// How many rows of the chain's ledger the figures were computed from: the store writes them
+    /// only when the chain has as many then (otherwise another intake of the chain came between).
+    public var facts: Int
+    /// The app's reporting time zone, whose days the rollups are keyed by.
+    public var timeZone: String
+    public var figures: ChainFigures
+    /// The job that computes the chain's figures again when these could not be written.
+    public var retry: JobRecord
+
+    public init(environment: String, chain: String, facts: Int, timeZone: String, figures: ChainFigures, retry: JobRecord) {
+        self.environment = environment
+        self.chain = chain
+        self.facts = facts
+        self.timeZone = timeZone
+        self.figures = figures
+        self.retry = retry
+    }
+
+    var calendar: FigureCalendar { FigureCalendar(timeZone: TimeZone(identifier: timeZone) ?? .gmt) }
+}

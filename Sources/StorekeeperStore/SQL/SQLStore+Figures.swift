@@ -1,0 +1,260 @@
+import Foundation
+import SQLKit
+import SubscriptionAnalytics
+
+extension SQLStore {
+    /// Writes chain figures inside the caller's transaction (docs/read-side.md): for each chain
+    /// whose ledger still has the rows the figures were computed from, the difference from the
+    /// chain's stored figures goes to the daily rollups and the groups, and its rows are
+    /// replaced. Returns the chains whose figures were not written (another intake of the chain
+    /// came between): their retry jobs are added instead.
+    static func writeFigures(_ updates: [FigureUpdate], appId: String, dialect: SQLStoreDialect, _ db: any SQLDatabase) async throws {
+        var stale: [JobRecord] = []
+        for update in updates {
+            let key = (appId, update.environment, update.chain)
+            // The chain's document row, locked until the transaction ends (PostgreSQL; SQLite
+            // has one writer), so two intakes of one chain take turns here.
+            try await db.raw(
+                """
+                INSERT INTO figure_chains (app_id, environment, chain, facts, time_zone, rows)
+                VALUES (\(bind: key.0), \(bind: key.1), \(bind: key.2), \(bind: 0), \(bind: update.timeZone), \(bind: "{}"))
+                ON CONFLICT (app_id, environment, chain) DO NOTHING
+                """
+            ).run()
+            let lock: SQLQueryString = dialect == .postgresql ? " FOR UPDATE" : ""
+            let stored = try await db.raw(
+                "SELECT rows FROM figure_chains WHERE app_id = \(bind: key.0) AND environment = \(bind: key.1) AND chain = \(bind: key.2)" + lock
+            ).first()
+            let facts = try await db.raw(
+                """
+                SELECT COUNT(*) AS facts FROM (
+                SELECT id FROM ledger WHERE app_id = \(bind: appId) AND original_transaction_id = \(bind: update.chain)
+                UNION
+                SELECT id FROM ledger WHERE app_id = \(bind: appId) AND kind = \(bind: "revocation") AND transaction_id IN
+                (SELECT transaction_id FROM ledger WHERE app_id = \(bind: appId) AND original_transaction_id = \(bind: update.chain))) AS chain
+                """
+            ).first()?.int("facts")
+            guard facts == update.facts else {
+                stale.append(update.retry)
+                continue
+            }
+            let text = try stored?.string("rows") ?? "{}"
+            let old = text == "{}" ? ChainFigures() : try StoreCoding.decode(ChainFigures.self, from: text, column: "rows")
+            guard old != update.figures else { continue }
+            try await addDays(update.figures.dayChanges(from: old, in: update.calendar), key: key, db)
+            try await countGroups(old: old.groups, new: update.figures.groups, key: key, db)
+            try await replaceRows(update.figures, key: key, db)
+            try await db.raw(
+                """
+                UPDATE figure_chains SET facts = \(bind: update.facts), time_zone = \(bind: update.timeZone),
+                rows = \(bind: try StoreCoding.encode(update.figures))
+                WHERE app_id = \(bind: key.0) AND environment = \(bind: key.1) AND chain = \(bind: key.2)
+                """
+            ).run()
+        }
+        for job in stale {
+            try await db.raw(
+                """
+                INSERT INTO jobs (app_id, kind, payload, run_at, idempotency_key, state, attempts)
+                VALUES (\(bind: appId), \(bind: job.kind), \(bind: job.payload), \(bind: job.runAt.millisecondsSince1970),
+                \(bind: job.idempotencyKey), \(bind: JobState.pending.rawValue), 0)
+                ON CONFLICT (app_id, idempotency_key) DO NOTHING
+                """
+            ).run()
+        }
+    }
+
+    private static func addDays(_ changes: [FigureDayKey: Int64], key: (String, String, String), _ db: any SQLDatabase) async throws {
+        for chunk in changes.sorted(by: { $0.key < $1.key }).chunked(by: 200) {
+            var query: SQLQueryString = "INSERT INTO figure_days (app_id, environment, grp, series, day, currency, denominator, value) VALUES"
+            for (position, (cell, value)) in chunk.enumerated() {
+                query += position == 0 ? " " : ", "
+                query += """
+                    (\(bind: key.0), \(bind: key.1), \(bind: cell.group), \(bind: cell.series), \(bind: cell.day), \(bind: cell.currency),
+                    \(bind: cell.denominator), \(bind: value))
+                    """
+            }
+            query += """
+                 ON CONFLICT (app_id, environment, grp, series, day, currency, denominator)
+                DO UPDATE SET value = figure_days.value + excluded.value
+                """
+            try await db.raw(query).run()
+        }
+    }
+
+    private static func countGroups(old: Set<String>, new: Set<String>, key: (String, String, String), _ db: any SQLDatabase) async throws {
+        for (group, change) in new.subtracting(old).map({ ($0, 1) }) + old.subtracting(new).map({ ($0, -1) }) {
+            try await db.raw(
+                """
+                INSERT INTO figure_groups (app_id, environment, grp, chains) VALUES (\(bind: key.0), \(bind: key.1), \(bind: group), \(bind: change))
+                ON CONFLICT (app_id, environment, grp) DO UPDATE SET chains = figure_groups.chains + excluded.chains
+                """
+            ).run()
+        }
+    }
+
+    private static func replaceRows(_ figures: ChainFigures, key: (String, String, String), _ db: any SQLDatabase) async throws {
+        for table in ["figure_runs", "figure_items", "figure_churn"] {
+            try await db.raw(
+                "DELETE FROM \(unsafeRaw: table) WHERE app_id = \(bind: key.0) AND environment = \(bind: key.1) AND chain = \(bind: key.2)"
+            ).run()
+        }
+        for chunk in figures.runs.chunked(by: 200) {
+            var query: SQLQueryString =
+                "INSERT INTO figure_runs (app_id, environment, grp, chain, from_ms, until_ms, slots, currency, amount, denominator) VALUES"
+            for (position, run) in chunk.enumerated() {
+                query += position == 0 ? " " : ", "
+                query += """
+                    (\(bind: key.0), \(bind: key.1), \(bind: run.group), \(bind: key.2), \(bind: run.from.millisecondsSince1970),
+                    \(bind: run.until?.millisecondsSince1970), \(bind: run.slots.rawValue), \(bind: run.mrr?.currency), \(bind: run.mrr?.amount),
+                    \(bind: run.mrr?.denominator))
+                    """
+            }
+            try await db.raw(query).run()
+        }
+        for chunk in figures.items.chunked(by: 200) {
+            var query: SQLQueryString = """
+                INSERT INTO figure_items (app_id, environment, grp, chain, kind, at_ms, currency, amount, denominator, proceeds_amount,
+                proceeds_denominator) VALUES
+                """
+            for (position, item) in chunk.enumerated() {
+                query += position == 0 ? " " : ", "
+                query += """
+                    (\(bind: key.0), \(bind: key.1), \(bind: item.group), \(bind: key.2), \(bind: item.kind.rawValue),
+                    \(bind: item.at.millisecondsSince1970), \(bind: item.money?.currency ?? item.proceeds?.currency), \(bind: item.money?.amount),
+                    \(bind: item.money?.denominator), \(bind: item.proceeds?.amount), \(bind: item.proceeds?.denominator))
+                    """
+            }
+            try await db.raw(query).run()
+        }
+        for chunk in figures.churn.chunked(by: 200) {
+            var query: SQLQueryString = "INSERT INTO figure_churn (app_id, environment, grp, chain, ended_ms, from_ms, until_ms) VALUES"
+            for (position, span) in chunk.enumerated() {
+                query += position == 0 ? " " : ", "
+                query += """
+                    (\(bind: key.0), \(bind: key.1), \(bind: span.group), \(bind: key.2), \(bind: span.ended.millisecondsSince1970),
+                    \(bind: span.from.millisecondsSince1970), \(bind: span.until?.millisecondsSince1970))
+                    """
+            }
+            try await db.raw(query).run()
+        }
+    }
+
+    /// The figure rows of `appId` in `environment`, read through this store.
+    public func figureRows(appId: String, environment: String, calendar: FigureCalendar) -> SQLFigureRows {
+        SQLFigureRows(store: self, appId: appId, environment: environment, calendar: calendar)
+    }
+}
+
+/// ``FigureRowQueries`` over the figure tables: every query is an index range of one app,
+/// environment and group.
+public struct SQLFigureRows: FigureRowQueries {
+    let store: SQLStore
+    let appId: String
+    let environment: String
+    public let calendar: FigureCalendar
+
+    public func dayCells(group: String, series: [String], days: Range<Int>) async throws -> [FigureDayKey: Int64] {
+        guard !series.isEmpty, !days.isEmpty else { return [:] }
+        let (appId, environment) = (appId, environment)
+        return try await store.backend.read { db in
+            var query: SQLQueryString = """
+                SELECT series, day, currency, denominator, value FROM figure_days
+                WHERE app_id = \(bind: appId) AND environment = \(bind: environment) AND grp = \(bind: group)
+                AND day >= \(bind: days.lowerBound) AND day < \(bind: days.upperBound) AND series IN (
+                """
+            for (position, name) in series.enumerated() { query += position == 0 ? "\(bind: name)" : ", \(bind: name)" }
+            query += ") AND value <> 0"
+            var cells: [FigureDayKey: Int64] = [:]
+            for row in try await db.raw(query).all() {
+                let key = FigureDayKey(
+                    group: group, day: try row.int("day"), series: try row.string("series"), currency: try row.string("currency"),
+                    denominator: try row.int64("denominator"))
+                cells[key, default: 0] += try row.int64("value")
+            }
+            return cells
+        }
+    }
+
+    public func runs(group: String, boundaryFrom from: Date, through: Date) async throws -> (starting: [FigureRun], ending: [FigureRun]) {
+        let (appId, environment) = (appId, environment)
+        let (low, high) = (from.millisecondsSince1970, through.millisecondsSince1970)
+        return try await store.backend.read { db in
+            func runs(_ column: String) async throws -> [FigureRun] {
+                try await db.raw(
+                    """
+                    SELECT from_ms, until_ms, slots, currency, amount, denominator FROM figure_runs
+                    WHERE app_id = \(bind: appId) AND environment = \(bind: environment) AND grp = \(bind: group)
+                    AND \(unsafeRaw: column) >= \(bind: low) AND \(unsafeRaw: column) <= \(bind: high)
+                    """
+                ).all().map { row in
+                    let mrr = try row.decode(column: "currency", as: String?.self).map {
+                        MoneyPart(currency: $0, amount: try row.int64("amount"), denominator: try row.int64("denominator"))
+                    }
+                    return FigureRun(
+                        group: group, from: Date(millisecondsSince1970: try row.int64("from_ms")),
+                        until: try row.optionalInt64("until_ms").map(Date.init(millisecondsSince1970:)),
+                        slots: SnapshotSlots(rawValue: try row.int("slots")), mrr: mrr)
+                }
+            }
+            return (try await runs("from_ms"), try await runs("until_ms"))
+        }
+    }
+
+    public func items(group: String, from: Date, to: Date, now: Date) async throws -> [FigureItem] {
+        let (appId, environment) = (appId, environment)
+        let low = from.millisecondsSince1970
+        let high = min(to.millisecondsSince1970, now.millisecondsSince1970 + 1)
+        return try await store.backend.read { db in
+            try await db.raw(
+                """
+                SELECT kind, at_ms, currency, amount, denominator, proceeds_amount, proceeds_denominator FROM figure_items
+                WHERE app_id = \(bind: appId) AND environment = \(bind: environment) AND grp = \(bind: group)
+                AND at_ms >= \(bind: low) AND at_ms < \(bind: high)
+                """
+            ).all().compactMap { row in
+                guard let kind = FlowKind(rawValue: try row.string("kind")) else { return nil }
+                let currency = try row.decode(column: "currency", as: String?.self)
+                func part(_ amount: String, _ denominator: String) throws -> MoneyPart? {
+                    guard let currency, let value = try row.optionalInt64(amount), let over = try row.optionalInt64(denominator) else { return nil }
+                    return MoneyPart(currency: currency, amount: value, denominator: over)
+                }
+                return FigureItem(
+                    group: group, kind: kind, at: Date(millisecondsSince1970: try row.int64("at_ms")), money: try part("amount", "denominator"),
+                    proceeds: try part("proceeds_amount", "proceeds_denominator"))
+            }
+        }
+    }
+
+    public func churn(group: String, endedFrom from: Date, to: Date, now: Date) async throws -> [ChurnSpan] {
+        let (appId, environment) = (appId, environment)
+        let low = from.millisecondsSince1970
+        let high = min(to.millisecondsSince1970, now.millisecondsSince1970 + 1)
+        return try await store.backend.read { db in
+            try await db.raw(
+                """
+                SELECT ended_ms, from_ms, until_ms FROM figure_churn
+                WHERE app_id = \(bind: appId) AND environment = \(bind: environment) AND grp = \(bind: group)
+                AND ended_ms >= \(bind: low) AND ended_ms < \(bind: high)
+                """
+            ).all().map { row in
+                ChurnSpan(
+                    group: group, ended: Date(millisecondsSince1970: try row.int64("ended_ms")),
+                    from: Date(millisecondsSince1970: try row.int64("from_ms")),
+                    until: try row.optionalInt64("until_ms").map(Date.init(millisecondsSince1970:)))
+            }
+        }
+    }
+
+    public func groups(prefix: String) async throws -> [String] {
+        let (appId, environment) = (appId, environment)
+        return try await store.backend.read { db in
+            try await db.raw(
+                """
+                SELECT grp FROM figure_groups WHERE app_id = \(bind: appId) AND environment = \(bind: environment) AND chains > 0
+                AND substr(grp, 1, \(unsafeRaw: String(prefix.count))) = \(bind: prefix) ORDER BY grp
+                """
+            ).all().map { try $0.string("grp") }
+        }
+    }
+}
