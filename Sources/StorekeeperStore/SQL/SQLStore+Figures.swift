@@ -52,16 +52,7 @@ extension SQLStore {
                 """
             ).run()
         }
-        for job in stale {
-            try await db.raw(
-                """
-                INSERT INTO jobs (app_id, kind, payload, run_at, idempotency_key, state, attempts)
-                VALUES (\(bind: appId), \(bind: job.kind), \(bind: job.payload), \(bind: job.runAt.millisecondsSince1970),
-                \(bind: job.idempotencyKey), \(bind: JobState.pending.rawValue), 0)
-                ON CONFLICT (app_id, idempotency_key) DO NOTHING
-                """
-            ).run()
-        }
+        for job in stale { try await addJob(job, appId: appId, db) }
     }
 
     private static func addDays(_ changes: [FigureDayKey: Int64], key: (String, String, String), _ db: any SQLDatabase) async throws {

@@ -176,6 +176,18 @@ extension SQLStore {
     }
 
     /// Writes one changeset inside the caller's transaction.
+    /// Adds `job` unless one with its key is there.
+    static func addJob(_ job: JobRecord, appId: String, _ db: any SQLDatabase) async throws {
+        try await db.raw(
+            """
+            INSERT INTO jobs (app_id, kind, payload, run_at, idempotency_key, state, attempts)
+            VALUES (\(bind: appId), \(bind: job.kind), \(bind: job.payload), \(bind: job.runAt.millisecondsSince1970),
+            \(bind: job.idempotencyKey), \(bind: JobState.pending.rawValue), 0)
+            ON CONFLICT (app_id, idempotency_key) DO NOTHING
+            """
+        ).run()
+    }
+
     private static func write(_ changeset: Changeset, dialect: SQLStoreDialect, _ db: any SQLDatabase) async throws -> ChangesetResult {
         let appId = changeset.appId
         let now = changeset.at.millisecondsSince1970
@@ -199,16 +211,7 @@ extension SQLStore {
         for event in changeset.events where try await Self.insertEvent(event, appId: appId, now: now, db) {
             newEvents += 1
         }
-        for job in changeset.jobs {
-            try await db.raw(
-                """
-                INSERT INTO jobs (app_id, kind, payload, run_at, idempotency_key, state, attempts)
-                VALUES (\(bind: appId), \(bind: job.kind), \(bind: job.payload), \(bind: job.runAt.millisecondsSince1970),
-                \(bind: job.idempotencyKey), \(bind: JobState.pending.rawValue), 0)
-                ON CONFLICT (app_id, idempotency_key) DO NOTHING
-                """
-            ).run()
-        }
+        for job in changeset.jobs { try await addJob(job, appId: appId, db) }
         for entry in changeset.audit { try await insertAudit(entry, appId: appId, db) }
         try await writeFigures(changeset.figures, appId: appId, dialect: dialect, db)
         if let outcome = changeset.inboxOutcome { try await updateInbox(outcome, appId: appId, db) }
