@@ -54,8 +54,10 @@ struct FactIntake: Sendable {
         events += StatusChanges.events(
             appId: app.id, known: known, fresh: fresh, catalog: app.catalog, now: now)
         var jobs: [JobRecord] = []
+        var figures: [FigureUpdate] = []
         for chain in chains.sorted() where fresh.contains(where: { $0.fact.originalTransactionId == chain }) {
             let ledger = (known[chain] ?? []) + fresh.filter { $0.fact.originalTransactionId == chain }
+            figures += ChainFigureUpdates.updates(app: app, chain: chain, ledger: ledger, now: now)
             let recorded = try await reads.eventKeys(appId: app.id, originalTransactionId: chain)
             let owner = try await reads.customer(appId: app.id, alias: .originalTransactionId(chain)) ?? customer
             let found = CustomerEvents.events(
@@ -75,6 +77,7 @@ struct FactIntake: Sendable {
             appId: app.id, at: now, links: links, entries: entries, events: events, audit: audit,
             inboxOutcome: submission.inboxOutcome)
         changeset.jobs = jobs
+        changeset.figures = figures
         return changeset
     }
 
@@ -89,6 +92,7 @@ struct FactIntake: Sendable {
             runtime: app, chain: chain, ledger: ledger, customer: owner, recorded: recorded, source: "clock", now: now)
         var changeset = Changeset(appId: app.id, at: now, events: found.events)
         changeset.jobs = found.next.map { [$0] } ?? []
+        changeset.figures = ChainFigureUpdates.updates(app: app, chain: chain, ledger: ledger, now: now)
         try await store.apply(changeset)
     }
 

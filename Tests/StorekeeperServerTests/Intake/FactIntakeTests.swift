@@ -4,6 +4,8 @@ import HummingbirdTesting
 import Logging
 @testable import StorekeeperServer
 import StorekeeperStore
+import SubscriptionAnalytics
+import SubscriptionEngine
 import Synchronization
 import Testing
 
@@ -96,6 +98,22 @@ struct FactIntakeTests {
             // The same facts again, by the same source, add nothing.
             let again = try await Self.deliver(source, harness: harness, client: client)
             #expect(again == reference)
+            // The chain's figures were written with its facts: they are the replay's.
+            let app = harness.configuration.apps[0]
+            let days = try ReportingInterval.day.intervals(from: Self.t0, to: Self.t0 + 40 * Self.day, timeZone: .gmt)
+            let ledger = try await harness.store.ledger(appId: "alpha", originalTransactionId: Self.chain)
+            var counted = 0
+            for environment in ["Production", "Sandbox"] {
+                let analytics = SubscriptionAnalytics(catalog: app.catalog, configuration: app.analytics, environment: environment)
+                let sums = try await harness.store.figureSums(
+                    appId: "alpha", environment: environment, calendar: FigureCalendar(timeZone: TimeZone(identifier: app.analytics.timeZone)!))
+                for metric in [MetricName.activeSubscriptions, .newSubscriptions] {
+                    let replay = analytics.series(metric, of: [PurchaseHistory(ledger: ledger)], over: days, now: harness.clock.now)
+                    #expect(try await analytics.series(metric, over: days, now: harness.clock.now, from: sums) == replay, "\(environment) \(metric)")
+                    counted += replay.filter { ($0.value ?? 0) > 0 }.count
+                }
+            }
+            #expect(counted > 0)
         }
     }
 
