@@ -118,6 +118,7 @@ public func buildApplication(configuration: ServerConfiguration, dependencies: S
     if dependencies.scheduler != nil {
         services.append(startup.holding(work.scheduler))
     }
+    services.append(startup.holding(FigureBuilder(apps: directory, store: store, clock: dependencies.clock, logger: dependencies.logger)))
     if dependencies.runsDispatcher {
         services.append(startup.holding(work.dispatcher))
     }

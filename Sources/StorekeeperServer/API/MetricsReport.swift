@@ -130,6 +130,27 @@ public enum MetricsReport {
                 }))
     }
 
+    /// Answers a query from the app's maintained figures (their sums cost what the answer shows).
+    static func answer(_ query: Query, app: AppConfiguration, sums: any FigureSums, now: Date) async throws -> Answer {
+        let configuration = app.analytics
+        let analytics = SubscriptionAnalytics(catalog: app.catalog, configuration: configuration, environment: query.environment)
+        guard let metric = query.metric else {
+            let instant = query.at ?? now
+            let snapshot = try await sums.snapshotSums(group: "", at: [instant])[0].snapshot(at: instant, configuration: configuration)
+            return .snapshot(SnapshotBody(snapshot, environment: query.environment))
+        }
+        let intervals = try intervals(of: query, app: app)
+        var groups: [String: [PointBody]]?
+        if let breakdown = query.groupBy {
+            groups = try await analytics.series(metric, by: breakdown, over: intervals, now: now, from: sums).mapValues { $0.map(PointBody.init) }
+        }
+        return .series(
+            SeriesBody(
+                metric: metric.rawValue, interval: query.interval.rawValue, currency: configuration.reportingCurrency,
+                timeZone: configuration.timeZone, environment: query.environment,
+                points: try await analytics.series(metric, over: intervals, now: now, from: sums).map(PointBody.init), groups: groups))
+    }
+
     /// Answers a cohort query (`from`, `to`, `period` week or month, optional `product` and
     /// `environment`) for `app` over its ledger, following each cohort until `now`. The query is
     /// checked (``Invalid``) before `entries` loads the ledger.

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import StorekeeperStore
+import SubscriptionAnalytics
 
 extension StorekeeperAPI {
     /// `GET /v1/apps/{appId}/metrics?at=ISO8601[&environment=Sandbox]` (app or admin key): the
@@ -36,6 +37,11 @@ extension StorekeeperAPI {
         let parameters = request.uri.queryParameters
         do {
             let query = try MetricsReport.Query(metric: metric) { parameters.get($0) }
+            if try await FigureBuild(store: store).isReady(app.configuration, environment: query.environment) {
+                let calendar = FigureCalendar(timeZone: TimeZone(identifier: app.configuration.analytics.timeZone) ?? .gmt)
+                let sums = try await store.figureSums(appId: app.id, environment: query.environment, calendar: calendar)
+                return try await MetricsReport.answer(query, app: app.configuration, sums: sums, now: clock())
+            }
             if query.readsIndexOnly {
                 let index = try await analyticsCache.index(of: app.configuration, environment: query.environment, store: store)
                 return try MetricsReport.answer(query, app: app.configuration, index: index, now: clock())

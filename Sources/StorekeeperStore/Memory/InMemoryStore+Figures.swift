@@ -32,6 +32,23 @@ extension InMemoryStore {
         }
     }
 
+    public func figureState(appId: String, environment: String) async throws -> FigureState? {
+        figureStates[AppKey(appId: appId, key: environment)]
+    }
+
+    public func resetFigures(appId: String, environment: String, settings: String) async throws {
+        for key in figureRowSets.keys where key.appId.utf8.elementsEqual(appId.utf8) && key.key.hasPrefix(environment + "\u{1F}") {
+            figureRowSets[key] = nil
+        }
+        figureStates[AppKey(appId: appId, key: environment)] = FigureState(settings: settings, resumeAfter: nil, complete: false)
+    }
+
+    public func recordFigureProgress(appId: String, environment: String, settings: String, resumeAfter: String?, complete: Bool) async throws {
+        let key = AppKey(appId: appId, key: environment)
+        guard figureStates[key]?.settings == settings else { return }
+        figureStates[key] = FigureState(settings: settings, resumeAfter: resumeAfter, complete: complete)
+    }
+
     public func figureSums(appId: String, environment: String, calendar: FigureCalendar) async throws -> any FigureSums {
         let key = AppKey(appId: appId, key: environment + "\u{1F}" + calendar.timeZone.identifier)
         return RollupSums(rows: figureRowSets[key] ?? FigureRowsInMemory(calendar: calendar))

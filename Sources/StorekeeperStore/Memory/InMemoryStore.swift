@@ -68,6 +68,8 @@ public actor InMemoryStore: StorekeeperStorage {
     var jobKeys: [AppKey: Int64] = [:]
     /// Chain figures by app, environment and time zone.
     var figureRowSets: [AppKey: FigureRowsInMemory] = [:]
+    /// How far each app's figures are built, by app and environment.
+    var figureStates: [AppKey: FigureState] = [:]
     var lastId: Int64 = 0
 
     public init() {}

@@ -24,6 +24,28 @@ public protocol StorekeeperStorage: AppRepository, CustomerRepository, LedgerRep
 public protocol FigureStore: Sendable {
     /// The sums of `appId`'s chain figures in `environment`, by the days of `calendar`.
     func figureSums(appId: String, environment: String, calendar: FigureCalendar) async throws -> any FigureSums
+    /// How far the figures of `appId` in `environment` are built, and with which settings.
+    func figureState(appId: String, environment: String) async throws -> FigureState?
+    /// Removes every figure of `appId` in `environment` and starts a build with `settings`, at once.
+    func resetFigures(appId: String, environment: String, settings: String) async throws
+    /// Records a build's progress: the last chain built, or that every chain is.
+    func recordFigureProgress(appId: String, environment: String, settings: String, resumeAfter: String?, complete: Bool) async throws
+}
+
+/// How far an app's figures in one environment are built (docs/read-side.md).
+public struct FigureState: Sendable, Hashable {
+    /// What the figures were computed with (the time zone, the catalog, the commission rule).
+    public var settings: String
+    /// The last chain a build wrote, in the order of the chains' ids.
+    public var resumeAfter: String?
+    /// Whether every chain's figures are written: only then are they read.
+    public var complete: Bool
+
+    public init(settings: String, resumeAfter: String?, complete: Bool) {
+        self.settings = settings
+        self.resumeAfter = resumeAfter
+        self.complete = complete
+    }
 }
 
 /// The apps (tenants) the store knows.

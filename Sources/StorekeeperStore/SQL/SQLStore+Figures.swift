@@ -131,6 +131,41 @@ extension SQLStore {
         }
     }
 
+    public func figureState(appId: String, environment: String) async throws -> FigureState? {
+        try await backend.read { db in
+            try await db.raw(
+                "SELECT settings, resume_after, complete FROM figure_state WHERE app_id = \(bind: appId) AND environment = \(bind: environment)"
+            ).first().map {
+                FigureState(settings: try $0.string("settings"), resumeAfter: try $0.decode(column: "resume_after", as: String?.self), complete: try $0.int("complete") == 1)
+            }
+        }
+    }
+
+    public func resetFigures(appId: String, environment: String, settings: String) async throws {
+        try await backend.transaction { db in
+            for table in ["figure_chains", "figure_runs", "figure_items", "figure_churn", "figure_days", "figure_groups", "figure_state"] {
+                try await db.raw("DELETE FROM \(unsafeRaw: table) WHERE app_id = \(bind: appId) AND environment = \(bind: environment)").run()
+            }
+            try await db.raw(
+                """
+                INSERT INTO figure_state (app_id, environment, settings, resume_after, complete)
+                VALUES (\(bind: appId), \(bind: environment), \(bind: settings), NULL, 0)
+                """
+            ).run()
+        }
+    }
+
+    public func recordFigureProgress(appId: String, environment: String, settings: String, resumeAfter: String?, complete: Bool) async throws {
+        try await backend.transaction { db in
+            try await db.raw(
+                """
+                UPDATE figure_state SET resume_after = \(bind: resumeAfter), complete = \(bind: complete ? 1 : 0)
+                WHERE app_id = \(bind: appId) AND environment = \(bind: environment) AND settings = \(bind: settings)
+                """
+            ).run()
+        }
+    }
+
     /// The figure rows of `appId` in `environment`, read through this store.
     public func figureRows(appId: String, environment: String, calendar: FigureCalendar) -> SQLFigureRows {
         SQLFigureRows(store: self, appId: appId, environment: environment, calendar: calendar)

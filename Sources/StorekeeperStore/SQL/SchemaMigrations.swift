@@ -278,6 +278,10 @@ enum SchemaMigrations {
                     CREATE TABLE IF NOT EXISTS figure_groups (app_id TEXT NOT NULL, environment TEXT NOT NULL, grp TEXT NOT NULL,
                     chains INTEGER NOT NULL, PRIMARY KEY (app_id, environment, grp))
                     """,
+                    """
+                    CREATE TABLE IF NOT EXISTS figure_state (app_id TEXT NOT NULL, environment TEXT NOT NULL, settings TEXT NOT NULL,
+                    resume_after TEXT, complete INTEGER NOT NULL, PRIMARY KEY (app_id, environment))
+                    """,
                 ]
             ),
         ]
