@@ -14,7 +14,7 @@ extension InMemoryStore {
                 }
                 continue
             }
-            let key = AppKey(appId: appId, key: update.environment + "\u{1F}" + update.timeZone)
+            let key = AppKey(appId: appId, key: update.environment)
             var rows = figureRowSets[key] ?? FigureRowsInMemory(calendar: update.calendar)
             rows.replace(chain: update.chain, with: update.figures)
             figureRowSets[key] = rows
@@ -37,9 +37,7 @@ extension InMemoryStore {
     }
 
     public func resetFigures(appId: String, environment: String, settings: String) async throws {
-        for key in figureRowSets.keys where key.appId.utf8.elementsEqual(appId.utf8) && key.key.hasPrefix(environment + "\u{1F}") {
-            figureRowSets[key] = nil
-        }
+        figureRowSets[AppKey(appId: appId, key: environment)] = nil
         figureStates[AppKey(appId: appId, key: environment)] = FigureState(settings: settings, resumeAfter: nil, complete: false)
     }
 
@@ -50,8 +48,9 @@ extension InMemoryStore {
     }
 
     public func figureSums(appId: String, environment: String, calendar: FigureCalendar) async throws -> any FigureSums {
-        let key = AppKey(appId: appId, key: environment + "\u{1F}" + calendar.timeZone.identifier)
-        return RollupSums(rows: figureRowSets[key] ?? FigureRowsInMemory(calendar: calendar))
+        // Rows are kept by the days of the time zone they were written with (the settings of the
+        // build that wrote them, which the reader checks first).
+        RollupSums(rows: figureRowSets[AppKey(appId: appId, key: environment)] ?? FigureRowsInMemory(calendar: calendar))
     }
 }
 

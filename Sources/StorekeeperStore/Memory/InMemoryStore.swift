@@ -66,7 +66,7 @@ public actor InMemoryStore: StorekeeperStorage {
     var inboxKeys: [AppKey: Int64] = [:]
     var jobRows: [Int64: JobRecord] = [:]
     var jobKeys: [AppKey: Int64] = [:]
-    /// Chain figures by app, environment and time zone.
+    /// Chain figures by app and environment.
     var figureRowSets: [AppKey: FigureRowsInMemory] = [:]
     /// How far each app's figures are built, by app and environment.
     var figureStates: [AppKey: FigureState] = [:]
