@@ -308,7 +308,7 @@ let package = Package(
             name: "StorekeeperCLITests",
             dependencies: [
                 "storekeeper", "StorekeeperCLI", "AppStoreServerAPI", "AppStoreTestSigning", "StorekeeperTestSupport", "SubscriptionEngine",
-                "StorekeeperStore", "StorekeeperKit",
+                "SubscriptionAnalytics", "StorekeeperStore", "StorekeeperKit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

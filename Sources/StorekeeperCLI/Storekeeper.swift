@@ -19,6 +19,7 @@ public struct Storekeeper: AsyncParsableCommand {
             MigrateCommand.self,
             UserCommand.self,
             MetricsCommand.self,
+            AnalyticsCommand.self,
             OfferCommand.self,
             DemoCommand.self,
             SimulateCommand.self,

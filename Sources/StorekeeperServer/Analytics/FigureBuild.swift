@@ -65,6 +65,19 @@ struct FigureBuild: Sendable {
     }
 }
 
+/// The build of an app's figures, for the command line (`storekeeper analytics rebuild`).
+public enum FigureRebuild {
+    /// Builds the figures of `app` in `environment` in `store`: again from nothing when `force`
+    /// or when they were computed with other settings, otherwise from where a build stopped.
+    public static func run(
+        app: AppConfiguration, environment: String, store: any StorekeeperStorage, force: Bool,
+        progress: @escaping @Sendable (Int, Int) async -> Void
+    ) async throws {
+        if force { try await store.resetFigures(appId: app.id, environment: environment, settings: FigureBuild.settings(of: app)) }
+        try await FigureBuild(store: store).run(app: try AppRuntime(configuration: app), environment: environment, now: { Date() }, progress: progress)
+    }
+}
+
 /// At start, builds every app's figures that are missing or were computed with other
 /// settings, in the background; the routes replay the ledger until each is complete.
 struct FigureBuilder: Service {
