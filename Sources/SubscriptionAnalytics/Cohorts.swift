@@ -30,6 +30,12 @@ public struct CohortPeriod: Sendable, Hashable, Encodable {
 }
 
 extension SubscriptionAnalytics {
+    /// When `history`'s first paid period of a purchaser-owned auto-renewable subscription began
+    /// (a free trial is not paid): the instant that places a customer in a cohort.
+    public func firstPaid(of history: PurchaseHistory) -> Date? {
+        history.effectivePurchases.filter { isOwnedSubscription($0) && $0.offer?.kind != .freeTrial }.map(\.purchaseDate).min()
+    }
+
     /// The cohorts of `[from, to)` cut by `period` (weeks or months; a day is refused) over
     /// `customers` (one history per customer), each followed until `now`.
     public func cohorts(
@@ -42,10 +48,7 @@ extension SubscriptionAnalytics {
         for customer in customers {
             var history = customer.restricted(to: environment)
             if let product { history = history.restricted { $0.productId == product } }
-            let firstPaid = history.effectivePurchases
-                .filter { isOwnedSubscription($0) && $0.offer?.kind != .freeTrial }
-                .map(\.purchaseDate).min()
-            guard let firstPaid, let index = cohortIntervals.firstIndex(where: { $0.start <= firstPaid && firstPaid < $0.end }) else { continue }
+            guard let firstPaid = firstPaid(of: history), let index = cohortIntervals.firstIndex(where: { $0.start <= firstPaid && firstPaid < $0.end }) else { continue }
             members[index].append(history)
         }
         var cells = 0

@@ -155,7 +155,7 @@ extension SubscriberFlows {
         case .renewal: renewals += count
         case .billingIssue: billingIssues += count
         case .billingRecovery: billingRecoveries += count
-        case .sale, .refund: break
+        case .sale, .refund, .cohortMember: break
         }
     }
 }

@@ -62,10 +62,18 @@ struct FigureStoreTests {
         return facts
     }
 
+    /// Chains share customers (one in three has none: its chain stands for its customer).
+    static func customer(of chain: String) -> String? {
+        let number = Int(chain.suffix(2)) ?? 0
+        return number % 3 == 0 ? nil : "customer-\(number % 7)"
+    }
+
+    static func owner(of chain: String) -> String { customer(of: chain).map { "customer:" + $0 } ?? "chain:" + chain }
+
     static func update(_ ledger: [LedgerEntry], chain: String, facts: Int, at: Date) -> FigureUpdate {
         FigureUpdate(
             environment: "Production", chain: chain, facts: facts, timeZone: zone,
-            figures: analytics.figures(ofChain: PurchaseHistory(ledger: ledger)),
+            figures: analytics.figures(ofChain: PurchaseHistory(ledger: ledger)), customer: owner(of: chain),
             retry: JobRecord(appId: "app", kind: "transitions", runAt: at, idempotencyKey: "transitions:\(chain):\(at.millisecondsSince1970)"))
     }
 
@@ -82,8 +90,8 @@ struct FigureStoreTests {
             var ledgers: [String: [LedgerEntry]] = [:]
             for (step, fact) in shuffled.enumerated() {
                 let at = Self.t0 + Double(step)
-                let entry = LedgerEntry(appId: "app", fact: fact, source: .notificationV2, recordedAt: at)
                 let chain = fact.originalTransactionId ?? "-"
+                let entry = LedgerEntry(appId: "app", fact: fact, customerId: Self.customer(of: chain), source: .notificationV2, recordedAt: at)
                 ledgers[chain, default: []].append(entry)
                 var changeset = Changeset(appId: "app", at: at, entries: [entry])
                 changeset.figures = [Self.update(ledgers[chain]!, chain: chain, facts: ledgers[chain]!.count, at: at)]
@@ -107,6 +115,19 @@ struct FigureStoreTests {
                     let replay = Self.analytics.series(metric, of: histories, over: months, now: now, by: breakdown)
                     let stored = try await Self.analytics.series(metric, by: breakdown, over: months, now: now, from: sums)
                     #expect(stored == replay, "\(backend): \(metric) grouped by \(breakdown)")
+                }
+            }
+            // The cohorts: customers (several chains each) by when they first paid.
+            let customers = Dictionary(grouping: ledgers, by: { Self.owner(of: $0.key) }).values.map {
+                PurchaseHistory(ledger: $0.flatMap(\.value))
+            }
+            for period in [ReportingInterval.week, .month] {
+                for product in [nil, "pro.yearly"] {
+                    let to = Self.t0 + (period == .week ? 120 : 240) * Self.day
+                    let replay = try Self.analytics.cohorts(of: customers, from: Self.t0, to: to, period: period, product: product, now: now)
+                    let stored = try await Self.analytics.cohorts(from: sums, from: Self.t0, to: to, period: period, product: product, now: now)
+                    #expect(stored == replay, "\(backend): cohorts by \(period) of \(product ?? "every product")")
+                    #expect(replay.contains { $0.customers > 1 && $0.periods.contains { $0.active > 0 && $0.revenuePerCustomer > 0 } } || product != nil)
                 }
             }
             // The figures reach every kind of figure.

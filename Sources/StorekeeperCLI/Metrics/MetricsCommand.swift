@@ -86,12 +86,13 @@ public struct MetricsCommand: AsyncParsableCommand {
         }
         var logger = Logger(label: "storekeeper.metrics")
         logger.logLevel = .warning
-        let appId = app.id
         if cohorts {
             let body: MetricsReport.CohortsBody
             do {
-                body = try await MetricsReport.cohorts(parameters: { parameters[$0] }, app: app, now: Date()) {
-                    try await SQLStore.withStore(location, logger: logger) { store in try await store.ledger(appId: appId) }
+                body = try await SQLStore.withStore(location, logger: logger) { store in
+                    try await MetricsReport.cohorts(parameters: { parameters[$0] }, app: app, now: Date()) { environment in
+                        try await MetricsReport.figureSums(of: app, environment: environment, store: store)
+                    }
                 }
             } catch let invalid as MetricsReport.Invalid {
                 throw CLIFailure.usage(invalid.description)
@@ -103,12 +104,13 @@ public struct MetricsCommand: AsyncParsableCommand {
             }
             return
         }
-        let entries = try await SQLStore.withStore(location, logger: logger) { store in try await store.ledger(appId: appId) }
         let answer: MetricsReport.Answer
         do {
-            answer = try MetricsReport.answer(query, app: app, entries: entries, now: Date())
-        } catch {
-            throw CLIFailure.usage(error.description)
+            answer = try await SQLStore.withStore(location, logger: logger) { store in
+                try await MetricsReport.answer(query, app: app, store: store, now: Date())
+            }
+        } catch let invalid as MetricsReport.Invalid {
+            throw CLIFailure.usage(invalid.description)
         }
         if format == "table" {
             Console.out(Data(MetricsTable.text(answer).utf8))

@@ -74,6 +74,21 @@ public enum MetricsReport {
         }
     }
 
+    /// Answers `query` for `app` from `store` (``figureSums(of:environment:store:)``).
+    public static func answer(_ query: Query, app: AppConfiguration, store: any StorekeeperStorage, now: Date) async throws -> Answer {
+        try await answer(query, app: app, sums: try await figureSums(of: app, environment: query.environment, store: store), now: now)
+    }
+
+    /// The sums of `app`'s figures in `environment` for the command line: the maintained ones
+    /// once built, otherwise its whole ledger replayed in memory (the operator's choice: the
+    /// server refuses to replay a large one).
+    public static func figureSums(of app: AppConfiguration, environment: String, store: any StorekeeperStorage) async throws -> any FigureSums {
+        guard try await FigureBuild(store: store).isReady(app, environment: environment) else {
+            return try await replayedFigures(of: app, environment: environment, store: store)
+        }
+        return try await FigureSource(store: store).sums(of: app, environment: environment)
+    }
+
     /// Answers `query` for `app` over its ledger `entries`; `now` stands for an absent `at`.
     public static func answer(_ query: Query, app: AppConfiguration, entries: [LedgerEntry], now: Date) throws(Invalid) -> Answer {
         let histories = histories(of: entries)
@@ -152,10 +167,11 @@ public enum MetricsReport {
     }
 
     /// Answers a cohort query (`from`, `to`, `period` week or month, optional `product` and
-    /// `environment`) for `app` over its ledger, following each cohort until `now`. The query is
-    /// checked (``Invalid``) before `entries` loads the ledger.
+    /// `environment`) for `app` from the sums of its figures in the environment asked
+    /// (`sums`), following each cohort until `now`. The query is checked (``Invalid``) before
+    /// `sums` is asked for.
     public static func cohorts(
-        parameters: (String) -> String?, app: AppConfiguration, now: Date, entries load: () async throws -> [LedgerEntry]
+        parameters: (String) -> String?, app: AppConfiguration, now: Date, sums: (_ environment: String) async throws -> any FigureSums
     ) async throws -> CohortsBody {
         guard let from = parameters("from").flatMap(Timestamp.date(from:)), let to = parameters("to").flatMap(Timestamp.date(from:)) else {
             throw Invalid(description: "from and to must be ISO 8601 instants")
@@ -173,19 +189,49 @@ public enum MetricsReport {
         } catch {
             throw Invalid(description: error.description)
         }
-        let entries = try await load()
+        let figures = try await sums(environment)
         let analytics = SubscriptionAnalytics(catalog: app.catalog, configuration: app.analytics, environment: environment)
-        // One history per customer (a chain no customer claimed stands for its own).
-        let customers = Dictionary(grouping: entries) { $0.customerId.map { "customer:" + $0 } ?? "chain:" + ($0.fact.originalTransactionId ?? "-") }
-            .values.map(PurchaseHistory.init(ledger:))
         do {
-            let cohorts = try analytics.cohorts(of: customers, from: from, to: to, period: period, product: product, now: now)
+            let cohorts = try await analytics.cohorts(from: figures, from: from, to: to, period: period, product: product, now: now)
             return CohortsBody(
                 period: period.rawValue, currency: app.analytics.reportingCurrency, timeZone: app.analytics.timeZone, environment: environment,
                 product: product, cohorts: cohorts)
-        } catch {
-            throw Invalid(description: error.description)
+        } catch let problem as ReportingInterval.Problem {
+            throw Invalid(description: problem.description)
         }
+    }
+
+    /// The figures of `app` in `environment` computed in memory from its ledger (what the
+    /// database keeps once built): each chain's rows and each customer's cohort rows.
+    static func replayedFigures(of app: AppConfiguration, environment: String, store: any StorekeeperStorage) async throws -> FigureBook {
+        let entries = try await store.ledger(appId: app.id)
+        let chains = Set(entries.compactMap(\.fact.originalTransactionId)).sorted()
+        var customers: [String: String] = [:]
+        for first in stride(from: 0, to: chains.count, by: 500) {
+            let part = chains[first..<min(first + 500, chains.count)].map(CustomerAlias.originalTransactionId)
+            for (alias, customer) in try await store.customers(appId: app.id, aliases: part) { customers[alias.value] = customer }
+        }
+        return replayedFigures(of: entries, customers: customers, app: app, environment: environment)
+    }
+
+    /// The figures of `app` in `environment` computed in memory from its ledger `entries`, the
+    /// chains linked to customers as `customers` says.
+    public static func replayedFigures(
+        of entries: [LedgerEntry], customers: [String: String], app: AppConfiguration, environment: String
+    ) -> FigureBook {
+        let analytics = SubscriptionAnalytics(catalog: app.catalog, configuration: app.analytics, environment: environment)
+        let calendar = FigureCalendar(timeZone: TimeZone(identifier: app.analytics.timeZone) ?? .gmt)
+        var book = FigureBook()
+        var owned: [String: [ChainFigures]] = [:]
+        for (chain, facts) in Dictionary(grouping: entries, by: { $0.fact.originalTransactionId ?? "-" }) {
+            let figures = analytics.figures(ofChain: PurchaseHistory(ledger: facts))
+            book.replace(chain: chain, with: figures)
+            if let owner = ChainFigureUpdates.owner(of: chain, customer: customers[chain], ledger: facts) { owned[owner, default: []].append(figures) }
+        }
+        for (owner, chains) in owned {
+            book.replace(chain: FigureUpdate.cohortKey(owner), with: ChainFigures.cohortRows(of: chains, calendar: calendar))
+        }
+        return book
     }
 
     public struct CohortsBody: Sendable, Encodable, ResponseEncodable {

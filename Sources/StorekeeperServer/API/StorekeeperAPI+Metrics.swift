@@ -25,10 +25,19 @@ extension StorekeeperAPI {
         let parameters = request.uri.queryParameters
         do {
             return try await MetricsReport.cohorts(parameters: { parameters.get($0) }, app: app.configuration, now: clock()) {
-                try await store.ledger(appId: app.id)
+                try await figureSums(of: app.configuration, environment: $0)
             }
         } catch let invalid as MetricsReport.Invalid {
             throw APIError.badRequest(invalid.description)
+        }
+    }
+
+    /// The sums of the app's figures (``FigureSource``); 503 while a large app's are being built.
+    func figureSums(of app: AppConfiguration, environment: String) async throws -> any FigureSums {
+        do {
+            return try await FigureSource(store: store).sums(of: app, environment: environment)
+        } catch let building as FiguresBuilding {
+            throw APIError.retryLater(building.description)
         }
     }
 
@@ -37,17 +46,8 @@ extension StorekeeperAPI {
         let parameters = request.uri.queryParameters
         do {
             let query = try MetricsReport.Query(metric: metric) { parameters.get($0) }
-            if try await FigureBuild(store: store).isReady(app.configuration, environment: query.environment) {
-                let calendar = FigureCalendar(timeZone: TimeZone(identifier: app.configuration.analytics.timeZone) ?? .gmt)
-                let sums = try await store.figureSums(appId: app.id, environment: query.environment, calendar: calendar)
-                return try await MetricsReport.answer(query, app: app.configuration, sums: sums, now: clock())
-            }
-            if query.readsIndexOnly {
-                let index = try await analyticsCache.index(of: app.configuration, environment: query.environment, store: store)
-                return try MetricsReport.answer(query, app: app.configuration, index: index, now: clock())
-            }
-            let entries = try await store.ledger(appId: app.id)
-            return try MetricsReport.answer(query, app: app.configuration, entries: entries, now: clock())
+            let sums = try await figureSums(of: app.configuration, environment: query.environment)
+            return try await MetricsReport.answer(query, app: app.configuration, sums: sums, now: clock())
         } catch let invalid as MetricsReport.Invalid {
             throw APIError.badRequest(invalid.description)
         }

@@ -22,8 +22,6 @@ struct StorekeeperAPI: Sendable {
     var bodyTimeout: Duration = .seconds(15)
     /// The App Store Server API clients (support and offer routes).
     var appleClients = AppleClients()
-    /// Each app's snapshot index, kept up to date from the ledger (the metrics routes).
-    var analyticsCache = AnalyticsCache()
     /// The key customer states are signed with, read at startup.
     var stateSigningKey = StateSigningKeyBox()
     /// How long after its signing a customer state may serve the SDK offline.

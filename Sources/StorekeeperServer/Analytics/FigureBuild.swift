@@ -10,13 +10,13 @@ import SubscriptionEngine
 /// were computed with other settings (time zone, catalog, commission rule) or never, they are
 /// removed and built again chain by chain, a group at a time, resuming where a build stopped.
 /// Until a build completes, the figures are not read (the routes replay the ledger).
-struct FigureBuild: Sendable {
+public struct FigureBuild: Sendable {
     let store: any StorekeeperStorage
     /// How many chains a group reads and writes at once.
     var group = 500
 
     /// What figures depend on besides the facts, as a digest.
-    static func settings(of app: AppConfiguration) -> String {
+    public static func settings(of app: AppConfiguration) -> String {
         struct Settings: Encodable {
             var catalog: Catalog
             var timeZone: String
@@ -51,10 +51,13 @@ struct FigureBuild: Sendable {
             try Task.checkCancellation()
             let part = Array(remaining[first..<min(first + group, remaining.count)])
             let ledgers = try await store.ledgers(appId: app.id, originalTransactionIds: part)
+            let customers = try await store.customers(appId: app.id, aliases: part.map(CustomerAlias.originalTransactionId))
             let at = now()
             var changeset = Changeset(appId: app.id, at: at)
             changeset.figures = part.flatMap { chain in
-                ChainFigureUpdates.updates(app: app, chain: chain, ledger: ledgers[chain] ?? [], now: at).filter { $0.environment == environment }
+                ChainFigureUpdates.updates(
+                    app: app, chain: chain, ledger: ledgers[chain] ?? [], customer: customers[.originalTransactionId(chain)], now: at
+                ).filter { $0.environment == environment }
             }
             try await store.apply(changeset)
             try await store.recordFigureProgress(appId: app.id, environment: environment, settings: settings, resumeAfter: part.last, complete: false)

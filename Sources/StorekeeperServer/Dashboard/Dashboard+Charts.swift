@@ -87,15 +87,14 @@ extension Dashboard {
         }
     }
 
-    /// Reads metric series as the API answers them, from the app's snapshot index and (for flows
-    /// and breakdowns) its ledger, loaded once per page.
+    /// Reads metric series as the API answers them, from the app's figures (``FigureSource``).
     struct MetricReader {
         let app: AppConfiguration
-        let index: SnapshotIndex
-        let histories: [PurchaseHistory]
+        let analytics: SubscriptionAnalytics
+        let sums: any FigureSums
         let now: Date
 
-        func series(_ metric: MetricName, _ query: ChartQuery) throws -> MetricsReport.SeriesBody {
+        func series(_ metric: MetricName, _ query: ChartQuery) async throws -> MetricsReport.SeriesBody {
             let parameters = query.apiParameters(groupBy: query.breakdown?.0)
             let apiQuery: MetricsReport.Query
             do {
@@ -105,12 +104,9 @@ extension Dashboard {
             }
             let answer: MetricsReport.Answer
             do {
-                answer =
-                    apiQuery.readsIndexOnly
-                    ? try MetricsReport.answer(apiQuery, app: app, index: index, now: now)
-                    : try MetricsReport.answer(apiQuery, app: app, histories: histories, now: now)
-            } catch {
-                throw DashboardError.badRequest(error.description)
+                answer = try await MetricsReport.answer(apiQuery, app: app, sums: sums, now: now)
+            } catch let invalid as MetricsReport.Invalid {
+                throw DashboardError.badRequest(invalid.description)
             }
             guard case .series(var body) = answer else { throw DashboardError.badRequest("not a series") }
             if let (_, value) = query.breakdown {
@@ -133,24 +129,36 @@ extension Dashboard {
         /// months), read up to now like any series: a flow's total over the range, a snapshot's
         /// value at the range's end (now, when the range reaches past now). The group's own
         /// figure when the query filters by product or storefront.
-        func overRange(_ metric: MetricName, _ query: ChartQuery) -> Decimal? {
+        func overRange(_ metric: MetricName, _ query: ChartQuery) async throws -> Decimal? {
             let range = [DateInterval(start: query.from, end: query.to)]
-            let analytics = index.analytics
             guard let (breakdown, value) = query.breakdown else {
-                return analytics.series(metric, of: histories, over: range, now: now, index: index)[0].value
+                return try await analytics.series(metric, over: range, now: now, from: sums)[0].value
             }
             // A group with no periods has nothing in it.
-            guard let point = analytics.series(metric, of: histories, over: range, now: now, by: breakdown)[value]?.first else {
+            let group = ChainFigures.group(breakdown, value)
+            guard try await sums.groups(of: breakdown).contains(group) else {
                 return metric == .churnRate || (metric.isSnapshot && query.from > now) ? nil : 0
             }
-            return point.value
+            return try await analytics.series(metric, group: group, over: range, now: now, from: sums)[0].value
+        }
+
+        /// The snapshot at `instant`, as `GET /v1/apps/{appId}/metrics?at=` answers it.
+        func snapshot(at instant: Date) async throws -> Snapshot {
+            try await sums.snapshotSums(group: "", at: [instant])[0].snapshot(at: instant, configuration: app.analytics)
         }
     }
 
     func metricReader(_ app: AppRuntime, environment: String) async throws -> MetricReader {
-        let index = try await api.analyticsCache.index(of: app.configuration, environment: environment, store: store)
-        let entries = try await store.ledger(appId: app.id)
-        return MetricReader(app: app.configuration, index: index, histories: MetricsReport.histories(of: entries), now: clock())
+        let configuration = app.configuration
+        let sums: any FigureSums
+        do {
+            sums = try await FigureSource(store: store).sums(of: configuration, environment: environment)
+        } catch let building as FiguresBuilding {
+            throw DashboardError(status: .serviceUnavailable, message: building.description)
+        }
+        return MetricReader(
+            app: configuration, analytics: SubscriptionAnalytics(catalog: configuration.catalog, configuration: configuration.analytics, environment: environment),
+            sums: sums, now: clock())
     }
 
     // MARK: - Overview
@@ -214,7 +222,7 @@ extension Dashboard {
         var tiles: [Tile] = []
         if query.breakdown == nil {
             // The snapshot exactly as GET /v1/apps/{appId}/metrics?at= answers it.
-            let snapshot = reader.index.snapshots(at: [now])[0]
+            let snapshot = try await reader.snapshot(at: now)
             tiles += [
                 Tile(id: "activeSubscriptions", label: "Active subscriptions", value: "\(snapshot.activeSubscriptions)", note: "now"),
                 Tile(id: "activeTrials", label: "Active trials", value: "\(snapshot.activeTrials)", note: "now"),
@@ -226,16 +234,20 @@ extension Dashboard {
             for (metric, label) in [(MetricName.activeSubscriptions, "Active subscriptions"), (.activeTrials, "Active trials"), (.mrr, "MRR")] {
                 tiles.append(
                     Tile(
-                        id: metric.rawValue, label: label, value: Self.text(reader.overRange(metric, query), metric: metric, currency: currency),
+                        id: metric.rawValue, label: label, value: Self.text(try await reader.overRange(metric, query), metric: metric, currency: currency),
                         note: query.to > now ? "now" : "at the end of the range"))
             }
         }
         var series: [MetricName: MetricsReport.SeriesBody] = [:]
         for metric in [MetricName.revenue, .churnedSubscriptions, .newSubscriptions, .activeSubscriptions, .mrr] {
-            series[metric] = try reader.series(metric, query)
+            series[metric] = try await reader.series(metric, query)
         }
         // Exactly the range, whatever the chart's interval.
-        func total(_ metric: MetricName) -> Decimal { reader.overRange(metric, query) ?? 0 }
+        var totals: [MetricName: Decimal] = [:]
+        for metric in [MetricName.revenue, .proceeds, .newSubscriptions, .churnedSubscriptions, .refunds, .refundAmount] {
+            totals[metric] = try await reader.overRange(metric, query) ?? 0
+        }
+        func total(_ metric: MetricName) -> Decimal { totals[metric] ?? 0 }
         tiles += [
             Tile(id: "revenue", label: "Revenue", value: Self.money(total(.revenue), currency), note: "over the range"),
             Tile(id: "proceeds", label: "Proceeds", value: Self.money(total(.proceeds), currency), note: "over the range"),
@@ -288,7 +300,7 @@ extension Dashboard {
         let name = request.uri.queryParameters.get("metric") ?? MetricName.activeSubscriptions.rawValue
         guard let metric = MetricName(rawValue: name) else { throw DashboardError.badRequest("unknown metric \(name.prefix(64))") }
         let reader = try await metricReader(app, environment: query.environment)
-        let body = try reader.series(metric, query)
+        let body = try await reader.series(metric, query)
         let currency = app.configuration.analytics.reportingCurrency
         let days = DayFormat(timeZone: app.configuration.analytics.timeZone)
         let base = "/dashboard/apps/\(Self.pathComponent(app.id))"
@@ -316,7 +328,7 @@ extension Dashboard {
         guard file.hasSuffix(".csv"), let metric = MetricName(rawValue: String(file.dropLast(4))) else { throw DashboardError.notFound }
         let query = try ChartQuery(request, app: app.configuration, now: clock())
         let reader = try await metricReader(app, environment: query.environment)
-        let body = try reader.series(metric, query)
+        let body = try await reader.series(metric, query)
         var csv = "start,end,\(metric.rawValue),currency,unconverted\r\n"
         for point in body.points {
             let unconverted = point.unconverted.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: "; ")
@@ -373,7 +385,7 @@ extension Dashboard {
         let body: MetricsReport.CohortsBody
         do {
             body = try await MetricsReport.cohorts(parameters: { parameters[$0] }, app: app.configuration, now: now) {
-                try await store.ledger(appId: app.id)
+                try await metricReader(app, environment: $0).sums
             }
         } catch let invalid as MetricsReport.Invalid {
             throw DashboardError.badRequest(invalid.description)

@@ -6,8 +6,16 @@ import SubscriptionEngine
 /// The figures of a chain the intake touched, for every environment its purchases are in,
 /// computed from the chain's whole ledger (docs/read-side.md): written with the facts, so the
 /// figures operators read never replay the ledger.
-enum ChainFigureUpdates {
-    static func updates(app: AppRuntime, chain: String, ledger: [LedgerEntry], now: Date) -> [FigureUpdate] {
+public enum ChainFigureUpdates {
+    /// Whom a chain belongs to in the cohorts: the customer it is linked to (`customer`), else
+    /// the customer its facts were recorded for (an operator's grants; the least id, should they
+    /// name several), else the chain itself; the facts without a chain (`-`) belong to no one.
+    static func owner(of chain: String, customer: String?, ledger: some Collection<LedgerEntry>) -> String? {
+        guard chain != "-" else { return nil }
+        return (customer ?? ledger.compactMap(\.customerId).min()).map { "customer:" + $0 } ?? "chain:" + chain
+    }
+
+    public static func updates(app: AppRuntime, chain: String, ledger: [LedgerEntry], customer: String? = nil, now: Date) -> [FigureUpdate] {
         var unique: [String: LedgerEntry] = [:]
         for entry in ledger { unique[entry.key] = entry }
         let history = PurchaseHistory(ledger: Array(unique.values))
@@ -17,7 +25,8 @@ enum ChainFigureUpdates {
             let analytics = SubscriptionAnalytics(catalog: configuration.catalog, configuration: configuration.analytics, environment: environment)
             return FigureUpdate(
                 environment: environment, chain: chain, facts: unique.count, timeZone: configuration.analytics.timeZone,
-                figures: analytics.figures(ofChain: history), retry: JobRecord.transitions(appId: configuration.id, chain: chain, runAt: now))
+                figures: analytics.figures(ofChain: history), customer: owner(of: chain, customer: customer, ledger: unique.values),
+                retry: JobRecord.transitions(appId: configuration.id, chain: chain, runAt: now))
         }
     }
 }

@@ -55,11 +55,24 @@ struct FactIntake: Sendable {
             appId: app.id, known: known, fresh: fresh, catalog: app.catalog, now: now)
         var jobs: [JobRecord] = []
         var figures: [FigureUpdate] = []
-        for chain in chains.sorted() where fresh.contains(where: { $0.fact.originalTransactionId == chain }) {
+        // Chains this submission links to a customer, and whom to.
+        var linked: [String: String] = [:]
+        for link in links {
+            for alias in link.aliases where alias.kind == .originalTransactionId { linked[alias.value] = linked[alias.value] ?? link.customerId }
+        }
+        for chain in chains.sorted() {
+            let linkedBefore = try await reads.customer(appId: app.id, alias: .originalTransactionId(chain))
+            guard fresh.contains(where: { $0.fact.originalTransactionId == chain }) else {
+                // A known chain linked to its customer now moves into the customer's cohort.
+                if linkedBefore == nil, let linkedNow = linked[chain], let ledger = known[chain], !ledger.isEmpty {
+                    figures += ChainFigureUpdates.updates(app: app, chain: chain, ledger: ledger, customer: linkedNow, now: now)
+                }
+                continue
+            }
             let ledger = (known[chain] ?? []) + fresh.filter { $0.fact.originalTransactionId == chain }
-            figures += ChainFigureUpdates.updates(app: app, chain: chain, ledger: ledger, now: now)
+            figures += ChainFigureUpdates.updates(app: app, chain: chain, ledger: ledger, customer: linkedBefore ?? linked[chain], now: now)
             let recorded = try await reads.eventKeys(appId: app.id, originalTransactionId: chain)
-            let owner = try await reads.customer(appId: app.id, alias: .originalTransactionId(chain)) ?? customer
+            let owner = linkedBefore ?? customer
             let found = CustomerEvents.events(
                 runtime: app, chain: chain, ledger: ledger, customer: owner, recorded: recorded, source: submission.source.rawValue,
                 now: now)
@@ -87,12 +100,13 @@ struct FactIntake: Sendable {
         let ledger = try await store.ledger(appId: app.id, originalTransactionId: chain)
         guard !ledger.isEmpty else { return }
         let recorded = try await store.eventKeys(appId: app.id, originalTransactionId: chain)
-        let owner = try await store.customer(appId: app.id, alias: .originalTransactionId(chain)) ?? ledger.lazy.compactMap(\.customerId).first
+        let linked = try await store.customer(appId: app.id, alias: .originalTransactionId(chain))
+        let owner = linked ?? ledger.lazy.compactMap(\.customerId).first
         let found = CustomerEvents.events(
             runtime: app, chain: chain, ledger: ledger, customer: owner, recorded: recorded, source: "clock", now: now)
         var changeset = Changeset(appId: app.id, at: now, events: found.events)
         changeset.jobs = found.next.map { [$0] } ?? []
-        changeset.figures = ChainFigureUpdates.updates(app: app, chain: chain, ledger: ledger, now: now)
+        changeset.figures = ChainFigureUpdates.updates(app: app, chain: chain, ledger: ledger, customer: linked, now: now)
         try await store.apply(changeset)
     }
 

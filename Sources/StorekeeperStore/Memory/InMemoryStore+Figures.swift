@@ -17,6 +17,14 @@ extension InMemoryStore {
             let key = AppKey(appId: appId, key: update.environment)
             var rows = figureRowSets[key] ?? FigureRowsInMemory(calendar: update.calendar)
             rows.replace(chain: update.chain, with: update.figures)
+            var owners = figureOwners[key] ?? [:]
+            let affected = Set([owners[update.chain], update.customer].compactMap { $0 })
+            owners[update.chain] = update.customer
+            for owner in affected {
+                let chains = owners.filter { $0.value == owner }.keys.sorted().compactMap { rows.chains[$0] }
+                rows.replace(chain: FigureUpdate.cohortKey(owner), with: ChainFigures.cohortRows(of: chains, calendar: update.calendar))
+            }
+            figureOwners[key] = owners
             figureRowSets[key] = rows
         }
     }
@@ -38,6 +46,7 @@ extension InMemoryStore {
 
     public func resetFigures(appId: String, environment: String, settings: String) async throws {
         figureRowSets[AppKey(appId: appId, key: environment)] = nil
+        figureOwners[AppKey(appId: appId, key: environment)] = nil
         figureStates[AppKey(appId: appId, key: environment)] = FigureState(settings: settings, resumeAfter: nil, complete: false)
     }
 

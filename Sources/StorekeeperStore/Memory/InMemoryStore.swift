@@ -68,6 +68,8 @@ public actor InMemoryStore: StorekeeperStorage {
     var jobKeys: [AppKey: Int64] = [:]
     /// Chain figures by app and environment.
     var figureRowSets: [AppKey: FigureRowsInMemory] = [:]
+    /// The customer of each chain with figures, by app and environment.
+    var figureOwners: [AppKey: [String: String]] = [:]
     /// How far each app's figures are built, by app and environment.
     var figureStates: [AppKey: FigureState] = [:]
     var lastId: Int64 = 0
@@ -362,6 +364,10 @@ public actor InMemoryStore: StorekeeperStorage {
     public func ledgerVersion(appId: String) async throws -> LedgerVersion {
         let rows = ledgerRows.filter { $0.appId == appId }
         return LedgerVersion(count: rows.count, lastId: rows.last?.id ?? 0)
+    }
+
+    public func ledgerCount(appId: String, limit: Int) async throws -> Int {
+        min(max(0, limit), ledgerRows.lazy.filter { $0.appId == appId }.count)
     }
 
     public func ledger(appId: String) async throws -> [LedgerEntry] {

@@ -12,17 +12,26 @@ public struct FigureUpdate: Sendable, Hashable {
     /// The app's reporting time zone, whose days the rollups are keyed by.
     public var timeZone: String
     public var figures: ChainFigures
+    /// The customer the chain belongs to, whose cohort rows follow from the figures of all the
+    /// customer's chains (``ChainFigures/cohortRows(of:calendar:)``); `nil`: in no cohort.
+    public var customer: String?
     /// The job that computes the chain's figures again when these could not be written.
     public var retry: JobRecord
 
-    public init(environment: String, chain: String, facts: Int, timeZone: String, figures: ChainFigures, retry: JobRecord) {
+    public init(
+        environment: String, chain: String, facts: Int, timeZone: String, figures: ChainFigures, customer: String?, retry: JobRecord
+    ) {
         self.environment = environment
         self.chain = chain
         self.facts = facts
         self.timeZone = timeZone
         self.figures = figures
+        self.customer = customer
         self.retry = retry
     }
+
+    /// The key of a customer's cohort rows among the chains' (no chain id has a colon).
+    public static func cohortKey(_ customer: String) -> String { "cohort:" + customer }
 
     var calendar: FigureCalendar { FigureCalendar(timeZone: TimeZone(identifier: timeZone) ?? .gmt) }
 }

@@ -135,6 +135,9 @@ public protocol LedgerRepository: Sendable {
     /// How many entries the app's ledger holds and the last row id: cheap, to tell whether
     /// anything was recorded since a reader last looked.
     func ledgerVersion(appId: String) async throws -> LedgerVersion
+    /// How many entries the app's ledger holds, counted up to `limit` (cheap on any ledger):
+    /// whether it is small enough to replay.
+    func ledgerCount(appId: String, limit: Int) async throws -> Int
 }
 
 /// The size of an app's ledger: its row count and last row id.

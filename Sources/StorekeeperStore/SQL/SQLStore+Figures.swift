@@ -10,21 +10,25 @@ extension SQLStore {
     /// came between): their retry jobs are added instead.
     static func writeFigures(_ updates: [FigureUpdate], appId: String, dialect: SQLStoreDialect, _ db: any SQLDatabase) async throws {
         var stale: [JobRecord] = []
+        // Updates come one environment at a time from each caller; group them so.
+        for (_, part) in Dictionary(grouping: updates, by: \.environment).sorted(by: { $0.key < $1.key }) {
+            try await writeFigures(part, appId: appId, dialect: dialect, stale: &stale, db)
+        }
+        for job in stale { try await addJob(job, appId: appId, db) }
+    }
+
+    /// Writes the figures of chains in one environment, then the cohort rows of their customers.
+    private static func writeFigures(
+        _ updates: [FigureUpdate], appId: String, dialect: SQLStoreDialect, stale: inout [JobRecord], _ db: any SQLDatabase
+    ) async throws {
+        var owners = Set<String>()
+        var calendar: FigureCalendar?
+        var environment: String?
         for update in updates {
             let key = (appId, update.environment, update.chain)
             // The chain's document row, locked until the transaction ends (PostgreSQL; SQLite
             // has one writer), so two intakes of one chain take turns here.
-            try await db.raw(
-                """
-                INSERT INTO figure_chains (app_id, environment, chain, facts, time_zone, rows)
-                VALUES (\(bind: key.0), \(bind: key.1), \(bind: key.2), \(bind: 0), \(bind: update.timeZone), \(bind: "{}"))
-                ON CONFLICT (app_id, environment, chain) DO NOTHING
-                """
-            ).run()
-            let lock: SQLQueryString = dialect == .postgresql ? " FOR UPDATE" : ""
-            let stored = try await db.raw(
-                "SELECT rows FROM figure_chains WHERE app_id = \(bind: key.0) AND environment = \(bind: key.1) AND chain = \(bind: key.2)" + lock
-            ).first()
+            let stored = try await lockedDocument(key, timeZone: update.timeZone, dialect: dialect, db)
             let facts = try await db.raw(
                 """
                 SELECT COUNT(*) AS facts FROM (
@@ -38,21 +42,74 @@ extension SQLStore {
                 stale.append(update.retry)
                 continue
             }
-            let text = try stored?.string("rows") ?? "{}"
-            let old = text == "{}" ? ChainFigures() : try StoreCoding.decode(ChainFigures.self, from: text, column: "rows")
-            guard old != update.figures else { continue }
-            try await addDays(update.figures.dayChanges(from: old, in: update.calendar), key: key, db)
-            try await countGroups(old: old.groups, new: update.figures.groups, key: key, db)
-            try await replaceRows(update.figures, key: key, db)
+            let old = try document(stored)
+            if let owner = try stored?.decode(column: "customer", as: String?.self) { owners.insert(owner) }
+            if let owner = update.customer { owners.insert(owner) }
             try await db.raw(
                 """
-                UPDATE figure_chains SET facts = \(bind: update.facts), time_zone = \(bind: update.timeZone),
-                rows = \(bind: try StoreCoding.encode(update.figures))
+                UPDATE figure_chains SET facts = \(bind: update.facts), time_zone = \(bind: update.timeZone), customer = \(bind: update.customer)
                 WHERE app_id = \(bind: key.0) AND environment = \(bind: key.1) AND chain = \(bind: key.2)
                 """
             ).run()
+            try await replaceDocument(old: old, new: update.figures, key: key, calendar: update.calendar, db)
+            calendar = update.calendar
+            environment = update.environment
         }
-        for job in stale { try await addJob(job, appId: appId, db) }
+        // The cohort rows of every customer whose chains changed, from all of the customer's
+        // chains as they now are (their document rows locked first, as a chain's are).
+        if let calendar, let environment {
+            for owner in owners.sorted() {
+                let key = (appId, environment, FigureUpdate.cohortKey(owner))
+                let stored = try await lockedDocument(key, timeZone: calendar.timeZone.identifier, dialect: dialect, db)
+                let chains = try await db.raw(
+                    """
+                    SELECT rows FROM figure_chains WHERE app_id = \(bind: appId) AND environment = \(bind: environment) AND customer = \(bind: owner)
+                    """
+                ).all().map { try document($0) }
+                try await replaceDocument(
+                    old: try document(stored), new: ChainFigures.cohortRows(of: chains, calendar: calendar), key: key, calendar: calendar, db)
+            }
+        }
+    }
+
+    /// The document row of `key`, made when missing and locked until the transaction ends.
+    private static func lockedDocument(
+        _ key: (String, String, String), timeZone: String, dialect: SQLStoreDialect, _ db: any SQLDatabase
+    ) async throws -> (any SQLRow)? {
+        try await db.raw(
+            """
+            INSERT INTO figure_chains (app_id, environment, chain, facts, time_zone, rows)
+            VALUES (\(bind: key.0), \(bind: key.1), \(bind: key.2), \(bind: 0), \(bind: timeZone), \(bind: "{}"))
+            ON CONFLICT (app_id, environment, chain) DO NOTHING
+            """
+        ).run()
+        let lock: SQLQueryString = dialect == .postgresql ? " FOR UPDATE" : ""
+        return try await db.raw(
+            "SELECT rows, customer FROM figure_chains WHERE app_id = \(bind: key.0) AND environment = \(bind: key.1) AND chain = \(bind: key.2)"
+                + lock
+        ).first()
+    }
+
+    private static func document(_ row: (any SQLRow)?) throws -> ChainFigures {
+        let text = try row?.string("rows") ?? "{}"
+        return text == "{}" ? ChainFigures() : try StoreCoding.decode(ChainFigures.self, from: text, column: "rows")
+    }
+
+    /// Replaces the rows of document `key` (a chain's or a customer's cohort rows) with `new`,
+    /// and adds the difference from `old` to the daily rollups and the groups.
+    private static func replaceDocument(
+        old: ChainFigures, new: ChainFigures, key: (String, String, String), calendar: FigureCalendar, _ db: any SQLDatabase
+    ) async throws {
+        guard old != new else { return }
+        try await addDays(new.dayChanges(from: old, in: calendar), key: key, db)
+        try await countGroups(old: old.groups, new: new.groups, key: key, db)
+        try await replaceRows(new, key: key, db)
+        try await db.raw(
+            """
+            UPDATE figure_chains SET rows = \(bind: try StoreCoding.encode(new))
+            WHERE app_id = \(bind: key.0) AND environment = \(bind: key.1) AND chain = \(bind: key.2)
+            """
+        ).run()
     }
 
     private static func addDays(_ changes: [FigureDayKey: Int64], key: (String, String, String), _ db: any SQLDatabase) async throws {

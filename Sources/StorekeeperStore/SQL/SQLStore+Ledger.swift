@@ -287,6 +287,15 @@ extension SQLStore {
         }
     }
 
+    public func ledgerCount(appId: String, limit: Int) async throws -> Int {
+        try await backend.scan { db in
+            let row = try await db.raw(
+                "SELECT COUNT(*) AS n FROM (SELECT 1 FROM ledger WHERE app_id = \(bind: appId) LIMIT \(bind: max(0, limit))) AS bounded"
+            ).first()
+            return try row?.decode(column: "n", as: Int.self) ?? 0
+        }
+    }
+
     public func ledger(appId: String) async throws -> [LedgerEntry] {
         try await backend.scan { db in
             try await db.raw("SELECT * FROM ledger WHERE app_id = \(bind: appId) ORDER BY id").all().map { try self.ledgerEntry($0) }

@@ -247,8 +247,9 @@ enum SchemaMigrations {
                     // as rows, and their daily rollups in the app's time zone.
                     """
                     CREATE TABLE IF NOT EXISTS figure_chains (app_id TEXT NOT NULL, environment TEXT NOT NULL, chain TEXT NOT NULL,
-                    facts INTEGER NOT NULL, time_zone TEXT NOT NULL, rows TEXT NOT NULL, PRIMARY KEY (app_id, environment, chain))
+                    facts INTEGER NOT NULL, time_zone TEXT NOT NULL, rows TEXT NOT NULL, customer TEXT, PRIMARY KEY (app_id, environment, chain))
                     """,
+                    "CREATE INDEX IF NOT EXISTS figure_chains_customer ON figure_chains (app_id, environment, customer)",
                     """
                     CREATE TABLE IF NOT EXISTS figure_runs (app_id TEXT NOT NULL, environment TEXT NOT NULL, grp TEXT NOT NULL, chain TEXT NOT NULL,
                     from_ms BIGINT NOT NULL, until_ms BIGINT, slots INTEGER NOT NULL, currency TEXT, amount BIGINT, denominator BIGINT)

@@ -14,12 +14,26 @@ public struct ChainFigures: Sendable, Hashable, Codable {
     public var runs: [FigureRun] = []
     public var items: [FigureItem] = []
     public var churn: [ChurnSpan] = []
+    /// Per group (`""` and `product=…`), when the chain's first paid period of a purchaser-owned
+    /// auto-renewable subscription began: what places its customer in a cohort.
+    public var firstPaid: [String: Date] = [:]
 
-    public init(runs: [FigureRun] = [], items: [FigureItem] = [], churn: [ChurnSpan] = []) {
+    public init(runs: [FigureRun] = [], items: [FigureItem] = [], churn: [ChurnSpan] = [], firstPaid: [String: Date] = [:]) {
         self.runs = runs
         self.items = items
         self.churn = churn
+        self.firstPaid = firstPaid
     }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        runs = try container.decode([FigureRun].self, forKey: .runs)
+        items = try container.decode([FigureItem].self, forKey: .items)
+        churn = try container.decode([ChurnSpan].self, forKey: .churn)
+        firstPaid = try container.decodeIfPresent([String: Date].self, forKey: .firstPaid) ?? [:]
+    }
+
+    enum CodingKeys: String, CodingKey { case runs, items, churn, firstPaid }
 
     /// The group of a breakdown's key: `product=pro.monthly`; `""` is the whole app.
     public static func group(_ breakdown: Breakdown, _ key: String) -> String { breakdown.rawValue + "=" + key }
@@ -95,6 +109,8 @@ public enum FlowKind: String, Sendable, Hashable, CaseIterable, Codable {
     case sale
     /// A refund: the amount refunded (`money`).
     case refund
+    /// A customer joining a cohort (the cohort rows only): dated at the first paid period.
+    case cohortMember
 }
 
 /// A dated flow of a chain: one of `kind` at `at`, with its money where it has any.
@@ -170,6 +186,9 @@ extension SubscriptionAnalytics {
             return item
         }
         figures.churn += flows.churn.map { ChurnSpan(group: group, ended: $0.ended, from: $0.from, until: $0.until) }
+        if group.isEmpty || group.hasPrefix(Breakdown.product.rawValue + "="), let first = firstPaid(of: history) {
+            figures.firstPaid[group] = first
+        }
     }
 }
 

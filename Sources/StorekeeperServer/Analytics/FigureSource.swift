@@ -1,0 +1,39 @@
+import Foundation
+import StorekeeperStore
+import SubscriptionAnalytics
+import SubscriptionEngine
+
+/// Where every figure an operator reads comes from (the metric routes, the cohorts, the
+/// dashboard): the figures the intake maintains in the database, once built for the app's
+/// settings (docs/read-side.md). Until then (a build under way after an upgrade or a change of
+/// time zone or catalog) a small ledger is replayed in memory into the same rows; a large one
+/// is not: the read is refused with ``FiguresBuilding`` (503, try again) rather than holding
+/// the whole ledger in memory for each request.
+struct FigureSource: Sendable {
+    let store: any StorekeeperStorage
+
+    /// The most ledger entries replayed while the figures are being built.
+    static let replayLimit = 20_000
+
+    /// The sums of `app`'s figures in `environment`.
+    func sums(of app: AppConfiguration, environment: String) async throws -> any FigureSums {
+        let calendar = FigureCalendar(timeZone: TimeZone(identifier: app.analytics.timeZone) ?? .gmt)
+        if try await FigureBuild(store: store).isReady(app, environment: environment) {
+            return try await store.figureSums(appId: app.id, environment: environment, calendar: calendar)
+        }
+        guard try await store.ledgerCount(appId: app.id, limit: Self.replayLimit + 1) <= Self.replayLimit else {
+            throw FiguresBuilding(appId: app.id, environment: environment)
+        }
+        return try await MetricsReport.replayedFigures(of: app, environment: environment, store: store)
+    }
+}
+
+/// The figures of an app are being built and its ledger is too large to replay meanwhile.
+struct FiguresBuilding: Error, Sendable, CustomStringConvertible {
+    var appId: String
+    var environment: String
+
+    var description: String {
+        "the figures of \(appId) in \(environment) are being built (storekeeper analytics rebuild shows the progress); try again in a minute"
+    }
+}
