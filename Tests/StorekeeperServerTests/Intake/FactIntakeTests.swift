@@ -117,6 +117,38 @@ struct FactIntakeTests {
         }
     }
 
+    @Test("a chain Apple told of first counts as its own customer in the cohorts until its customer posts it: then it joins the customer's cohort")
+    func linkedChainJoinsItsCustomersCohort() async throws {
+        try await ServerHarness.run(.sqlite) { harness, client in
+            let app = harness.configuration.apps[0]
+            harness.clock.set(Self.t0 + 20 * Self.day)
+            func post(_ transaction: JWSTransactionDecodedPayload) async throws {
+                let body = "{\"signedTransaction\": \"\(try harness.ca.signTransaction(transaction))\"}"
+                #expect(try await client.call(.post, "/v1/apps/alpha/customers/carol/purchases", key: Fixture.alphaKey, body: body).status == 200)
+            }
+            func customers() async throws -> Int {
+                let analytics = SubscriptionAnalytics(catalog: app.catalog, configuration: app.analytics, environment: "Sandbox")
+                let sums = try await harness.store.figureSums(
+                    appId: "alpha", environment: "Sandbox", calendar: FigureCalendar(timeZone: TimeZone(identifier: app.analytics.timeZone)!))
+                let cohorts = try await analytics.cohorts(
+                    from: sums, from: Self.t0, to: Self.t0 + 10 * Self.day, period: .month, now: harness.clock.now)
+                return cohorts.map(\.customers).reduce(0, +)
+            }
+            // Carol's first chain, posted by the app.
+            try await post(try SignedData.transaction(id: "5002", original: "5002", purchase: Self.t0 + Self.day, expires: Self.t0 + 31 * Self.day, signed: Self.t0 + Self.day))
+            // Her second, told by Apple without a token: nobody's yet.
+            let second = try SignedData.transaction(id: "5003", original: "5003", purchase: Self.t0 + 2 * Self.day, expires: Self.t0 + 32 * Self.day, signed: Self.t0 + 2 * Self.day)
+            let notification = try SignedData.notification(
+                harness.ca, type: "SUBSCRIBED", subtype: "INITIAL_BUY", signed: Self.t0 + 2 * Self.day, transaction: second, renewal: nil)
+            #expect(try await client.call(.post, "/v1/apps/alpha/notifications", body: notification).status == 200)
+            try await harness.processor.drain()
+            #expect(try await customers() == 2)
+            // Carol posts it: no new fact, but the chain is hers now, and so is its place in the cohort.
+            try await post(second)
+            #expect(try await customers() == 1)
+        }
+    }
+
     @Test("the same signed receipt posted by the app or carried by a V1 notification gives the same ledger key and status event")
     func sameReceiptEverySource() async throws {
         let outcomes = Mutex<[Outcome]>([])
