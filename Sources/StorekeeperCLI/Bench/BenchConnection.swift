@@ -8,9 +8,10 @@ import NIOPosix
 /// A general client (connection pooling, redirects, retries) would spend the CPU the server
 /// under test shares on this machine.
 final class BenchConnection: Sendable {
-    /// A whole answer: its status and its body.
+    /// A whole answer: its status, its headers and its body.
     struct Response: Sendable {
         var status: Int
+        var headers: HTTPHeaders
         var body: ByteBuffer
     }
 
@@ -88,6 +89,7 @@ final class BenchConnection: Sendable {
 
         private var waiting: EventLoopPromise<Response>?
         private var status = 0
+        private var headers = HTTPHeaders()
         private var body = ByteBuffer()
 
         func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -106,13 +108,14 @@ final class BenchConnection: Sendable {
             switch unwrapInboundIn(data) {
             case .head(let head):
                 status = Int(head.status.code)
+                headers = head.headers
                 body = ByteBuffer()
             case .body(var part):
                 if body.readableBytes == 0 { body = part } else { body.writeBuffer(&part) }
             case .end:
                 let answer = waiting
                 waiting = nil
-                answer?.succeed(Response(status: status, body: body))
+                answer?.succeed(Response(status: status, headers: headers, body: body))
             }
         }
 

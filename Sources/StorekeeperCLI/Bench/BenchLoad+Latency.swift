@@ -13,18 +13,21 @@ struct LatencySummary: Encodable, Sendable {
 
     init(latencies: [Double], failures: Int, duration: Duration) {
         let sorted = latencies.sorted()
-        func percentile(_ p: Double) -> Double {
-            guard !sorted.isEmpty else { return 0 }
-            let value = sorted[min(sorted.count - 1, Int((p * Double(sorted.count)).rounded(.up)) - 1)]
-            return (value * 1000).rounded() / 1000
-        }
         requests = latencies.count
         self.failures = failures
         seconds = BenchLoad.seconds(duration)
         perSecond = BenchLoad.rate(latencies.count, duration)
-        p50Milliseconds = percentile(0.5)
-        p99Milliseconds = percentile(0.99)
-        maxMilliseconds = percentile(1)
+        p50Milliseconds = Self.percentile(0.5, of: sorted)
+        p99Milliseconds = Self.percentile(0.99, of: sorted)
+        maxMilliseconds = Self.percentile(1, of: sorted)
+    }
+
+    /// The nearest-rank percentile `p` (0 to 1) of `sorted` (ascending), to three decimals; 0
+    /// when there is none.
+    static func percentile(_ p: Double, of sorted: [Double]) -> Double {
+        guard !sorted.isEmpty else { return 0 }
+        let value = sorted[max(0, min(sorted.count - 1, Int((p * Double(sorted.count)).rounded(.up)) - 1))]
+        return (value * 1000).rounded() / 1000
     }
 }
 

@@ -15,10 +15,15 @@ struct BenchSeedCommand: AsyncParsableCommand {
             The rows are the bulk path of `bench analytics`: every transaction in its final form, \
             the renewal facts of each billing episode and each chain's current renewal info, and \
             the customers' links, written through the store's changesets (multi-row inserts) as \
-            an import would, without signing each JWS. The SQLite database goes in --data-dir \
+            an import would, without signing each JWS, each chain's figures (the read side's \
+            rows, computed from the chain's rows as the intake computes them) in the same \
+            transaction, and an offerings document with a running experiment that one customer \
+            in ten is enrolled in; at the end the figures are recorded as built, so a server \
+            started on the database answers from them at once (--no-figures writes none: the \
+            server then builds them at start). The SQLite database goes in --data-dir \
             (or the PostgreSQL database of --database-url), and with it seed-manifest.json: the \
             app, a fresh API key, chains to read and a sample of the simulator's truth, for \
-            `storekeeper bench scale --data-dir DIR`. Prints progress on standard error and one \
+            `storekeeper bench scale` and `storekeeper bench read --data-dir DIR`. Prints progress on standard error and one \
             JSON object; with --measure, then runs `bench scale` and prints its object too.
             """
     )
@@ -44,6 +49,9 @@ struct BenchSeedCommand: AsyncParsableCommand {
     @Option(help: "Customers simulated and written at a time (100 to 100000).")
     var slice: Int = 10_000
 
+    @Flag(help: "Write no figures: a server started on the database builds them (as on a database from before the read side).")
+    var noFigures = false
+
     @Flag(help: "Measure the seeded database right away (as `storekeeper bench scale`).")
     var measure = false
 
@@ -64,7 +72,7 @@ struct BenchSeedCommand: AsyncParsableCommand {
         let directory = URL(fileURLWithPath: dataDir)
         let seeding = ScaleSeed(
             subscriptions: subscriptions, days: days, seed: seed, sliceSize: slice, end: endDate, databaseURL: databaseURL,
-            directory: directory, progress: { Console.err(Data(($0 + "\n").utf8)) })
+            directory: directory, writesFigures: !noFigures, progress: { Console.err(Data(($0 + "\n").utf8)) })
         try await runningBenchmark {
             try JSONOutput.print(try await seeding.run())
             if measure { try await scale.measure(directory: directory) }

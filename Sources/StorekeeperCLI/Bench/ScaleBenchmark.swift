@@ -132,13 +132,7 @@ struct ScaleBenchmark: Sendable {
     private func serve(_ manifest: SeedManifest, config: URL, log: URL, client: HTTPClient) async throws -> Serving {
         let clock = ContinuousClock()
         let starting = clock.now
-        var server = try ServerChild.start(config: config, log: log)
-        for _ in 0..<3 {
-            // A server that exits at once found its port taken: another port.
-            try await Task.sleep(for: .milliseconds(300))
-            if server.process.isRunning { break }
-            server = try ServerChild.start(config: config, log: log)
-        }
+        let server = try await ServerChild.startOnFreePort(config: config, log: log)
         do {
             try await server.waitUntilHealthy(client: client, seconds: patienceSeconds)
             let startSeconds = (clock.now - starting).seconds
@@ -241,14 +235,19 @@ struct ScaleBenchmark: Sendable {
         return check
     }
 
-    /// The served configuration: the seeded app with the simulator's catalog and currencies.
-    func serverConfiguration(_ manifest: SeedManifest) -> ServerConfiguration {
-        var app = AppConfiguration(
-            id: manifest.appId, bundleId: manifest.bundleId, appAppleId: ScaleSeed.appAppleId, environments: [.production],
-            apiKeys: [APIKeyConfiguration(key: manifest.apiKey, role: .app)], products: SimulatedProduct.demoCatalog.map(\.catalogProduct))
-        app.analytics = AnalyticsConfiguration(exchangeRates: SimulatedStorefront.demoExchangeRates)
+    /// The served configuration: the seeded app with the simulator's catalog and currencies
+    /// (``ScaleSeed/appConfiguration(apiKeys:)``, whose settings the seed's figures were built
+    /// with), the manifest's app key and any `extraKeys`.
+    static func serverConfiguration(
+        _ manifest: SeedManifest, directory: URL, extraKeys: [APIKeyConfiguration] = [], logLevel: String = "error"
+    ) -> ServerConfiguration {
+        let app = ScaleSeed.appConfiguration(apiKeys: [APIKeyConfiguration(key: manifest.apiKey, role: .app)] + extraKeys)
         return ServerConfiguration(
-            host: "127.0.0.1", port: 0, dataDirectory: directory.path, databaseURL: manifest.databaseURL, apps: [app], logLevel: "error")
+            host: "127.0.0.1", port: 0, dataDirectory: directory.path, databaseURL: manifest.databaseURL, apps: [app], logLevel: logLevel)
+    }
+
+    func serverConfiguration(_ manifest: SeedManifest) -> ServerConfiguration {
+        Self.serverConfiguration(manifest, directory: directory)
     }
 
     /// Times `SELECT count(*) FROM ledger` with the database's command-line client.

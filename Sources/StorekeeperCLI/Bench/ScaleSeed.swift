@@ -3,7 +3,9 @@ import AppStoreSimulator
 import AppStoreTestSigning
 import Foundation
 import Logging
+import StorekeeperServer
 import StorekeeperStore
+import SubscriptionAnalytics
 import SubscriptionEngine
 
 /// Fills a database with a large simulated population, one slice of customers at a time, so
@@ -17,9 +19,16 @@ import SubscriptionEngine
 /// every transaction in its final form as a purchase fact, per chain the renewal facts of each
 /// billing episode and its current renewal info, and a customer link naming the customer's
 /// chains, written through ``SQLStore/apply(_:)-([Changeset])`` (multi-row inserts, one
-/// transaction per 2,000 customers) with the source `import` and no raw signed data. A sample of the
-/// simulator's truth is kept in the ``SeedManifest`` so the measuring step can check that the
-/// server computes the same states from these rows.
+/// transaction per 2,000 customers) with the source `import` and no raw signed data. Each
+/// chain's figures (docs/read-side.md) go in the same transaction as its rows, computed from
+/// them by ``ChainFigureUpdates`` as the intake computes them, and at the end the figures of
+/// both environments are recorded as built with the settings of ``appConfiguration(apiKeys:)``,
+/// so a server started on the database reads them at once (unless ``writesFigures`` is off:
+/// then the server builds them at start, as on a database from before the read side). The
+/// seed also saves an offerings document with a running experiment and enrols one customer in
+/// ten (``offeringsChangeset(catalog:)``). A sample of the simulator's truth is kept in the
+/// ``SeedManifest`` so the measuring step can check that the server computes the same states
+/// from these rows.
 struct ScaleSeed: Sendable {
     var subscriptions: Int
     var days: Double = 730
@@ -32,6 +41,8 @@ struct ScaleSeed: Sendable {
     /// How many chains the manifest keeps for status reads, and for the truth check.
     var readSample = 20_000
     var checkSample = 2_000
+    /// Whether each chain's figures are written with its rows.
+    var writesFigures = true
     var progress: @Sendable (String) -> Void = { _ in }
 
     static let appId = "scale"
@@ -51,9 +62,31 @@ struct ScaleSeed: Sendable {
         var writeSeconds: Double
         var totalSeconds: Double
         var rowsWrittenPerSecond: Double
+        /// Time spent computing the chains' figures (their writing is part of ``writeSeconds``).
+        var figureSeconds: Double
+        /// Chain figure updates written (one per chain, one-time purchases' included, and
+        /// environment) and their rows (runs, items and churn spans over every group).
+        var figureUpdates: Int
+        var figureRows: Int
+        /// The settings digest the figures were recorded as built with (none when not written).
+        var figureSettings: String?
+        /// Chains whose figures the store did not write (it queued a job instead): 0 expected.
+        var figureRetries: Int
+        var experiment: String
+        var enrolments: Int
         /// The seeding process's peak resident memory (VmHWM), in MB.
         var peakRSSMegabytes: Double
         var manifest: String
+    }
+
+    /// The seeded app as the measuring steps serve it (the simulator's catalog and exchange
+    /// rates, the default time zone): the seed's figures are built with its settings.
+    static func appConfiguration(apiKeys: [APIKeyConfiguration]) -> AppConfiguration {
+        var app = AppConfiguration(
+            id: appId, bundleId: bundleId, appAppleId: appAppleId, environments: [.production], apiKeys: apiKeys,
+            products: SimulatedProduct.demoCatalog.map(\.catalogProduct))
+        app.analytics = AnalyticsConfiguration(exchangeRates: SimulatedStorefront.demoExchangeRates)
+        return app
     }
 
     struct Failure: Error, CustomStringConvertible {
@@ -73,21 +106,34 @@ struct ScaleSeed: Sendable {
         logger.logLevel = .error
         let slices = (subscriptions + sliceSize - 1) / sliceSize
         let configuration = self
+        let apiKey = "scale-\(UUID().uuidString.lowercased())"
+        let app = try AppRuntime(configuration: Self.appConfiguration(apiKeys: [APIKeyConfiguration(key: apiKey, role: .app)]))
+        let settings = FigureBuild.settings(of: app.configuration)
         let summary = try await SQLStore.withStore(location, logger: logger) { sql in
             guard try await sql.ledgerVersion(appId: Self.appId).count == 0 else {
                 throw Failure(description: "the database already holds app \(Self.appId)'s ledger: seed a fresh data directory or database")
             }
             try await sql.saveApp(AppRecord(id: Self.appId, bundleId: Self.bundleId, createdAt: configuration.end))
+            // Figures being built: a server started before the end builds them again itself.
+            for environment in Self.figureEnvironments where configuration.writesFigures {
+                try await sql.resetFigures(appId: Self.appId, environment: environment, settings: settings)
+            }
+            try await sql.apply(try configuration.offeringsChangeset(catalog: Set(app.catalog.products.map(\.productId))))
             var summary = Summary()
             for slice in 0..<slices {
-                try await configuration.seedSlice(slice, of: slices, signer: signer, into: sql, summary: &summary)
+                try await configuration.seedSlice(slice, of: slices, signer: signer, app: app, into: sql, summary: &summary)
             }
+            for environment in Self.figureEnvironments where configuration.writesFigures {
+                try await sql.recordFigureProgress(appId: Self.appId, environment: environment, settings: settings, resumeAfter: nil, complete: true)
+            }
+            summary.figureRetries = try await sql.pendingJobKeys(appId: Self.appId, kind: JobKind.transitions.rawValue).count
             return summary
         }
         let manifest = SeedManifest(
-            appId: Self.appId, bundleId: Self.bundleId, apiKey: "scale-\(UUID().uuidString.lowercased())", databaseURL: databaseURL,
+            appId: Self.appId, bundleId: Self.bundleId, apiKey: apiKey, databaseURL: databaseURL,
             subscriptions: subscriptions, seed: seed, days: days, end: end, chains: summary.chains, ledgerRows: summary.rows,
-            reads: summary.reads, truths: summary.truths)
+            reads: summary.reads, truths: summary.truths, customers: summary.customers, experimentId: Self.experimentId,
+            enrolments: summary.enrolments, figureSettings: writesFigures ? settings : nil)
         let manifestURL = directory.appendingPathComponent(SeedManifest.fileName)
         try manifest.write(to: manifestURL)
         let total = (clock.now - began).seconds
@@ -95,6 +141,9 @@ struct ScaleSeed: Sendable {
             database: databaseURL == nil ? "sqlite" : "postgresql", subscriptions: subscriptions, slices: slices, chains: summary.chains,
             ledgerRows: summary.rows, simulateSeconds: summary.simulateSeconds, writeSeconds: summary.writeSeconds, totalSeconds: total,
             rowsWrittenPerSecond: (Double(summary.rows) / max(summary.writeSeconds, 1e-9)).rounded(),
+            figureSeconds: summary.figures.seconds, figureUpdates: summary.figures.updates, figureRows: summary.figures.rows,
+            figureSettings: writesFigures ? settings : nil, figureRetries: summary.figureRetries, experiment: Self.experimentId,
+            enrolments: summary.enrolments,
             peakRSSMegabytes: ProcessMemory.of(pid: nil)?.peakMegabytes ?? 0, manifest: manifestURL.path)
     }
 
@@ -106,10 +155,18 @@ struct ScaleSeed: Sendable {
         var writeSeconds = 0.0
         var reads: [String] = []
         var truths: [SeedManifest.Truth] = []
+        /// A few customers of every slice, for customer pages.
+        var customers: [String] = []
+        var figures = FigureCost()
+        var figureRetries = 0
+        var enrolments = 0
     }
 
-    /// Simulates slice `slice`, writes its rows and keeps its share of the samples.
-    func seedSlice(_ slice: Int, of slices: Int, signer: SimulatorSigner, into sql: SQLStore, summary: inout Summary) async throws {
+    /// Simulates slice `slice`, writes its rows with its chains' figures and its enrolments, and
+    /// keeps its share of the samples.
+    func seedSlice(
+        _ slice: Int, of slices: Int, signer: SimulatorSigner, app: AppRuntime, into sql: SQLStore, summary: inout Summary
+    ) async throws {
         let clock = ContinuousClock()
         let simulating = clock.now
         let customers = min(sliceSize, subscriptions - slice * sliceSize)
@@ -132,15 +189,27 @@ struct ScaleSeed: Sendable {
         guard population.lastTransactionNumber < firstId + Int64(sliceSize) * Self.idsPerCustomer else {
             throw Failure(description: "slice \(slice) used more than \(Self.idsPerCustomer) transaction ids per customer")
         }
-        let changesets = AnalyticsBenchmark.changesets(store: store, appId: Self.appId, recordedAt: end)
+        var changesets = AnalyticsBenchmark.changesets(store: store, appId: Self.appId, recordedAt: end)
+        summary.enrolments += enrol(&changesets, in: experiment)
         summary.simulateSeconds += (clock.now - simulating).seconds
 
-        let writing = clock.now
+        // Figures are computed for a group of changesets at a time, just before it is written,
+        // so at most one group's figures are held.
+        let chains = SliceChains(changesets)
+        var writeSeconds = 0.0
         for first in stride(from: 0, to: changesets.count, by: 4) {
-            let group = Array(changesets[first..<min(first + 4, changesets.count)])
+            var group = Array(changesets[first..<min(first + 4, changesets.count)])
+            for offset in group.indices where writesFigures {
+                group[offset].figures = figures(
+                    completedIn: first + offset, chains: chains, changesets: changesets, app: app, cost: &summary.figures)
+            }
+            let writing = clock.now
             summary.rows += try await sql.apply(group).reduce(0) { $0 + $1.newEntries }
+            writeSeconds += (clock.now - writing).seconds
         }
-        summary.writeSeconds += (clock.now - writing).seconds
+        summary.writeSeconds += writeSeconds
+        let customerStride = max(1, changesets.count / 4)
+        summary.customers += stride(from: 0, to: changesets.count, by: customerStride).compactMap { changesets[$0].links.first?.customerId }
 
         let truths = store.subscriptions().sorted { $0.originalTransactionId < $1.originalTransactionId }
         summary.chains += truths.count
@@ -150,6 +219,6 @@ struct ScaleSeed: Sendable {
         summary.truths += stride(from: checkStride / 2, to: truths.count, by: checkStride).map { SeedManifest.Truth(truths[$0], at: end) }
         progress(
             "slice \(slice + 1)/\(slices): \(customers) customers, \(summary.rows) rows so far, "
-                + "simulated \(Int(summary.simulateSeconds)) s, written \(Int(summary.writeSeconds)) s")
+                + "simulated \(Int(summary.simulateSeconds)) s, figures \(Int(summary.figures.seconds)) s, written \(Int(summary.writeSeconds)) s")
     }
 }

@@ -23,6 +23,15 @@ struct SeedManifest: Codable, Sendable {
     var reads: [String]
     /// The simulator's truth of a sample of chains, for the check.
     var truths: [Truth]
+    /// Customers spread over every slice, for customer pages (nil in a seed before these).
+    var customers: [String]?
+    /// The seed's running experiment and how many customers it enrolled (nil in a seed before
+    /// experiments).
+    var experimentId: String?
+    var enrolments: Int?
+    /// The settings digest the seed built the figures with (nil when it built none: the
+    /// server builds them at start).
+    var figureSettings: String?
 
     /// One chain as the simulated App Store knew it at the end of the history.
     struct Truth: Codable, Sendable {

@@ -53,6 +53,18 @@ struct ServerChild {
         return ServerChild(process: try launch(["serve", "--config", config.path, "--port", String(port)], log: log), port: port)
     }
 
+    /// Starts the server as ``start(config:log:)`` does, on another port when it exits at once
+    /// (its port was taken), up to three times.
+    static func startOnFreePort(config: URL, log: URL) async throws -> ServerChild {
+        var server = try start(config: config, log: log)
+        for _ in 0..<3 {
+            try await Task.sleep(for: .milliseconds(300))
+            if server.process.isRunning { break }
+            server = try start(config: config, log: log)
+        }
+        return server
+    }
+
     /// Waits until `GET /health` answers 200; throws if the process ends or `seconds` pass first.
     func waitUntilHealthy(client: HTTPClient, seconds: Double) async throws {
         let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
