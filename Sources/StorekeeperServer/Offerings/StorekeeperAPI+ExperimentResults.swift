@@ -51,7 +51,21 @@ extension StorekeeperAPI {
         let environment = environment ?? (app.accepts(.production) ? "Production" : "Sandbox")
         let now = clock()
         let analytics = SubscriptionAnalytics(catalog: app.catalog, configuration: app.configuration.analytics, environment: environment)
-        let enrolments = Dictionary(grouping: try await store.enrolments(appId: app.id, experimentId: id), by: \.variant)
+        let all = try await store.enrolments(appId: app.id, experimentId: id)
+        let enrolments = Dictionary(grouping: all, by: \.variant)
+        // The exposed customers' chains as their figures hold them, read in batches; while the
+        // figures are being built, from each exposed customer's ledger.
+        var chains: [String: [ChainFigures]] = [:]
+        if try await FigureBuild(store: store).isReady(app.configuration, environment: environment) {
+            chains = try await store.chainFigures(appId: app.id, environment: environment, customers: all.map(\.customerId))
+        } else {
+            for customer in Set(all.map(\.customerId)) {
+                let ledger = try await store.ledger(appId: app.id, customerId: customer)
+                chains[customer] = Dictionary(grouping: ledger, by: { $0.fact.originalTransactionId ?? "-" }).values.map {
+                    analytics.figures(ofChain: PurchaseHistory(ledger: $0))
+                }
+            }
+        }
         var variants: [ExperimentResultsResponse.Variant] = []
         var conversions: [(id: String, exposed: Int, converted: Int)] = []
         var revenues: [(id: String, values: [Double])] = []
@@ -64,24 +78,17 @@ extension StorekeeperAPI {
             var values: [Double] = []
             for enrolment in enrolments[variant.id] ?? [] {
                 row.exposed += 1
-                let history = PurchaseHistory(ledger: try await store.ledger(appId: app.id, customerId: enrolment.customerId)).restricted(
-                    to: environment)
-                let after = history.effectivePurchases.filter { $0.purchaseDate >= enrolment.enrolledAt && $0.ownership == Ownership.purchased }
-                let trials = after.filter { $0.offer?.kind == .freeTrial }
-                row.trialsStarted += trials.isEmpty ? 0 : 1
-                let paid = after.filter { ($0.price?.milliunits ?? 0) > 0 }
-                if !paid.isEmpty { row.payingCustomers += 1 }
-                if !trials.isEmpty, paid.contains(where: { $0.originalTransactionId == trials[0].originalTransactionId }) {
-                    row.trialConversions += 1
-                }
-                if after.contains(where: { $0.revocation?.kind == .refund || $0.revocation?.kind == .proratedRefund }) { row.refunds += 1 }
+                let outcome = analytics.experimentOutcome(
+                    of: chains[enrolment.customerId] ?? [], exposure: enrolment.enrolledAt, now: now, days: [7, 14, 30])
+                row.trialsStarted += outcome.trialStarted ? 1 : 0
+                row.payingCustomers += outcome.paying ? 1 : 0
+                row.trialConversions += outcome.converted ? 1 : 0
+                row.refunds += outcome.refunded ? 1 : 0
                 for days in [7, 14, 30] {
-                    let end = min(now, enrolment.enrolledAt.addingTimeInterval(Double(days) * 86_400))
-                    let figures = analytics.revenue(of: [history], from: enrolment.enrolledAt, to: end, now: now)
-                    revenue[days, default: 0] += figures.revenue.value
-                    proceed[days, default: 0] += figures.proceeds.value
-                    if days == 30 { values.append(NSDecimalNumber(decimal: figures.revenue.value).doubleValue) }
+                    revenue[days, default: 0] += outcome.revenue[days] ?? 0
+                    proceed[days, default: 0] += outcome.proceeds[days] ?? 0
                 }
+                values.append(NSDecimalNumber(decimal: outcome.revenue[30] ?? 0).doubleValue)
             }
             for days in [7, 14, 30] {
                 let divisor = Decimal(max(1, row.exposed))

@@ -56,6 +56,16 @@ extension InMemoryStore {
         figureStates[key] = FigureState(settings: settings, resumeAfter: resumeAfter, complete: complete)
     }
 
+    public func chainFigures(appId: String, environment: String, customers: [String]) async throws -> [String: [ChainFigures]] {
+        let key = AppKey(appId: appId, key: environment)
+        let wanted = Set(customers.map { "customer:" + $0 })
+        var result: [String: [ChainFigures]] = [:]
+        for (chain, owner) in figureOwners[key] ?? [:] where wanted.contains(owner) {
+            if let figures = figureRowSets[key]?.chains[chain] { result[String(owner.dropFirst("customer:".count)), default: []].append(figures) }
+        }
+        return result
+    }
+
     public func figureSums(appId: String, environment: String, calendar: FigureCalendar) async throws -> any FigureSums {
         // Rows are kept by the days of the time zone they were written with (the settings of the
         // build that wrote them, which the reader checks first).

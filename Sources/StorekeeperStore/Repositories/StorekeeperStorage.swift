@@ -30,6 +30,9 @@ public protocol FigureStore: Sendable {
     func resetFigures(appId: String, environment: String, settings: String) async throws
     /// Records a build's progress: the last chain built, or that every chain is.
     func recordFigureProgress(appId: String, environment: String, settings: String, resumeAfter: String?, complete: Bool) async throws
+    /// The figures of every chain of each of `customers` (ids as the app gives them) in
+    /// `environment`, by customer: what an experiment's results read of its exposed customers.
+    func chainFigures(appId: String, environment: String, customers: [String]) async throws -> [String: [ChainFigures]]
 }
 
 /// How far an app's figures in one environment are built (docs/read-side.md).

@@ -90,7 +90,7 @@ extension SQLStore {
         ).first()
     }
 
-    private static func document(_ row: (any SQLRow)?) throws -> ChainFigures {
+    static func document(_ row: (any SQLRow)?) throws -> ChainFigures {
         let text = try row?.string("rows") ?? "{}"
         return text == "{}" ? ChainFigures() : try StoreCoding.decode(ChainFigures.self, from: text, column: "rows")
     }
@@ -221,6 +221,22 @@ extension SQLStore {
                 """
             ).run()
         }
+    }
+
+    public func chainFigures(appId: String, environment: String, customers: [String]) async throws -> [String: [ChainFigures]] {
+        var result: [String: [ChainFigures]] = [:]
+        for part in Array(Set(customers)).sorted().chunked(by: 500) {
+            let rows = try await backend.read { db in
+                var query: SQLQueryString = """
+                    SELECT customer, rows FROM figure_chains WHERE app_id = \(bind: appId) AND environment = \(bind: environment) AND customer IN (
+                    """
+                for (position, customer) in part.enumerated() { query += (position == 0 ? "" : ", ") + "\(bind: "customer:" + customer)" }
+                query += ")"
+                return try await db.raw(query).all().map { (try $0.string("customer"), try Self.document($0)) }
+            }
+            for (owner, figures) in rows { result[String(owner.dropFirst("customer:".count)), default: []].append(figures) }
+        }
+        return result
     }
 
     /// The figure rows of `appId` in `environment`, read through this store.

@@ -17,12 +17,19 @@ public struct ChainFigures: Sendable, Hashable, Codable {
     /// Per group (`""` and `product=…`), when the chain's first paid period of a purchaser-owned
     /// auto-renewable subscription began: what places its customer in a cohort.
     public var firstPaid: [String: Date] = [:]
+    /// The chain's purchaser-owned purchases in the environment (the whole app's group only):
+    /// what an experiment asks of its exposed customers.
+    public var purchases: [FigurePurchase] = []
 
-    public init(runs: [FigureRun] = [], items: [FigureItem] = [], churn: [ChurnSpan] = [], firstPaid: [String: Date] = [:]) {
+    public init(
+        runs: [FigureRun] = [], items: [FigureItem] = [], churn: [ChurnSpan] = [], firstPaid: [String: Date] = [:],
+        purchases: [FigurePurchase] = []
+    ) {
         self.runs = runs
         self.items = items
         self.churn = churn
         self.firstPaid = firstPaid
+        self.purchases = purchases
     }
 
     public init(from decoder: any Decoder) throws {
@@ -31,12 +38,31 @@ public struct ChainFigures: Sendable, Hashable, Codable {
         items = try container.decode([FigureItem].self, forKey: .items)
         churn = try container.decode([ChurnSpan].self, forKey: .churn)
         firstPaid = try container.decodeIfPresent([String: Date].self, forKey: .firstPaid) ?? [:]
+        purchases = try container.decodeIfPresent([FigurePurchase].self, forKey: .purchases) ?? []
     }
 
-    enum CodingKeys: String, CodingKey { case runs, items, churn, firstPaid }
+    enum CodingKeys: String, CodingKey { case runs, items, churn, firstPaid, purchases }
 
     /// The group of a breakdown's key: `product=pro.monthly`; `""` is the whole app.
     public static func group(_ breakdown: Breakdown, _ key: String) -> String { breakdown.rawValue + "=" + key }
+}
+
+/// A purchaser-owned purchase of a chain (any product type), as an experiment's results read it.
+public struct FigurePurchase: Sendable, Hashable, Codable {
+    public var at: Date
+    /// A free trial's period.
+    public var trial: Bool
+    /// Charged more than nothing.
+    public var paid: Bool
+    /// Refunded by Apple (in full or in part).
+    public var refunded: Bool
+
+    public init(at: Date, trial: Bool, paid: Bool, refunded: Bool) {
+        self.at = at
+        self.trial = trial
+        self.paid = paid
+        self.refunded = refunded
+    }
 }
 
 /// A chain's contribution to every snapshot taken in `[from, until)` (`until` nil: for ever).
@@ -160,6 +186,11 @@ extension SubscriptionAnalytics {
         let history = chain.restricted(to: environment)
         var result = ChainFigures()
         add(group: "", of: history, to: &result)
+        result.purchases = history.effectivePurchases.filter { $0.ownership == .purchased }.map { purchase in
+            FigurePurchase(
+                at: purchase.purchaseDate, trial: purchase.offer?.kind == .freeTrial, paid: (purchase.price?.milliunits ?? 0) > 0,
+                refunded: purchase.revocation?.kind == .refund || purchase.revocation?.kind == .proratedRefund)
+        }
         for breakdown in Breakdown.allCases {
             for key in Set(history.purchases.values.map(breakdown.key(of:))).sorted() {
                 add(group: ChainFigures.group(breakdown, key), of: history.restricted { breakdown.key(of: $0) == key }, to: &result)

@@ -82,10 +82,17 @@ public struct RollupSums<Rows: FigureRowQueries>: FigureSums {
             let series = FlowKind.allCases.map(\.rawValue) + [FigureDayKey.revenueSeries, FigureDayKey.proceedsSeries, FigureDayKey.refundedSeries]
             for (key, value) in try await rows.dayCells(group: group, series: series, days: low..<high) { cells[key.day, default: []].append((key, value)) }
         }
+        // The days that have cells, in order: a span adds those inside it (a span from the distant
+        // past covers hundreds of thousands of days without cells).
+        let cellDays = cells.keys.sorted()
         var result = [ItemSums](repeating: ItemSums(), count: intervals.count)
         for (position, span) in spans.enumerated() {
             guard let span else { continue }
-            for day in span.days { for (key, value) in cells[day] ?? [] { result[position].add(key, value) } }
+            var index = cellDays.partitioningIndex { $0 >= span.days.lowerBound }
+            while index < cellDays.count, cellDays[index] < span.days.upperBound {
+                for (key, value) in cells[cellDays[index]] ?? [] { result[position].add(key, value) }
+                index += 1
+            }
             for (from, to) in span.edges where from < to {
                 for item in try await rows.items(group: group, from: from, to: to, now: now) { result[position].add(item) }
             }
@@ -190,5 +197,19 @@ public struct FigureRowsInMemory: FigureRowQueries {
 
     public func groups(prefix: String) -> [String] {
         Set(chains.values.flatMap(\.groups).filter { $0.hasPrefix(prefix) }).sorted()
+    }
+}
+
+extension Array {
+    /// The first index whose element satisfies `belongs` (a predicate false then true along the
+    /// array), by binary search.
+    func partitioningIndex(where belongs: (Element) -> Bool) -> Int {
+        var low = 0
+        var high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if belongs(self[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
     }
 }

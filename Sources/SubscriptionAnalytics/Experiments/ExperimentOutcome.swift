@@ -1,0 +1,48 @@
+import Foundation
+import SubscriptionEngine
+
+/// What one exposed customer did after exposure, read from the figures of the customer's chains
+/// (their purchaser-owned purchases and dated sales), not from the ledger.
+///
+/// | figure | what counts |
+/// |---|---|
+/// | `trialStarted` | a free trial purchased at or after exposure |
+/// | `converted` | a paid purchase after exposure in the chain of the first such trial |
+/// | `paying` | a paid purchase at or after exposure |
+/// | `refunded` | a purchase made at or after exposure that Apple refunded |
+/// | `revenue`, `proceeds` | per window of days, the sales dated in `[exposure, exposure + days)` and at or before now, in the reporting currency |
+public struct ExperimentOutcome: Sendable, Hashable {
+    public var trialStarted = false
+    public var converted = false
+    public var paying = false
+    public var refunded = false
+    public var revenue: [Int: Decimal] = [:]
+    public var proceeds: [Int: Decimal] = [:]
+
+    public init() {}
+}
+
+extension SubscriptionAnalytics {
+    /// The outcome of a customer exposed at `exposure` whose chains have the figures `chains`
+    /// (computed in this analytics' environment), known at `now`, for each window of `days`.
+    public func experimentOutcome(of chains: [ChainFigures], exposure: Date, now: Date, days windows: [Int]) -> ExperimentOutcome {
+        var outcome = ExperimentOutcome()
+        let after = chains.indices.flatMap { chain in chains[chain].purchases.filter { $0.at >= exposure }.map { (chain, $0) } }
+        outcome.paying = after.contains { $0.1.paid }
+        outcome.refunded = after.contains { $0.1.refunded }
+        if let (trialChain, _) = after.filter({ $0.1.trial }).min(by: { $0.1.at < $1.1.at }) {
+            outcome.trialStarted = true
+            outcome.converted = after.contains { $0.0 == trialChain && $0.1.paid }
+        }
+        let sales = chains.flatMap { $0.items.filter { $0.group.isEmpty && $0.kind == .sale && $0.at >= exposure && $0.at <= now } }
+        for days in windows {
+            let end = min(now, exposure.addingTimeInterval(Double(days) * 86_400))
+            var sums = MoneySums()
+            for sale in sales where sale.at < end { sums.add(sale) }
+            let figures = sums.figures(DateInterval(start: exposure, end: max(exposure, end)), configuration)
+            outcome.revenue[days] = figures.revenue.value
+            outcome.proceeds[days] = figures.proceeds.value
+        }
+        return outcome
+    }
+}
