@@ -45,13 +45,8 @@ extension SQLStore {
             let old = try document(stored)
             if let owner = try stored?.decode(column: "customer", as: String?.self) { owners.insert(owner) }
             if let owner = update.customer { owners.insert(owner) }
-            try await db.raw(
-                """
-                UPDATE figure_chains SET facts = \(bind: update.facts), time_zone = \(bind: update.timeZone), customer = \(bind: update.customer)
-                WHERE app_id = \(bind: key.0) AND environment = \(bind: key.1) AND chain = \(bind: key.2)
-                """
-            ).run()
-            try await replaceDocument(old: old, new: update.figures, key: key, calendar: update.calendar, db)
+            try await replaceDocument(
+                old: old, new: update.figures, key: key, calendar: update.calendar, chain: (update.facts, update.customer), db)
             calendar = update.calendar
             environment = update.environment
         }
@@ -97,19 +92,25 @@ extension SQLStore {
 
     /// Replaces the rows of document `key` (a chain's or a customer's cohort rows) with `new`,
     /// and adds the difference from `old` to the daily rollups and the groups.
+    /// A chain's document also records how many facts it was computed from and its customer
+    /// (`chain`), whether or not its rows changed.
     private static func replaceDocument(
-        old: ChainFigures, new: ChainFigures, key: (String, String, String), calendar: FigureCalendar, _ db: any SQLDatabase
+        old: ChainFigures, new: ChainFigures, key: (String, String, String), calendar: FigureCalendar,
+        chain: (facts: Int, customer: String?)? = nil, _ db: any SQLDatabase
     ) async throws {
-        guard old != new else { return }
+        let document: SQLQueryString = " WHERE app_id = \(bind: key.0) AND environment = \(bind: key.1) AND chain = \(bind: key.2)"
+        guard old != new else {
+            if let chain {
+                try await db.raw("UPDATE figure_chains SET facts = \(bind: chain.facts), customer = \(bind: chain.customer)" + document).run()
+            }
+            return
+        }
         try await addDays(new.dayChanges(from: old, in: calendar), key: key, db)
         try await countGroups(old: old.groups, new: new.groups, key: key, db)
-        try await replaceRows(new, key: key, db)
-        try await db.raw(
-            """
-            UPDATE figure_chains SET rows = \(bind: try StoreCoding.encode(new))
-            WHERE app_id = \(bind: key.0) AND environment = \(bind: key.1) AND chain = \(bind: key.2)
-            """
-        ).run()
+        try await replaceRows(new, hadRows: old != ChainFigures(), key: key, db)
+        var update: SQLQueryString = "UPDATE figure_chains SET rows = \(bind: try StoreCoding.encode(new))"
+        if let chain { update += ", facts = \(bind: chain.facts), customer = \(bind: chain.customer)" }
+        try await db.raw(update + document).run()
     }
 
     private static func addDays(_ changes: [FigureDayKey: Int64], key: (String, String, String), _ db: any SQLDatabase) async throws {
@@ -131,18 +132,18 @@ extension SQLStore {
     }
 
     private static func countGroups(old: Set<String>, new: Set<String>, key: (String, String, String), _ db: any SQLDatabase) async throws {
-        for (group, change) in new.subtracting(old).map({ ($0, 1) }) + old.subtracting(new).map({ ($0, -1) }) {
-            try await db.raw(
-                """
-                INSERT INTO figure_groups (app_id, environment, grp, chains) VALUES (\(bind: key.0), \(bind: key.1), \(bind: group), \(bind: change))
-                ON CONFLICT (app_id, environment, grp) DO UPDATE SET chains = figure_groups.chains + excluded.chains
-                """
-            ).run()
+        let changes = new.subtracting(old).map { ($0, 1) } + old.subtracting(new).map { ($0, -1) }
+        guard !changes.isEmpty else { return }
+        var query: SQLQueryString = "INSERT INTO figure_groups (app_id, environment, grp, chains) VALUES"
+        for (position, (group, change)) in changes.sorted(by: { $0.0 < $1.0 }).enumerated() {
+            query += (position == 0 ? " " : ", ") + "(\(bind: key.0), \(bind: key.1), \(bind: group), \(bind: change))"
         }
+        query += " ON CONFLICT (app_id, environment, grp) DO UPDATE SET chains = figure_groups.chains + excluded.chains"
+        try await db.raw(query).run()
     }
 
-    private static func replaceRows(_ figures: ChainFigures, key: (String, String, String), _ db: any SQLDatabase) async throws {
-        for table in ["figure_runs", "figure_items", "figure_churn"] {
+    private static func replaceRows(_ figures: ChainFigures, hadRows: Bool, key: (String, String, String), _ db: any SQLDatabase) async throws {
+        for table in ["figure_runs", "figure_items", "figure_churn"] where hadRows {
             try await db.raw(
                 "DELETE FROM \(unsafeRaw: table) WHERE app_id = \(bind: key.0) AND environment = \(bind: key.1) AND chain = \(bind: key.2)"
             ).run()
