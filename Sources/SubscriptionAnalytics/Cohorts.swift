@@ -48,7 +48,9 @@ extension SubscriptionAnalytics {
         for customer in customers {
             var history = customer.restricted(to: environment)
             if let product { history = history.restricted { $0.productId == product } }
-            guard let firstPaid = firstPaid(of: history), let index = cohortIntervals.firstIndex(where: { $0.start <= firstPaid && firstPaid < $0.end }) else { continue }
+            guard let firstPaid = firstPaid(of: history),
+                let index = cohortIntervals.firstIndex(where: { $0.start <= firstPaid && firstPaid < $0.end })
+            else { continue }
             members[index].append(history)
         }
         var cells = 0

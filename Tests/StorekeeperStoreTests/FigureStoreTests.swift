@@ -48,8 +48,11 @@ struct FigureStoreTests {
                 switch next(5) {
                 case 0:
                     facts.append(.renewal(RenewalFact(originalTransactionId: id, willAutoRenew: true, isInBillingRetry: true, signedDate: end + day)))
-                    facts.append(.renewal(RenewalFact(originalTransactionId: id, willAutoRenew: false, expirationReason: .billingError,
-                        isInBillingRetry: false, signedDate: end + 60 * day)))
+                    facts.append(
+                        .renewal(
+                            RenewalFact(
+                                originalTransactionId: id, willAutoRenew: false, expirationReason: .billingError,
+                                isInBillingRetry: false, signedDate: end + 60 * day)))
                     start = end + Double(70 + next(30)) * day
                 case 1:
                     facts.append(.renewal(RenewalFact(originalTransactionId: id, willAutoRenew: false, signedDate: start + day)))
@@ -127,7 +130,8 @@ struct FigureStoreTests {
                     let replay = try Self.analytics.cohorts(of: customers, from: Self.t0, to: to, period: period, product: product, now: now)
                     let stored = try await Self.analytics.cohorts(from: sums, from: Self.t0, to: to, period: period, product: product, now: now)
                     #expect(stored == replay, "\(backend): cohorts by \(period) of \(product ?? "every product")")
-                    #expect(replay.contains { $0.customers > 1 && $0.periods.contains { $0.active > 0 && $0.revenuePerCustomer > 0 } } || product != nil)
+                    #expect(
+                        replay.contains { $0.customers > 1 && $0.periods.contains { $0.active > 0 && $0.revenuePerCustomer > 0 } } || product != nil)
                 }
             }
             // The figures reach every kind of figure.

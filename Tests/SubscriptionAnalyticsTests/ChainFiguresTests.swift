@@ -18,7 +18,8 @@ struct ChainFiguresTests {
     static func difference(_ a: [MetricPoint], _ b: [MetricPoint]) -> String {
         guard a.count == b.count else { return "\(a.count) points against \(b.count)" }
         guard let position = a.indices.first(where: { a[$0] != b[$0] }) else { return "none" }
-        return "at \(a[position].start): \(a[position].value.map { "\($0)" } ?? "nil") \(a[position].unconverted) against \(b[position].value.map { "\($0)" } ?? "nil") \(b[position].unconverted)"
+        return
+            "at \(a[position].start): \(a[position].value.map { "\($0)" } ?? "nil") \(a[position].unconverted) against \(b[position].value.map { "\($0)" } ?? "nil") \(b[position].unconverted)"
     }
 
     static func difference(_ a: [String: [MetricPoint]], _ b: [String: [MetricPoint]]) -> String {
@@ -46,10 +47,15 @@ struct ChainFiguresTests {
                 #expect(maintained == replay, "seed \(seed), \(metric) by \(interval): \(Self.difference(maintained, replay))")
             }
             for breakdown in Breakdown.allCases {
-                for metric in [MetricName.activeSubscriptions, .mrr, .revenue, .proceeds, .refundAmount, .newSubscriptions, .renewals, .churnedSubscriptions, .churnRate] {
+                for metric in [
+                    MetricName.activeSubscriptions, .mrr, .revenue, .proceeds, .refundAmount, .newSubscriptions, .renewals, .churnedSubscriptions,
+                    .churnRate,
+                ] {
                     let replay = Self.analytics.series(metric, of: histories, over: intervals, now: now, by: breakdown)
                     let maintained = try await Self.analytics.series(metric, by: breakdown, over: intervals, now: now, from: book)
-                    #expect(maintained == replay, "seed \(seed), \(metric) by \(interval) grouped by \(breakdown): \(Self.difference(maintained, replay))")
+                    #expect(
+                        maintained == replay, "seed \(seed), \(metric) by \(interval) grouped by \(breakdown): \(Self.difference(maintained, replay))"
+                    )
                 }
             }
         }
@@ -105,7 +111,10 @@ struct ChainFiguresTests {
                 }
             }
             // Intervals that are not the calendar's (an overview's range), and snapshots at any instant.
-            let odd = [DateInterval(start: Self.t0 + 10.25 * Self.day, end: Self.t0 + 40.7 * Self.day), DateInterval(start: Self.t0 + 41 * Self.day, end: now)]
+            let odd = [
+                DateInterval(start: Self.t0 + 10.25 * Self.day, end: Self.t0 + 40.7 * Self.day),
+                DateInterval(start: Self.t0 + 41 * Self.day, end: now),
+            ]
             for metric in [MetricName.revenue, .proceeds, .refundAmount, .newSubscriptions, .churnedSubscriptions, .churnRate] {
                 let replay = Self.analytics.series(metric, of: histories, over: odd, now: now)
                 let maintained = try await Self.analytics.series(metric, over: odd, now: now, from: sums)

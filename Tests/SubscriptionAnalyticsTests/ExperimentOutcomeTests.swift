@@ -32,7 +32,9 @@ struct ExperimentOutcomeTests {
         return outcome
     }
 
-    @Test("random customers of one to three chains, exposed at random instants: the outcome from figures is the definition's", arguments: [UInt64(3), 4])
+    @Test(
+        "random customers of one to three chains, exposed at random instants: the outcome from figures is the definition's",
+        arguments: [UInt64(3), 4])
     func equalsDefinition(seed: UInt64) {
         let histories = SnapshotIndexTests.histories(seed: seed, chains: 90)
         var dice = SnapshotIndexTests.Dice(state: seed &+ 17)

@@ -44,10 +44,11 @@ public struct AnalyticsCommand: AsyncParsableCommand {
             guard let app = configuration.apps.first(where: { $0.id == self.app }) else {
                 throw CLIFailure.usage("no app \(self.app) in the configuration")
             }
-            let environments = try environment.map { value in
-                guard ["Production", "Sandbox"].contains(value) else { throw CLIFailure.usage("--environment must be Production or Sandbox") }
-                return [value]
-            } ?? ["Production", "Sandbox"]
+            let environments =
+                try environment.map { value in
+                    guard ["Production", "Sandbox"].contains(value) else { throw CLIFailure.usage("--environment must be Production or Sandbox") }
+                    return [value]
+                } ?? ["Production", "Sandbox"]
             let location: DatabaseLocation
             do {
                 location = try DatabaseLocation.resolve(databaseURL: configuration.databaseURL, dataDirectory: configuration.dataDirectory)

@@ -226,7 +226,9 @@ public enum MetricsReport {
         for (chain, facts) in Dictionary(grouping: entries, by: { $0.fact.originalTransactionId ?? "-" }) {
             let figures = analytics.figures(ofChain: PurchaseHistory(ledger: facts))
             book.replace(chain: chain, with: figures)
-            if let owner = ChainFigureUpdates.owner(of: chain, customer: customers[chain], ledger: facts) { owned[owner, default: []].append(figures) }
+            if let owner = ChainFigureUpdates.owner(of: chain, customer: customers[chain], ledger: facts) {
+                owned[owner, default: []].append(figures)
+            }
         }
         for (owner, chains) in owned {
             book.replace(chain: FigureUpdate.cohortKey(owner), with: ChainFigures.cohortRows(of: chains, calendar: calendar))

@@ -24,7 +24,9 @@ public struct FigureBuild: Sendable {
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let data = (try? encoder.encode(Settings(catalog: app.catalog, timeZone: app.analytics.timeZone, smallBusiness: app.analytics.smallBusiness))) ?? Data()
+        let data =
+            (try? encoder.encode(Settings(catalog: app.catalog, timeZone: app.analytics.timeZone, smallBusiness: app.analytics.smallBusiness)))
+            ?? Data()
         return SHA256.hash(data: data).prefix(16).map { String(format: "%02x", $0) }.joined()
     }
 
@@ -35,7 +37,8 @@ public struct FigureBuild: Sendable {
     }
 
     /// Brings the figures up to date; `progress` hears the chains built so far and the total.
-    func run(app: AppRuntime, environment: String, now: @Sendable () -> Date, progress: @Sendable (Int, Int) async -> Void = { _, _ in }) async throws {
+    func run(app: AppRuntime, environment: String, now: @Sendable () -> Date, progress: @Sendable (Int, Int) async -> Void = { _, _ in }) async throws
+    {
         let configuration = app.configuration
         let settings = Self.settings(of: configuration)
         var state = try await store.figureState(appId: app.id, environment: environment)
@@ -77,7 +80,8 @@ public enum FigureRebuild {
         progress: @escaping @Sendable (Int, Int) async -> Void
     ) async throws {
         if force { try await store.resetFigures(appId: app.id, environment: environment, settings: FigureBuild.settings(of: app)) }
-        try await FigureBuild(store: store).run(app: try AppRuntime(configuration: app), environment: environment, now: { Date() }, progress: progress)
+        try await FigureBuild(store: store).run(
+            app: try AppRuntime(configuration: app), environment: environment, now: { Date() }, progress: progress)
     }
 }
 

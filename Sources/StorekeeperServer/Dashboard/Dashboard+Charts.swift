@@ -157,7 +157,8 @@ extension Dashboard {
             throw DashboardError(status: .serviceUnavailable, message: building.description)
         }
         return MetricReader(
-            app: configuration, analytics: SubscriptionAnalytics(catalog: configuration.catalog, configuration: configuration.analytics, environment: environment),
+            app: configuration,
+            analytics: SubscriptionAnalytics(catalog: configuration.catalog, configuration: configuration.analytics, environment: environment),
             sums: sums, now: clock())
     }
 
@@ -234,7 +235,8 @@ extension Dashboard {
             for (metric, label) in [(MetricName.activeSubscriptions, "Active subscriptions"), (.activeTrials, "Active trials"), (.mrr, "MRR")] {
                 tiles.append(
                     Tile(
-                        id: metric.rawValue, label: label, value: Self.text(try await reader.overRange(metric, query), metric: metric, currency: currency),
+                        id: metric.rawValue, label: label,
+                        value: Self.text(try await reader.overRange(metric, query), metric: metric, currency: currency),
                         note: query.to > now ? "now" : "at the end of the range"))
             }
         }

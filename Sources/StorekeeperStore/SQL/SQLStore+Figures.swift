@@ -194,7 +194,9 @@ extension SQLStore {
             try await db.raw(
                 "SELECT settings, resume_after, complete FROM figure_state WHERE app_id = \(bind: appId) AND environment = \(bind: environment)"
             ).first().map {
-                FigureState(settings: try $0.string("settings"), resumeAfter: try $0.decode(column: "resume_after", as: String?.self), complete: try $0.int("complete") == 1)
+                FigureState(
+                    settings: try $0.string("settings"), resumeAfter: try $0.decode(column: "resume_after", as: String?.self),
+                    complete: try $0.int("complete") == 1)
             }
         }
     }

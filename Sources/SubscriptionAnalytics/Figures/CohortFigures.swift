@@ -28,7 +28,9 @@ extension ChainFigures {
                 else { continue }
                 let group = cohortGroup(period, start: start, base: base, calendar: calendar)
                 result.items.append(FigureItem(group: group, kind: .cohortMember, at: first))
-                for span in spans { result.runs.append(FigureRun(group: group, from: span.from, until: span.until, slots: .activeSubscription, mrr: nil)) }
+                for span in spans {
+                    result.runs.append(FigureRun(group: group, from: span.from, until: span.until, slots: .activeSubscription, mrr: nil))
+                }
                 for item in money {
                     var copy = item
                     copy.group = group

@@ -82,7 +82,10 @@ extension ChainFigures {
                     add(FigureDayKey(group: run.group, day: day, series: FigureDayKey.slotSeries[slot]), sign)
                 }
                 if let mrr = run.mrr {
-                    add(FigureDayKey(group: run.group, day: day, series: FigureDayKey.mrrSeries, currency: mrr.currency, denominator: mrr.denominator), sign * mrr.amount)
+                    add(
+                        FigureDayKey(
+                            group: run.group, day: day, series: FigureDayKey.mrrSeries, currency: mrr.currency, denominator: mrr.denominator),
+                        sign * mrr.amount)
                 }
             }
         }
@@ -101,7 +104,9 @@ extension ChainFigures {
         }
         for span in churn {
             for interval in ReportingInterval.allCases {
-                guard let containing = try? interval.intervals(from: span.ended, to: span.ended.addingTimeInterval(0.001), timeZone: calendar.timeZone).first,
+                guard
+                    let containing = try? interval.intervals(from: span.ended, to: span.ended.addingTimeInterval(0.001), timeZone: calendar.timeZone)
+                        .first,
                     span.counts(in: containing, now: .distantFuture)
                 else { continue }
                 add(FigureDayKey(group: span.group, day: calendar.day(of: containing.start), series: FigureDayKey.churnSeries(interval)), 1)

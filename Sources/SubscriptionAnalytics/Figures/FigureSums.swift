@@ -132,7 +132,9 @@ public struct FigureBook: FigureSums {
 extension SubscriptionAnalytics {
     /// `metric` over `intervals` for `group` (`""`: the whole app) as known at `now`, from the
     /// sums of maintained chain figures: the same answer as the replay over the same facts.
-    public func series(_ metric: MetricName, group: String = "", over intervals: [DateInterval], now: Date, from sums: some FigureSums)
+    public func series(
+        _ metric: MetricName, group: String = "", over intervals: [DateInterval], now: Date, from sums: some FigureSums
+    )
         async throws -> [MetricPoint]
     {
         func point(_ interval: DateInterval, _ value: Decimal?, _ unconverted: [String: Decimal] = [:]) -> MetricPoint {
@@ -177,7 +179,9 @@ extension SubscriptionAnalytics {
     }
 
     /// `metric` over `intervals` per group of `breakdown`, from maintained chain figures.
-    public func series(_ metric: MetricName, by breakdown: Breakdown, over intervals: [DateInterval], now: Date, from sums: some FigureSums)
+    public func series(
+        _ metric: MetricName, by breakdown: Breakdown, over intervals: [DateInterval], now: Date, from sums: some FigureSums
+    )
         async throws -> [String: [MetricPoint]]
     {
         var result: [String: [MetricPoint]] = [:]

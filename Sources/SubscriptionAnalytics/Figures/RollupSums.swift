@@ -80,7 +80,9 @@ public struct RollupSums<Rows: FigureRowQueries>: FigureSums {
         var cells: [Int: [(FigureDayKey, Int64)]] = [:]
         if let low = covered.map(\.lowerBound).min(), let high = covered.map(\.upperBound).max() {
             let series = FlowKind.allCases.map(\.rawValue) + [FigureDayKey.revenueSeries, FigureDayKey.proceedsSeries, FigureDayKey.refundedSeries]
-            for (key, value) in try await rows.dayCells(group: group, series: series, days: low..<high) { cells[key.day, default: []].append((key, value)) }
+            for (key, value) in try await rows.dayCells(group: group, series: series, days: low..<high) {
+                cells[key.day, default: []].append((key, value))
+            }
         }
         // The days that have cells, in order: a span adds those inside it (a span from the distant
         // past covers hundreds of thousands of days without cells).

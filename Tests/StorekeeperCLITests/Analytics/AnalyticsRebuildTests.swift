@@ -65,6 +65,7 @@ struct AnalyticsRebuildTests {
         let again = try StorekeeperProcess.run(common + ["--force"])
         #expect(again.exitCode == 0, "\(again.standardError)")
         #expect(try StorekeeperProcess.run(common + ["--environment", "Xcode"]).exitCode == 2)
-        #expect(try StorekeeperProcess.run(["analytics", "rebuild", "--config", config.path, "--data-dir", data.path, "--app", "nobody"]).exitCode == 2)
+        #expect(
+            try StorekeeperProcess.run(["analytics", "rebuild", "--config", config.path, "--data-dir", data.path, "--app", "nobody"]).exitCode == 2)
     }
 }

@@ -135,9 +135,12 @@ struct FactIntakeTests {
                 return cohorts.map(\.customers).reduce(0, +)
             }
             // Carol's first chain, posted by the app.
-            try await post(try SignedData.transaction(id: "5002", original: "5002", purchase: Self.t0 + Self.day, expires: Self.t0 + 31 * Self.day, signed: Self.t0 + Self.day))
+            try await post(
+                try SignedData.transaction(
+                    id: "5002", original: "5002", purchase: Self.t0 + Self.day, expires: Self.t0 + 31 * Self.day, signed: Self.t0 + Self.day))
             // Her second, told by Apple without a token: nobody's yet.
-            let second = try SignedData.transaction(id: "5003", original: "5003", purchase: Self.t0 + 2 * Self.day, expires: Self.t0 + 32 * Self.day, signed: Self.t0 + 2 * Self.day)
+            let second = try SignedData.transaction(
+                id: "5003", original: "5003", purchase: Self.t0 + 2 * Self.day, expires: Self.t0 + 32 * Self.day, signed: Self.t0 + 2 * Self.day)
             let notification = try SignedData.notification(
                 harness.ca, type: "SUBSCRIBED", subtype: "INITIAL_BUY", signed: Self.t0 + 2 * Self.day, transaction: second, renewal: nil)
             #expect(try await client.call(.post, "/v1/apps/alpha/notifications", body: notification).status == 200)
