@@ -140,6 +140,48 @@ struct FigureStoreTests {
         }
     }
 
+    @Test("many chains' figures in one changeset (a build, a seed) are written in bulk and give the replay's figures", arguments: TestBackend.available)
+    func writtenInBulk(backend: TestBackend) async throws {
+        let facts = Self.facts(seed: 9, chains: 40)
+        try await withTestStore(backend) { store in
+            let at = Self.t0 + 300 * Self.day
+            var ledgers: [String: [LedgerEntry]] = [:]
+            for fact in facts {
+                let chain = fact.originalTransactionId ?? "-"
+                ledgers[chain, default: []].append(
+                    LedgerEntry(appId: "app", fact: fact, customerId: Self.customer(of: chain), source: .notificationV2, recordedAt: at))
+            }
+            let chains = ledgers.keys.sorted()
+            func updates(_ part: ArraySlice<String>) -> [FigureUpdate] {
+                part.map { Self.update(ledgers[$0]!, chain: $0, facts: ledgers[$0]!.count, at: at) }
+            }
+            // The ledger and the first chains' figures; then every chain's, the first ones again
+            // among them (written one at a time), and customers with chains in both.
+            var first = Changeset(appId: "app", at: at, entries: chains.flatMap { ledgers[$0]! })
+            first.figures = updates(chains.prefix(12))
+            try await store.apply(first)
+            var all = Changeset(appId: "app", at: at)
+            all.figures = updates(chains[...])
+            try await store.apply(all)
+            let calendar = FigureCalendar(timeZone: TimeZone(identifier: Self.zone)!)
+            let sums = try await store.figureSums(appId: "app", environment: "Production", calendar: calendar)
+            let histories = ledgers.values.map(PurchaseHistory.init(ledger:))
+            let now = Self.t0 + 250.4 * Self.day
+            let weeks = try ReportingInterval.week.intervals(from: Self.t0, to: Self.t0 + 400 * Self.day, timeZone: calendar.timeZone)
+            for metric in MetricName.allCases {
+                let replay = Self.analytics.series(metric, of: histories, over: weeks, now: now)
+                #expect(try await Self.analytics.series(metric, over: weeks, now: now, from: sums) == replay, "\(backend): \(metric)")
+            }
+            let replay = Self.analytics.series(.revenue, of: histories, over: weeks, now: now, by: .storefront)
+            #expect(try await Self.analytics.series(.revenue, by: .storefront, over: weeks, now: now, from: sums) == replay, "\(backend): by storefront")
+            let customers = Dictionary(grouping: ledgers, by: { Self.owner(of: $0.key) }).values.map { PurchaseHistory(ledger: $0.flatMap(\.value)) }
+            let to = Self.t0 + 240 * Self.day
+            let cohorts = try Self.analytics.cohorts(of: customers, from: Self.t0, to: to, period: .month, now: now)
+            #expect(try await Self.analytics.cohorts(from: sums, from: Self.t0, to: to, period: .month, now: now) == cohorts, "\(backend): cohorts")
+            #expect(cohorts.contains { $0.customers > 1 })
+        }
+    }
+
     @Test("figures computed from fewer facts than the chain has are not written: the chain's retry job is added", arguments: TestBackend.available)
     func staleFiguresWaitForTheJob(backend: TestBackend) async throws {
         try await withTestStore(backend) { store in

@@ -15,6 +15,9 @@ public struct FigureUpdate: Sendable, Hashable {
     /// The customer the chain belongs to, whose cohort rows follow from the figures of all the
     /// customer's chains (``ChainFigures/cohortRows(of:calendar:)``); `nil`: in no cohort.
     public var customer: String?
+    /// Set by the store on an update it has written with others in bulk and whose customer's
+    /// cohort rows are still to write.
+    var rewriteOnly = false
     /// The job that computes the chain's figures again when these could not be written.
     public var retry: JobRecord
 

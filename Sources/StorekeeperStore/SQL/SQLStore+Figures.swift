@@ -24,7 +24,13 @@ extension SQLStore {
         var owners = Set<String>()
         var calendar: FigureCalendar?
         var environment: String?
-        for update in updates {
+        for update in try await writeNewDocuments(updates, appId: appId, db) {
+            if update.rewriteOnly {
+                // Written with the new documents; its customer's cohort rows are written here.
+                if let owner = update.customer { owners.insert(owner) }
+                (calendar, environment) = (update.calendar, update.environment)
+                continue
+            }
             let key = (appId, update.environment, update.chain)
             // The chain's document row, locked until the transaction ends (PostgreSQL; SQLite
             // has one writer), so two intakes of one chain take turns here.
@@ -148,44 +154,145 @@ extension SQLStore {
                 "DELETE FROM \(unsafeRaw: table) WHERE app_id = \(bind: key.0) AND environment = \(bind: key.1) AND chain = \(bind: key.2)"
             ).run()
         }
-        for chunk in figures.runs.chunked(by: 200) {
+        try await insertRows([(key.2, figures)], appId: key.0, environment: key.1, db)
+    }
+
+    /// Inserts the rows of documents (`chain`: a chain's id or a customer's cohort key), many
+    /// rows a statement.
+    private static func insertRows(_ documents: [(chain: String, figures: ChainFigures)], appId: String, environment: String, _ db: any SQLDatabase)
+        async throws
+    {
+        let runs = documents.flatMap { document in document.figures.runs.map { (document.chain, $0) } }
+        for chunk in runs.chunked(by: 200) {
             var query: SQLQueryString =
                 "INSERT INTO figure_runs (app_id, environment, grp, chain, from_ms, until_ms, slots, currency, amount, denominator) VALUES"
-            for (position, run) in chunk.enumerated() {
+            for (position, (chain, run)) in chunk.enumerated() {
                 query += position == 0 ? " " : ", "
                 query += """
-                    (\(bind: key.0), \(bind: key.1), \(bind: run.group), \(bind: key.2), \(bind: run.from.millisecondsSince1970),
+                    (\(bind: appId), \(bind: environment), \(bind: run.group), \(bind: chain), \(bind: run.from.millisecondsSince1970),
                     \(bind: run.until?.millisecondsSince1970), \(bind: run.slots.rawValue), \(bind: run.mrr?.currency), \(bind: run.mrr?.amount),
                     \(bind: run.mrr?.denominator))
                     """
             }
             try await db.raw(query).run()
         }
-        for chunk in figures.items.chunked(by: 200) {
+        let items = documents.flatMap { document in document.figures.items.map { (document.chain, $0) } }
+        for chunk in items.chunked(by: 200) {
             var query: SQLQueryString = """
                 INSERT INTO figure_items (app_id, environment, grp, chain, kind, at_ms, currency, amount, denominator, proceeds_amount,
                 proceeds_denominator) VALUES
                 """
-            for (position, item) in chunk.enumerated() {
+            for (position, (chain, item)) in chunk.enumerated() {
                 query += position == 0 ? " " : ", "
                 query += """
-                    (\(bind: key.0), \(bind: key.1), \(bind: item.group), \(bind: key.2), \(bind: item.kind.rawValue),
+                    (\(bind: appId), \(bind: environment), \(bind: item.group), \(bind: chain), \(bind: item.kind.rawValue),
                     \(bind: item.at.millisecondsSince1970), \(bind: item.money?.currency ?? item.proceeds?.currency), \(bind: item.money?.amount),
                     \(bind: item.money?.denominator), \(bind: item.proceeds?.amount), \(bind: item.proceeds?.denominator))
                     """
             }
             try await db.raw(query).run()
         }
-        for chunk in figures.churn.chunked(by: 200) {
+        let churn = documents.flatMap { document in document.figures.churn.map { (document.chain, $0) } }
+        for chunk in churn.chunked(by: 200) {
             var query: SQLQueryString = "INSERT INTO figure_churn (app_id, environment, grp, chain, ended_ms, from_ms, until_ms) VALUES"
-            for (position, span) in chunk.enumerated() {
+            for (position, (chain, span)) in chunk.enumerated() {
                 query += position == 0 ? " " : ", "
                 query += """
-                    (\(bind: key.0), \(bind: key.1), \(bind: span.group), \(bind: key.2), \(bind: span.ended.millisecondsSince1970),
+                    (\(bind: appId), \(bind: environment), \(bind: span.group), \(bind: chain), \(bind: span.ended.millisecondsSince1970),
                     \(bind: span.from.millisecondsSince1970), \(bind: span.until?.millisecondsSince1970))
                     """
             }
             try await db.raw(query).run()
+        }
+    }
+
+    /// Writes, all at once, the documents of chains that have none yet (a build, a seed) and
+    /// of their customers who have none either: their rows in multi-row statements, their
+    /// rollup cells and group counts summed first. Returns the updates it did not write (the
+    /// chain has a document, its ledger count differs, or its customer has other chains): the
+    /// caller writes those one at a time.
+    private static func writeNewDocuments(_ updates: [FigureUpdate], appId: String, _ db: any SQLDatabase) async throws -> [FigureUpdate] {
+        guard updates.count > 1, let first = updates.first else { return updates }
+        let (environment, calendar) = (first.environment, first.calendar)
+        func strings(_ values: [String]) -> SQLQueryString {
+            var list: SQLQueryString = ""
+            for (position, value) in values.enumerated() { list += (position == 0 ? "" : ", ") + "\(bind: value)" }
+            return list
+        }
+        var documented = Set<String>()
+        var counts: [String: Int] = [:]
+        var owned = Set<String>()
+        let owners = Set(updates.compactMap(\.customer)).sorted()
+        for part in updates.map(\.chain).chunked(by: 500) {
+            let chains = strings(Array(part))
+            for row in try await db.raw(
+                "SELECT chain FROM figure_chains WHERE app_id = \(bind: appId) AND environment = \(bind: environment) AND chain IN (" + chains + ")"
+            ).all() { documented.insert(try row.string("chain")) }
+            for row in try await db.raw(
+                """
+                SELECT original_transaction_id AS chain, COUNT(*) AS facts FROM ledger WHERE app_id = \(bind: appId)
+                AND original_transaction_id IN (
+                """ + chains + ") GROUP BY original_transaction_id"
+            ).all() { counts[try row.string("chain")] = try row.int("facts") }
+        }
+        for part in owners.map(FigureUpdate.cohortKey).chunked(by: 500) {
+            // A customer whose cohort rows exist (every chain of it moved away) is written one at a time.
+            for row in try await db.raw(
+                "SELECT chain FROM figure_chains WHERE app_id = \(bind: appId) AND environment = \(bind: environment) AND chain IN (" + strings(Array(part)) + ")"
+            ).all() { owned.insert(String(try row.string("chain").dropFirst(FigureUpdate.cohortKey("").count))) }
+        }
+        for part in owners.chunked(by: 500) {
+            for row in try await db.raw(
+                """
+                SELECT DISTINCT customer FROM figure_chains WHERE app_id = \(bind: appId) AND environment = \(bind: environment)
+                AND customer IN (
+                """ + strings(Array(part)) + ")"
+            ).all() { owned.insert(try row.string("customer")) }
+        }
+        // A chain whose revocations name only its transactions counts more facts than the
+        // ledger's rows with its id: the one-at-a-time path counts those exactly.
+        let fresh = updates.filter { !documented.contains($0.chain) && counts[$0.chain] == $0.facts && $0.chain != "-" }
+        let later = updates.filter { update in !fresh.contains { $0.chain == update.chain } }
+        // Customers whose chains are all among the fresh ones get their cohort rows here too.
+        let elsewhere = Set(later.compactMap(\.customer)).union(owned)
+        var byOwner: [String: [ChainFigures]] = [:]
+        for update in fresh { if let owner = update.customer, !elsewhere.contains(owner) { byOwner[owner, default: []].append(update.figures) } }
+        var documents: [(chain: String, figures: ChainFigures)] = fresh.map { ($0.chain, $0.figures) }
+        documents += byOwner.sorted { $0.key < $1.key }.map { (FigureUpdate.cohortKey($0.key), ChainFigures.cohortRows(of: $0.value, calendar: calendar)) }
+        var cells: [FigureDayKey: Int64] = [:]
+        var groups: [String: Int] = [:]
+        for document in documents {
+            for (key, value) in document.figures.days(in: calendar) { cells[key, default: 0] += value }
+            for group in document.figures.groups { groups[group, default: 0] += 1 }
+        }
+        let customers = Dictionary(fresh.map { ($0.chain, $0.customer) }, uniquingKeysWith: { first, _ in first })
+        let facts = Dictionary(fresh.map { ($0.chain, $0.facts) }, uniquingKeysWith: { first, _ in first })
+        for chunk in documents.chunked(by: 100) {
+            var query: SQLQueryString = "INSERT INTO figure_chains (app_id, environment, chain, facts, time_zone, rows, customer) VALUES"
+            for (position, document) in chunk.enumerated() {
+                query += position == 0 ? " " : ", "
+                query += """
+                    (\(bind: appId), \(bind: environment), \(bind: document.chain), \(bind: facts[document.chain] ?? 0),
+                    \(bind: first.timeZone), \(bind: try StoreCoding.encode(document.figures)), \(bind: customers[document.chain] ?? nil))
+                    """
+            }
+            try await db.raw(query).run()
+        }
+        try await insertRows(documents, appId: appId, environment: environment, db)
+        try await addDays(cells, key: (appId, environment, ""), db)
+        for chunk in groups.sorted(by: { $0.key < $1.key }).chunked(by: 200) {
+            var query: SQLQueryString = "INSERT INTO figure_groups (app_id, environment, grp, chains) VALUES"
+            for (position, (group, count)) in chunk.enumerated() {
+                query += (position == 0 ? " " : ", ") + "(\(bind: appId), \(bind: environment), \(bind: group), \(bind: count))"
+            }
+            query += " ON CONFLICT (app_id, environment, grp) DO UPDATE SET chains = figure_groups.chains + excluded.chains"
+            try await db.raw(query).run()
+        }
+        // The customers of fresh chains who have other chains: their cohort rows one at a time.
+        return later + fresh.filter { $0.customer.map(elsewhere.contains) ?? false }.map { update in
+            var rewrite = update
+            rewrite.rewriteOnly = true
+            return rewrite
         }
     }
 
