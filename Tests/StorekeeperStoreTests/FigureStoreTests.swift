@@ -140,7 +140,8 @@ struct FigureStoreTests {
         }
     }
 
-    @Test("many chains' figures in one changeset (a build, a seed) are written in bulk and give the replay's figures", arguments: TestBackend.available)
+    @Test(
+        "many chains' figures in one changeset (a build, a seed) are written in bulk and give the replay's figures", arguments: TestBackend.available)
     func writtenInBulk(backend: TestBackend) async throws {
         let facts = Self.facts(seed: 9, chains: 40)
         try await withTestStore(backend) { store in
@@ -173,7 +174,8 @@ struct FigureStoreTests {
                 #expect(try await Self.analytics.series(metric, over: weeks, now: now, from: sums) == replay, "\(backend): \(metric)")
             }
             let replay = Self.analytics.series(.revenue, of: histories, over: weeks, now: now, by: .storefront)
-            #expect(try await Self.analytics.series(.revenue, by: .storefront, over: weeks, now: now, from: sums) == replay, "\(backend): by storefront")
+            #expect(
+                try await Self.analytics.series(.revenue, by: .storefront, over: weeks, now: now, from: sums) == replay, "\(backend): by storefront")
             let customers = Dictionary(grouping: ledgers, by: { Self.owner(of: $0.key) }).values.map { PurchaseHistory(ledger: $0.flatMap(\.value)) }
             let to = Self.t0 + 240 * Self.day
             let cohorts = try Self.analytics.cohorts(of: customers, from: Self.t0, to: to, period: .month, now: now)

@@ -159,7 +159,9 @@ extension SQLStore {
 
     /// Inserts the rows of documents (`chain`: a chain's id or a customer's cohort key), many
     /// rows a statement.
-    private static func insertRows(_ documents: [(chain: String, figures: ChainFigures)], appId: String, environment: String, _ db: any SQLDatabase)
+    private static func insertRows(
+        _ documents: [(chain: String, figures: ChainFigures)], appId: String, environment: String, _ db: any SQLDatabase
+    )
         async throws
     {
         let runs = documents.flatMap { document in document.figures.runs.map { (document.chain, $0) } }
@@ -238,7 +240,8 @@ extension SQLStore {
         for part in owners.map(FigureUpdate.cohortKey).chunked(by: 500) {
             // A customer whose cohort rows exist (every chain of it moved away) is written one at a time.
             for row in try await db.raw(
-                "SELECT chain FROM figure_chains WHERE app_id = \(bind: appId) AND environment = \(bind: environment) AND chain IN (" + strings(Array(part)) + ")"
+                "SELECT chain FROM figure_chains WHERE app_id = \(bind: appId) AND environment = \(bind: environment) AND chain IN ("
+                    + strings(Array(part)) + ")"
             ).all() { owned.insert(String(try row.string("chain").dropFirst(FigureUpdate.cohortKey("").count))) }
         }
         for part in owners.chunked(by: 500) {
@@ -258,7 +261,9 @@ extension SQLStore {
         var byOwner: [String: [ChainFigures]] = [:]
         for update in fresh { if let owner = update.customer, !elsewhere.contains(owner) { byOwner[owner, default: []].append(update.figures) } }
         var documents: [(chain: String, figures: ChainFigures)] = fresh.map { ($0.chain, $0.figures) }
-        documents += byOwner.sorted { $0.key < $1.key }.map { (FigureUpdate.cohortKey($0.key), ChainFigures.cohortRows(of: $0.value, calendar: calendar)) }
+        documents += byOwner.sorted { $0.key < $1.key }.map {
+            (FigureUpdate.cohortKey($0.key), ChainFigures.cohortRows(of: $0.value, calendar: calendar))
+        }
         var cells: [FigureDayKey: Int64] = [:]
         var groups: [String: Int] = [:]
         for document in documents {
@@ -289,11 +294,12 @@ extension SQLStore {
             try await db.raw(query).run()
         }
         // The customers of fresh chains who have other chains: their cohort rows one at a time.
-        return later + fresh.filter { $0.customer.map(elsewhere.contains) ?? false }.map { update in
-            var rewrite = update
-            rewrite.rewriteOnly = true
-            return rewrite
-        }
+        return later
+            + fresh.filter { $0.customer.map(elsewhere.contains) ?? false }.map { update in
+                var rewrite = update
+                rewrite.rewriteOnly = true
+                return rewrite
+            }
     }
 
     public func figureState(appId: String, environment: String) async throws -> FigureState? {
