@@ -9,6 +9,9 @@ public protocol FigureRowQueries: Sendable {
     var calendar: FigureCalendar { get }
     /// The rollup cells of `group` for `series` on `days`.
     func dayCells(group: String, series: [String], days: Range<Int>) async throws -> [FigureDayKey: Int64]
+    /// The rollup cells of `group` for `series` summed over each of `ranges` (sorted, not
+    /// overlapping), keyed with the day 0: one answer per range, whatever the days it covers.
+    func daySums(group: String, series: [String], ranges: [Range<Int>]) async throws -> [[FigureDayKey: Int64]]
     /// The runs of `group` that start in `[from, through]`, and those that end in it.
     func runs(group: String, boundaryFrom from: Date, through: Date) async throws -> (starting: [FigureRun], ending: [FigureRun])
     /// The items of `group` dated in `[from, to)` and at or before `now`.
@@ -17,6 +20,22 @@ public protocol FigureRowQueries: Sendable {
     func churn(group: String, endedFrom from: Date, to: Date, now: Date) async throws -> [ChurnSpan]
     /// The groups that have rows, of those starting with `prefix`.
     func groups(prefix: String) async throws -> [String]
+}
+
+extension FigureRowQueries {
+    public func daySums(group: String, series: [String], ranges: [Range<Int>]) async throws -> [[FigureDayKey: Int64]] {
+        guard let low = ranges.first?.lowerBound, let high = ranges.last?.upperBound, low < high else { return ranges.map { _ in [:] } }
+        let cells = try await dayCells(group: group, series: series, days: low..<high)
+        var result = [[FigureDayKey: Int64]](repeating: [:], count: ranges.count)
+        for (key, value) in cells {
+            let position = ranges.partitioningIndex { $0.upperBound > key.day }
+            guard position < ranges.count, ranges[position].contains(key.day) else { continue }
+            var summed = key
+            summed.day = 0
+            result[position][summed, default: 0] += value
+        }
+        return result
+    }
 }
 
 /// Figure sums from daily rollups and the rows of partial days: a snapshot at the end of a
@@ -38,30 +57,35 @@ public struct RollupSums<Rows: FigureRowQueries>: FigureSums {
     public func snapshotSums(group: String, at instants: [Date]) async throws -> [SnapshotSums] {
         guard !instants.isEmpty else { return [] }
         let order = instants.indices.sorted { instants[$0] < instants[$1] }
-        let lastDay = calendar.day(of: instants[order.last!])
-        let series = FigureDayKey.slotSeries + [FigureDayKey.mrrSeries]
-        let cells = try await rows.dayCells(group: group, series: series, days: Self.firstDay..<(lastDay + 1))
-        let byDay = Dictionary(grouping: cells, by: \.key.day).sorted { $0.key < $1.key }
-        var result = [SnapshotSums](repeating: SnapshotSums(), count: instants.count)
-        var running = SnapshotSums()
-        var next = 0
-        for position in order {
+        // What each instant takes from the rollups: every day through `through`, summed in SQL
+        // between one instant's days and the next.
+        let throughs = order.map { position -> Int in
             let instant = instants[position]
             let day = calendar.day(of: instant)
             // An instant at the last millisecond of its day takes the whole day from the rollup.
-            let whole = calendar.start(ofDay: day + 1) <= instant.addingTimeInterval(0.001)
-            let through = whole ? day : day - 1
-            while next < byDay.count, byDay[next].key <= through {
-                for (key, value) in byDay[next].value { running.add(key, value) }
-                next += 1
-            }
-            var sums = running
-            if !whole {
+            return calendar.start(ofDay: day + 1) <= instant.addingTimeInterval(0.001) ? day : day - 1
+        }
+        var ranges: [Range<Int>] = []
+        var low = Self.firstDay
+        for through in throughs {
+            ranges.append(low..<max(low, through + 1))
+            low = max(low, through + 1)
+        }
+        let series = FigureDayKey.slotSeries + [FigureDayKey.mrrSeries]
+        let sums = try await rows.daySums(group: group, series: series, ranges: ranges)
+        var result = [SnapshotSums](repeating: SnapshotSums(), count: instants.count)
+        var running = SnapshotSums()
+        for (step, position) in order.enumerated() {
+            for (key, value) in sums[step] { running.add(key, value) }
+            let instant = instants[position]
+            let day = calendar.day(of: instant)
+            var total = running
+            if throughs[step] < day {
                 let boundaries = try await rows.runs(group: group, boundaryFrom: calendar.start(ofDay: day), through: instant)
-                for run in boundaries.starting { sums.add(run) }
-                for run in boundaries.ending { sums.add(run, sign: -1) }
+                for run in boundaries.starting { total.add(run) }
+                for run in boundaries.ending { total.add(run, sign: -1) }
             }
-            result[position] = sums
+            result[position] = total
         }
         return result
     }
@@ -76,25 +100,15 @@ public struct RollupSums<Rows: FigureRowQueries>: FigureSums {
             guard first < last else { return (0..<0, [(interval.start, interval.end)]) }
             return (first..<last, [(interval.start, calendar.start(ofDay: first)), (calendar.start(ofDay: last), interval.end)])
         }
-        let covered = spans.compactMap { $0?.days }.filter { !$0.isEmpty }
-        var cells: [Int: [(FigureDayKey, Int64)]] = [:]
-        if let low = covered.map(\.lowerBound).min(), let high = covered.map(\.upperBound).max() {
-            let series = FlowKind.allCases.map(\.rawValue) + [FigureDayKey.revenueSeries, FigureDayKey.proceedsSeries, FigureDayKey.refundedSeries]
-            for (key, value) in try await rows.dayCells(group: group, series: series, days: low..<high) {
-                cells[key.day, default: []].append((key, value))
-            }
-        }
-        // The days that have cells, in order: a span adds those inside it (a span from the distant
-        // past covers hundreds of thousands of days without cells).
-        let cellDays = cells.keys.sorted()
+        let series = FlowKind.allCases.map(\.rawValue) + [FigureDayKey.revenueSeries, FigureDayKey.proceedsSeries, FigureDayKey.refundedSeries]
+        let covered = spans.indices.filter { !(spans[$0]?.days.isEmpty ?? true) }
+        let sums = try await rows.daySums(group: group, series: series, ranges: covered.map { spans[$0]!.days })
         var result = [ItemSums](repeating: ItemSums(), count: intervals.count)
+        for (step, position) in covered.enumerated() {
+            for (key, value) in sums[step] { result[position].add(key, value) }
+        }
         for (position, span) in spans.enumerated() {
             guard let span else { continue }
-            var index = cellDays.partitioningIndex { $0 >= span.days.lowerBound }
-            while index < cellDays.count, cellDays[index] < span.days.upperBound {
-                for (key, value) in cells[cellDays[index]] ?? [] { result[position].add(key, value) }
-                index += 1
-            }
             for (from, to) in span.edges where from < to {
                 for item in try await rows.items(group: group, from: from, to: to, now: now) { result[position].add(item) }
             }
