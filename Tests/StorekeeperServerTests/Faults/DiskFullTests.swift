@@ -22,8 +22,9 @@ struct DiskFullTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let (_, ca) = try Fixture.configuration(directory: directory)
         // Room for every notification (about 80 KB each with its ledger facts, events and
-        // indexes) and the WAL, so that only the filler fills the disk.
-        let disk = try LimitedDisk(directory: directory.appendingPathComponent("data"), megabytes: 32 + count / 10)
+        // indexes, as much again for its chain's and its customer's figures) and the WAL, with
+        // room to spare, so that only the filler fills the disk.
+        let disk = try LimitedDisk(directory: directory.appendingPathComponent("data"), megabytes: 48 + count / 4)
         defer { disk.remove() }
         let now = Date()
         let chains = (0..<count).map { "diskfull-\($0)" }
