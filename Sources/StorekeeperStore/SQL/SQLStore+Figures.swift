@@ -391,13 +391,19 @@ public struct SQLFigureRows: FigureRowQueries {
         }
     }
 
+    /// The most ranges one statement sums (cohorts, weeks and months); more read the cells.
+    static let summedRanges = 40
+
     public func daySums(group: String, series: [String], ranges: [Range<Int>]) async throws -> [[FigureDayKey: Int64]] {
+        // Many short ranges (a year by day) read their days' cells: SQLite would join each range
+        // with the rows through an index it builds for the statement.
+        guard ranges.count <= Self.summedRanges else { return try await sumsOfCells(group: group, series: series, ranges: ranges) }
         var result = [[FigureDayKey: Int64]](repeating: [:], count: ranges.count)
         let wanted = ranges.indices.filter { !ranges[$0].isEmpty }
         guard !series.isEmpty, !wanted.isEmpty else { return result }
         let (appId, environment) = (appId, environment)
         // One statement per few hundred ranges: each range an index range of days, summed by the database.
-        for part in wanted.chunked(by: 300) {
+        for part in wanted.chunked(by: Self.summedRanges) {
             var query: SQLQueryString = "WITH ranges (position, low, high) AS (VALUES "
             for (index, position) in part.enumerated() {
                 query += index == 0 ? "" : ", "

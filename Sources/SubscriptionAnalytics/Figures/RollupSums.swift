@@ -24,6 +24,12 @@ public protocol FigureRowQueries: Sendable {
 
 extension FigureRowQueries {
     public func daySums(group: String, series: [String], ranges: [Range<Int>]) async throws -> [[FigureDayKey: Int64]] {
+        try await sumsOfCells(group: group, series: series, ranges: ranges)
+    }
+
+    /// ``daySums(group:series:ranges:)`` from the cells of every day the ranges cover, summed
+    /// here: what many short ranges (a year by day) cost least by.
+    public func sumsOfCells(group: String, series: [String], ranges: [Range<Int>]) async throws -> [[FigureDayKey: Int64]] {
         guard let low = ranges.first?.lowerBound, let high = ranges.last?.upperBound, low < high else { return ranges.map { _ in [:] } }
         let cells = try await dayCells(group: group, series: series, days: low..<high)
         var result = [[FigureDayKey: Int64]](repeating: [:], count: ranges.count)
