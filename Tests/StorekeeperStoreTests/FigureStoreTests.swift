@@ -184,6 +184,60 @@ struct FigureStoreTests {
         }
     }
 
+    @Test(
+        "changesets applied together (the inbox's batches), a chain in several of them, give the replay's figures; the dropped update's retry job is added",
+        arguments: TestBackend.available)
+    func writtenInBatches(backend: TestBackend) async throws {
+        var facts = Self.facts(seed: 11, chains: 12)
+        var state: UInt64 = 5
+        for position in facts.indices.reversed() {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            facts.swapAt(position, Int((state >> 33) % UInt64(position + 1)))
+        }
+        let shuffled = facts
+        try await withTestStore(backend) { store in
+            var ledgers: [String: [LedgerEntry]] = [:]
+            var dropped: [String] = []
+            for (number, start) in stride(from: 0, to: shuffled.count, by: 7).enumerated() {
+                let batch = shuffled[start..<min(start + 7, shuffled.count)]
+                var changesets: [Changeset] = []
+                var inBatch: [String: String] = [:]
+                for (position, fact) in batch.enumerated() {
+                    let at = Self.t0 + Double(number * 10 + position)
+                    let chain = fact.originalTransactionId ?? "-"
+                    let entry = LedgerEntry(appId: "app", fact: fact, customerId: Self.customer(of: chain), source: .notificationV2, recordedAt: at)
+                    ledgers[chain, default: []].append(entry)
+                    var changeset = Changeset(appId: "app", at: at, entries: [entry])
+                    let update = Self.update(ledgers[chain]!, chain: chain, facts: ledgers[chain]!.count, at: at)
+                    changeset.figures = [update]
+                    if let earlier = inBatch[chain] { dropped.append(earlier) }
+                    inBatch[chain] = update.retry.idempotencyKey
+                    changesets.append(changeset)
+                }
+                try await store.apply(changesets)
+            }
+            #expect(!dropped.isEmpty, "some batch has a chain twice")
+            let calendar = FigureCalendar(timeZone: TimeZone(identifier: Self.zone)!)
+            let sums = try await store.figureSums(appId: "app", environment: "Production", calendar: calendar)
+            let histories = ledgers.values.map(PurchaseHistory.init(ledger:))
+            let now = Self.t0 + 250.4 * Self.day
+            let weeks = try ReportingInterval.week.intervals(from: Self.t0, to: Self.t0 + 400 * Self.day, timeZone: calendar.timeZone)
+            for metric in MetricName.allCases {
+                let replay = Self.analytics.series(metric, of: histories, over: weeks, now: now)
+                #expect(try await Self.analytics.series(metric, over: weeks, now: now, from: sums) == replay, "\(backend): \(metric)")
+            }
+            let customers = Dictionary(grouping: ledgers, by: { Self.owner(of: $0.key) }).values.map { PurchaseHistory(ledger: $0.flatMap(\.value)) }
+            let to = Self.t0 + 240 * Self.day
+            let cohorts = try Self.analytics.cohorts(of: customers, from: Self.t0, to: to, period: .month, now: now)
+            #expect(try await Self.analytics.cohorts(from: sums, from: Self.t0, to: to, period: .month, now: now) == cohorts, "\(backend): cohorts")
+            // The SQL stores write a batch's figures at once (the memory store one changeset
+            // after another, so nothing is dropped there).
+            let pending = try await store.pendingJobKeys(appId: "app", kind: "transitions")
+            #expect(backend == .memory || !pending.isEmpty)
+            if backend != .memory { #expect(Set(dropped).isSubset(of: pending), "\(backend): a retry job for each dropped update") }
+        }
+    }
+
     @Test("figures computed from fewer facts than the chain has are not written: the chain's retry job is added", arguments: TestBackend.available)
     func staleFiguresWaitForTheJob(backend: TestBackend) async throws {
         try await withTestStore(backend) { store in

@@ -20,6 +20,11 @@ public struct FigureUpdate: Sendable, Hashable {
     var rewriteOnly = false
     /// The job that computes the chain's figures again when these could not be written.
     public var retry: JobRecord
+    /// The figures' document and rollup cells, worked out by the store before it takes its
+    /// writer (``prepared()``), so the one writer only compares and writes; `nil`: worked out
+    /// when written.
+    var encoded: String?
+    var days: [FigureDayKey: Int64]?
 
     public init(
         environment: String, chain: String, facts: Int, timeZone: String, figures: ChainFigures, customer: String?, retry: JobRecord
@@ -37,4 +42,18 @@ public struct FigureUpdate: Sendable, Hashable {
     public static func cohortKey(_ customer: String) -> String { "cohort:" + customer }
 
     var calendar: FigureCalendar { FigureCalendar(timeZone: TimeZone(identifier: timeZone) ?? .gmt) }
+
+    /// This update with its document encoded and its rollup cells computed.
+    func prepared() throws -> FigureUpdate {
+        var update = self
+        update.encoded = try StoreCoding.encode(figures)
+        update.days = figures.days(in: calendar)
+        return update
+    }
+
+    /// The document as stored.
+    func json() throws -> String { try encoded ?? StoreCoding.encode(figures) }
+
+    /// The rollup cells of the figures.
+    func cells() -> [FigureDayKey: Int64] { days ?? figures.days(in: calendar) }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOCore
 import PostgresKit
 import PostgresNIO
 import SQLKit
@@ -101,7 +102,7 @@ struct PostgresBackend: SQLBackend {
             } catch let error as PSQLError where Self.meansUnreachable(error) {
                 outcome.finish(.failure(StoreError(code: .unavailable, message: "PostgreSQL is unreachable (\(error.code))")))
             } catch {
-                outcome.finish(.failure(error))
+                outcome.finish(.failure(Self.classify(error, connectionClosed: lease.connection?.isClosed == true, logger: logger)))
             }
         }
         let watchdog = Task {
@@ -144,6 +145,18 @@ struct PostgresBackend: SQLBackend {
 
     /// How long an operation may wait on a connection that has already closed.
     static let lostConnectionGrace: Duration = .seconds(2)
+
+    /// What the caller is told of an error that is not plainly the server being unreachable:
+    /// the caller's own typed errors stay as they are; any other error on a connection that has
+    /// closed (a pooled connection cut under it fails with whatever the channel said: seen in CI
+    /// as a 500 where a 503 was due) or from the channel itself means the database cannot be
+    /// reached now; the rest (a refused query) is passed on.
+    static func classify(_ error: any Error, connectionClosed: Bool, logger: Logger) -> any Error {
+        if error is StoreError || error is CancellationError { return error }
+        guard connectionClosed || error is ChannelError || error is IOError else { return error }
+        logger.notice("a PostgreSQL operation failed on a lost connection", metadata: ["error.type": "\(type(of: error))"])
+        return StoreError(code: .unavailable, message: "the PostgreSQL connection was lost mid-operation")
+    }
 
     /// Whether an error says the server cannot be reached (rather than refusing a query).
     static func meansUnreachable(_ error: PSQLError) -> Bool {

@@ -24,7 +24,10 @@ extension SQLStore {
         var owners = Set<String>()
         var calendar: FigureCalendar?
         var environment: String?
-        for update in try await writeNewDocuments(updates, appId: appId, db) {
+        // The documents this transaction wrote, which the cohort rows below need not decode.
+        var written: [String: ChainFigures] = [:]
+        for update in updates { written[update.chain] = update.figures }
+        for update in try await writeNewDocuments(updates, appId: appId, dialect: dialect, db) {
             if update.rewriteOnly {
                 // Written with the new documents; its customer's cohort rows are written here.
                 if let owner = update.customer { owners.insert(owner) }
@@ -46,13 +49,15 @@ extension SQLStore {
             ).first()?.int("facts")
             guard facts == update.facts else {
                 stale.append(update.retry)
+                written[update.chain] = nil
                 continue
             }
             let old = try document(stored)
             if let owner = try stored?.decode(column: "customer", as: String?.self) { owners.insert(owner) }
             if let owner = update.customer { owners.insert(owner) }
             try await replaceDocument(
-                old: old, new: update.figures, key: key, calendar: update.calendar, chain: (update.facts, update.customer), db)
+                old: old, new: (update.figures, try update.json(), update.cells()), key: key, calendar: update.calendar,
+                chain: (update.facts, update.customer), dialect: dialect, db)
             calendar = update.calendar
             environment = update.environment
         }
@@ -64,11 +69,14 @@ extension SQLStore {
                 let stored = try await lockedDocument(key, timeZone: calendar.timeZone.identifier, dialect: dialect, db)
                 let chains = try await db.raw(
                     """
-                    SELECT rows FROM figure_chains WHERE app_id = \(bind: appId) AND environment = \(bind: environment) AND customer = \(bind: owner)
+                    SELECT chain, rows FROM figure_chains WHERE app_id = \(bind: appId) AND environment = \(bind: environment)
+                    AND customer = \(bind: owner)
                     """
-                ).all().map { try document($0) }
+                ).all().map { try written[$0.string("chain")] ?? document($0) }
+                let rows = ChainFigures.cohortRows(of: chains, calendar: calendar)
                 try await replaceDocument(
-                    old: try document(stored), new: ChainFigures.cohortRows(of: chains, calendar: calendar), key: key, calendar: calendar, db)
+                    old: try document(stored), new: (rows, try StoreCoding.encode(rows), rows.days(in: calendar)), key: key,
+                    calendar: calendar, dialect: dialect, db)
             }
         }
     }
@@ -101,26 +109,36 @@ extension SQLStore {
     /// A chain's document also records how many facts it was computed from and its customer
     /// (`chain`), whether or not its rows changed.
     private static func replaceDocument(
-        old: ChainFigures, new: ChainFigures, key: (String, String, String), calendar: FigureCalendar,
-        chain: (facts: Int, customer: String?)? = nil, _ db: any SQLDatabase
+        old: ChainFigures, new: (figures: ChainFigures, json: String, days: [FigureDayKey: Int64]), key: (String, String, String),
+        calendar: FigureCalendar, chain: (facts: Int, customer: String?)? = nil, dialect: SQLStoreDialect, _ db: any SQLDatabase
     ) async throws {
         let document: SQLQueryString = " WHERE app_id = \(bind: key.0) AND environment = \(bind: key.1) AND chain = \(bind: key.2)"
-        guard old != new else {
+        guard old != new.figures else {
             if let chain {
                 try await db.raw("UPDATE figure_chains SET facts = \(bind: chain.facts), customer = \(bind: chain.customer)" + document).run()
             }
             return
         }
-        try await addDays(new.dayChanges(from: old, in: calendar), key: key, db)
-        try await countGroups(old: old.groups, new: new.groups, key: key, db)
-        try await replaceRows(new, hadRows: old != ChainFigures(), key: key, db)
-        var update: SQLQueryString = "UPDATE figure_chains SET rows = \(bind: try StoreCoding.encode(new))"
+        var changes = new.days
+        if old != ChainFigures() {
+            for (cell, value) in old.days(in: calendar) { changes[cell, default: 0] -= value }
+            changes = changes.filter { $0.value != 0 }
+        }
+        try await addDays(changes, key: key, ordered: dialect == .postgresql, db)
+        try await countGroups(old: old.groups, new: new.figures.groups, key: key, db)
+        try await replaceRows(new.figures, hadRows: old != ChainFigures(), key: key, db)
+        var update: SQLQueryString = "UPDATE figure_chains SET rows = \(bind: new.json)"
         if let chain { update += ", facts = \(bind: chain.facts), customer = \(bind: chain.customer)" }
         try await db.raw(update + document).run()
     }
 
-    private static func addDays(_ changes: [FigureDayKey: Int64], key: (String, String, String), _ db: any SQLDatabase) async throws {
-        for chunk in changes.sorted(by: { $0.key < $1.key }).chunked(by: 200) {
+    /// Adds `changes` to the rollup cells, many a statement; `ordered`: in the cells' order,
+    /// so that concurrent transactions (PostgreSQL) take their rows' locks in one order.
+    private static func addDays(
+        _ changes: [FigureDayKey: Int64], key: (String, String, String), ordered: Bool, _ db: any SQLDatabase
+    ) async throws {
+        let cells = ordered ? changes.sorted(by: { $0.key < $1.key }) : Array(changes)
+        for chunk in cells.chunked(by: 200) {
             var query: SQLQueryString = "INSERT INTO figure_days (app_id, environment, grp, series, day, currency, denominator, value) VALUES"
             for (position, (cell, value)) in chunk.enumerated() {
                 query += position == 0 ? " " : ", "
@@ -213,7 +231,9 @@ extension SQLStore {
     /// rollup cells and group counts summed first. Returns the updates it did not write (the
     /// chain has a document, its ledger count differs, or its customer has other chains): the
     /// caller writes those one at a time.
-    private static func writeNewDocuments(_ updates: [FigureUpdate], appId: String, _ db: any SQLDatabase) async throws -> [FigureUpdate] {
+    private static func writeNewDocuments(
+        _ updates: [FigureUpdate], appId: String, dialect: SQLStoreDialect, _ db: any SQLDatabase
+    ) async throws -> [FigureUpdate] {
         guard updates.count > 1, let first = updates.first else { return updates }
         let (environment, calendar) = (first.environment, first.calendar)
         func strings(_ values: [String]) -> SQLQueryString {
@@ -255,19 +275,22 @@ extension SQLStore {
         // A chain whose revocations name only its transactions counts more facts than the
         // ledger's rows with its id: the one-at-a-time path counts those exactly.
         let fresh = updates.filter { !documented.contains($0.chain) && counts[$0.chain] == $0.facts && $0.chain != "-" }
-        let later = updates.filter { update in !fresh.contains { $0.chain == update.chain } }
+        let freshChains = Set(fresh.map(\.chain))
+        let later = updates.filter { !freshChains.contains($0.chain) }
         // Customers whose chains are all among the fresh ones get their cohort rows here too.
         let elsewhere = Set(later.compactMap(\.customer)).union(owned)
         var byOwner: [String: [ChainFigures]] = [:]
         for update in fresh { if let owner = update.customer, !elsewhere.contains(owner) { byOwner[owner, default: []].append(update.figures) } }
-        var documents: [(chain: String, figures: ChainFigures)] = fresh.map { ($0.chain, $0.figures) }
-        documents += byOwner.sorted { $0.key < $1.key }.map {
-            (FigureUpdate.cohortKey($0.key), ChainFigures.cohortRows(of: $0.value, calendar: calendar))
-        }
+        var documents: [(chain: String, figures: ChainFigures, json: String)] = try fresh.map { ($0.chain, $0.figures, try $0.json()) }
         var cells: [FigureDayKey: Int64] = [:]
+        for update in fresh { for (key, value) in update.cells() { cells[key, default: 0] += value } }
+        for (owner, chains) in byOwner.sorted(by: { $0.key < $1.key }) {
+            let rows = ChainFigures.cohortRows(of: chains, calendar: calendar)
+            documents.append((FigureUpdate.cohortKey(owner), rows, try StoreCoding.encode(rows)))
+            for (key, value) in rows.days(in: calendar) { cells[key, default: 0] += value }
+        }
         var groups: [String: Int] = [:]
         for document in documents {
-            for (key, value) in document.figures.days(in: calendar) { cells[key, default: 0] += value }
             for group in document.figures.groups { groups[group, default: 0] += 1 }
         }
         let customers = Dictionary(fresh.map { ($0.chain, $0.customer) }, uniquingKeysWith: { first, _ in first })
@@ -278,13 +301,13 @@ extension SQLStore {
                 query += position == 0 ? " " : ", "
                 query += """
                     (\(bind: appId), \(bind: environment), \(bind: document.chain), \(bind: facts[document.chain] ?? 0),
-                    \(bind: first.timeZone), \(bind: try StoreCoding.encode(document.figures)), \(bind: customers[document.chain] ?? nil))
+                    \(bind: first.timeZone), \(bind: document.json), \(bind: customers[document.chain] ?? nil))
                     """
             }
             try await db.raw(query).run()
         }
-        try await insertRows(documents, appId: appId, environment: environment, db)
-        try await addDays(cells, key: (appId, environment, ""), db)
+        try await insertRows(documents.map { ($0.chain, $0.figures) }, appId: appId, environment: environment, db)
+        try await addDays(cells, key: (appId, environment, ""), ordered: dialect == .postgresql, db)
         for chunk in groups.sorted(by: { $0.key < $1.key }).chunked(by: 200) {
             var query: SQLQueryString = "INSERT INTO figure_groups (app_id, environment, grp, chains) VALUES"
             for (position, (group, count)) in chunk.enumerated() {

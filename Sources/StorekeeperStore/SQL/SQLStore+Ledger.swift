@@ -4,6 +4,9 @@ import SQLKit
 extension SQLStore {
     @discardableResult
     public func apply(_ changeset: Changeset) async throws -> ChangesetResult {
+        var prepared = changeset
+        prepared.figures = try changeset.figures.map { try $0.prepared() }
+        let changeset = prepared
         let writing = chainCache.beginWrite(appId: changeset.appId, entries: changeset.entries)
         defer { chainCache.endWrite(writing) }
         let dialect = backend.dialect
@@ -15,6 +18,11 @@ extension SQLStore {
         guard !changesets.isEmpty else { return [] }
         // Encoded before the writer is taken: it has other work while this is done.
         let encoded = try changesets.map { try $0.entries.map { try StoreCoding.encode($0.fact) } }
+        let changesets = try changesets.map { changeset in
+            var prepared = changeset
+            prepared.figures = try changeset.figures.map { try $0.prepared() }
+            return prepared
+        }
         let details = changesets.map { $0.events.map(\.details.json) }
         let writings = changesets.map { chainCache.beginWrite(appId: $0.appId, entries: $0.entries) }
         defer { for writing in writings { chainCache.endWrite(writing) } }
@@ -138,7 +146,23 @@ extension SQLStore {
         }
         for changeset in changesets {
             for entry in changeset.audit { try await insertAudit(entry, appId: changeset.appId, db) }
-            try await writeFigures(changeset.figures, appId: changeset.appId, dialect: dialect, db)
+        }
+        // The figures of all the changesets at once (their ledger rows are all in): new chains go
+        // in bulk. Of two updates of one chain the one computed from the most facts is kept (the
+        // later of equals): only it can agree with the ledger now; the others' retry jobs compute
+        // the chain again from the committed ledger (one may have linked it to its customer).
+        var figures: [String: [FigureUpdate]] = [:]
+        for changeset in changesets { figures[changeset.appId, default: []] += changeset.figures }
+        for (appId, updates) in figures.sorted(by: { $0.key < $1.key }) {
+            var latest: [String: Int] = [:]
+            for (index, update) in updates.enumerated() {
+                let key = update.environment + "\u{1F}" + update.chain
+                if let other = latest[key], updates[other].facts > update.facts { continue }
+                latest[key] = index
+            }
+            let kept = updates.indices.filter { latest[updates[$0].environment + "\u{1F}" + updates[$0].chain] == $0 }
+            for index in Set(updates.indices).subtracting(kept).sorted() { try await addJob(updates[index].retry, appId: appId, db) }
+            try await writeFigures(kept.map { updates[$0] }, appId: appId, dialect: dialect, db)
         }
         let outcomes = changesets.compactMap { changeset in changeset.inboxOutcome.map { (changeset.appId, $0) } }
         for chunk in outcomes.chunked(by: 64) { try await updateInbox(Array(chunk), db) }
