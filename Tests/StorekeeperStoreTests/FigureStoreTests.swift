@@ -1,8 +1,10 @@
 import Foundation
-import StorekeeperStore
+import SQLKit
 import SubscriptionAnalytics
 import SubscriptionEngine
 import Testing
+
+@testable import StorekeeperStore
 
 /// Chain figures written with changesets, fact by fact in a random order, and read back as sums:
 /// every backend gives the figures a replay of the same facts gives, in a time zone with summer
@@ -235,6 +237,54 @@ struct FigureStoreTests {
             let pending = try await store.pendingJobKeys(appId: "app", kind: "transitions")
             #expect(backend == .memory || !pending.isEmpty)
             if backend != .memory { #expect(Set(dropped).isSubset(of: pending), "\(backend): a retry job for each dropped update") }
+        }
+    }
+
+    @Test(
+        "a document stored as JSON (before the text form) is read: the chain's next facts replace its rows exactly",
+        arguments: TestBackend.available.filter { $0 != .memory })
+    func documentsStoredAsJSON(backend: TestBackend) async throws {
+        let facts = Self.facts(seed: 13, chains: 6)
+        try await withTestStore(backend) { storage in
+            let store = try #require(storage as? SQLStore)
+            var ledgers: [String: [LedgerEntry]] = [:]
+            for fact in facts {
+                let chain = fact.originalTransactionId ?? "-"
+                ledgers[chain, default: []].append(
+                    LedgerEntry(appId: "app", fact: fact, customerId: Self.customer(of: chain), source: .notificationV2, recordedAt: Self.t0))
+            }
+            let chains = ledgers.keys.sorted().filter { ledgers[$0]!.count > 1 }
+            #expect(!chains.isEmpty)
+            // Every chain without its last fact, written, then its documents turned into JSON.
+            for chain in ledgers.keys.sorted() {
+                let ledger = chains.contains(chain) ? Array(ledgers[chain]!.dropLast()) : ledgers[chain]!
+                var changeset = Changeset(appId: "app", at: Self.t0, entries: ledger)
+                changeset.figures = [Self.update(ledger, chain: chain, facts: ledger.count, at: Self.t0)]
+                try await store.apply(changeset)
+            }
+            let converted = try await store.backend.write { db in
+                let rows = try await db.raw("SELECT chain, rows FROM figure_chains WHERE rows <> '{}'").all()
+                for row in rows {
+                    let json = try StoreCoding.encode(try SQLStore.document(row))
+                    try await db.raw("UPDATE figure_chains SET rows = \(bind: json) WHERE chain = \(bind: try row.string("chain"))").run()
+                }
+                return rows.count
+            }
+            #expect(converted >= chains.count)
+            for chain in chains {
+                var changeset = Changeset(appId: "app", at: Self.t0, entries: [ledgers[chain]!.last!])
+                changeset.figures = [Self.update(ledgers[chain]!, chain: chain, facts: ledgers[chain]!.count, at: Self.t0)]
+                try await store.apply(changeset)
+            }
+            let calendar = FigureCalendar(timeZone: TimeZone(identifier: Self.zone)!)
+            let sums = try await store.figureSums(appId: "app", environment: "Production", calendar: calendar)
+            let histories = ledgers.values.map(PurchaseHistory.init(ledger:))
+            let now = Self.t0 + 250.4 * Self.day
+            let weeks = try ReportingInterval.week.intervals(from: Self.t0, to: Self.t0 + 400 * Self.day, timeZone: calendar.timeZone)
+            for metric in MetricName.allCases {
+                let replay = Self.analytics.series(metric, of: histories, over: weeks, now: now)
+                #expect(try await Self.analytics.series(metric, over: weeks, now: now, from: sums) == replay, "\(backend): \(metric)")
+            }
         }
     }
 

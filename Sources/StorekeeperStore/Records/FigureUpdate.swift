@@ -44,15 +44,15 @@ public struct FigureUpdate: Sendable, Hashable {
     var calendar: FigureCalendar { FigureCalendar(timeZone: TimeZone(identifier: timeZone) ?? .gmt) }
 
     /// This update with its document encoded and its rollup cells computed.
-    func prepared() throws -> FigureUpdate {
+    func prepared() -> FigureUpdate {
         var update = self
-        update.encoded = try StoreCoding.encode(figures)
+        update.encoded = figures.text
         update.days = figures.days(in: calendar)
         return update
     }
 
     /// The document as stored.
-    func json() throws -> String { try encoded ?? StoreCoding.encode(figures) }
+    func document() -> String { encoded ?? figures.text }
 
     /// The rollup cells of the figures.
     func cells() -> [FigureDayKey: Int64] { days ?? figures.days(in: calendar) }

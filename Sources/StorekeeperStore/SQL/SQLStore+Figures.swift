@@ -56,7 +56,7 @@ extension SQLStore {
             if let owner = try stored?.decode(column: "customer", as: String?.self) { owners.insert(owner) }
             if let owner = update.customer { owners.insert(owner) }
             try await replaceDocument(
-                old: old, new: (update.figures, try update.json(), update.cells()), key: key, calendar: update.calendar,
+                old: old, new: (update.figures, update.document(), update.cells()), key: key, calendar: update.calendar,
                 chain: (update.facts, update.customer), dialect: dialect, db)
             calendar = update.calendar
             environment = update.environment
@@ -75,7 +75,7 @@ extension SQLStore {
                 ).all().map { try written[$0.string("chain")] ?? document($0) }
                 let rows = ChainFigures.cohortRows(of: chains, calendar: calendar)
                 try await replaceDocument(
-                    old: try document(stored), new: (rows, try StoreCoding.encode(rows), rows.days(in: calendar)), key: key,
+                    old: try document(stored), new: (rows, rows.text, rows.days(in: calendar)), key: key,
                     calendar: calendar, dialect: dialect, db)
             }
         }
@@ -99,9 +99,18 @@ extension SQLStore {
         ).first()
     }
 
+    /// The figures a document row holds: as text (``ChainFigures/text``), or as JSON (written
+    /// before 2026-11-28), or none yet (`{}`).
     static func document(_ row: (any SQLRow)?) throws -> ChainFigures {
         let text = try row?.string("rows") ?? "{}"
-        return text == "{}" ? ChainFigures() : try StoreCoding.decode(ChainFigures.self, from: text, column: "rows")
+        guard text.utf8.first != UInt8(ascii: "{") else {
+            return text == "{}" ? ChainFigures() : try StoreCoding.decode(ChainFigures.self, from: text, column: "rows")
+        }
+        do {
+            return try ChainFigures(text: text)
+        } catch {
+            throw StoreError(code: .corruptRow, message: "column rows does not decode: line \(error.line)")
+        }
     }
 
     /// Replaces the rows of document `key` (a chain's or a customer's cohort rows) with `new`,
@@ -281,12 +290,12 @@ extension SQLStore {
         let elsewhere = Set(later.compactMap(\.customer)).union(owned)
         var byOwner: [String: [ChainFigures]] = [:]
         for update in fresh { if let owner = update.customer, !elsewhere.contains(owner) { byOwner[owner, default: []].append(update.figures) } }
-        var documents: [(chain: String, figures: ChainFigures, json: String)] = try fresh.map { ($0.chain, $0.figures, try $0.json()) }
+        var documents: [(chain: String, figures: ChainFigures, json: String)] = fresh.map { ($0.chain, $0.figures, $0.document()) }
         var cells: [FigureDayKey: Int64] = [:]
         for update in fresh { for (key, value) in update.cells() { cells[key, default: 0] += value } }
         for (owner, chains) in byOwner.sorted(by: { $0.key < $1.key }) {
             let rows = ChainFigures.cohortRows(of: chains, calendar: calendar)
-            documents.append((FigureUpdate.cohortKey(owner), rows, try StoreCoding.encode(rows)))
+            documents.append((FigureUpdate.cohortKey(owner), rows, rows.text))
             for (key, value) in rows.days(in: calendar) { cells[key, default: 0] += value }
         }
         var groups: [String: Int] = [:]

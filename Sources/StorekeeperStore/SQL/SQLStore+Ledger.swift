@@ -5,7 +5,7 @@ extension SQLStore {
     @discardableResult
     public func apply(_ changeset: Changeset) async throws -> ChangesetResult {
         var prepared = changeset
-        prepared.figures = try changeset.figures.map { try $0.prepared() }
+        prepared.figures = changeset.figures.map { $0.prepared() }
         let changeset = prepared
         let writing = chainCache.beginWrite(appId: changeset.appId, entries: changeset.entries)
         defer { chainCache.endWrite(writing) }
@@ -18,9 +18,9 @@ extension SQLStore {
         guard !changesets.isEmpty else { return [] }
         // Encoded before the writer is taken: it has other work while this is done.
         let encoded = try changesets.map { try $0.entries.map { try StoreCoding.encode($0.fact) } }
-        let changesets = try changesets.map { changeset in
+        let changesets = changesets.map { changeset in
             var prepared = changeset
-            prepared.figures = try changeset.figures.map { try $0.prepared() }
+            prepared.figures = changeset.figures.map { $0.prepared() }
             return prepared
         }
         let details = changesets.map { $0.events.map(\.details.json) }
