@@ -12,7 +12,8 @@ extension SQLStore {
         var stale: [JobRecord] = []
         // Updates come one environment at a time from each caller; group them so.
         for (_, part) in Dictionary(grouping: updates, by: \.environment).sorted(by: { $0.key < $1.key }) {
-            try await writeFigures(part, appId: appId, dialect: dialect, stale: &stale, db)
+            // Documents locked in one order by every transaction (PostgreSQL).
+            try await writeFigures(part.sorted { $0.chain < $1.chain }, appId: appId, dialect: dialect, stale: &stale, db)
         }
         for job in stale { try await addJob(job, appId: appId, db) }
     }
@@ -27,7 +28,9 @@ extension SQLStore {
         // The documents this transaction wrote, which the cohort rows below need not decode.
         var written: [String: ChainFigures] = [:]
         for update in updates { written[update.chain] = update.figures }
-        for update in try await writeNewDocuments(updates, appId: appId, dialect: dialect, db) {
+        // The rollup cells and group counts of every document, written once at the end.
+        var rollups = RollupChanges()
+        for update in try await writeNewDocuments(updates, appId: appId, rollups: &rollups, db) {
             if update.rewriteOnly {
                 // Written with the new documents; its customer's cohort rows are written here.
                 if let owner = update.customer { owners.insert(owner) }
@@ -57,7 +60,7 @@ extension SQLStore {
             if let owner = update.customer { owners.insert(owner) }
             try await replaceDocument(
                 old: old, new: (update.figures, update.document(), update.cells()), key: key, calendar: update.calendar,
-                chain: (update.facts, update.customer), dialect: dialect, db)
+                chain: (update.facts, update.customer), rollups: &rollups, db)
             calendar = update.calendar
             environment = update.environment
         }
@@ -76,9 +79,10 @@ extension SQLStore {
                 let rows = ChainFigures.cohortRows(of: chains, calendar: calendar)
                 try await replaceDocument(
                     old: try document(stored), new: (rows, rows.text, rows.days(in: calendar)), key: key,
-                    calendar: calendar, dialect: dialect, db)
+                    calendar: calendar, rollups: &rollups, db)
             }
         }
+        try await rollups.write(appId: appId, environment: updates.first?.environment ?? "", ordered: dialect == .postgresql, db)
     }
 
     /// The document row of `key`, made when missing and locked until the transaction ends.
@@ -119,7 +123,7 @@ extension SQLStore {
     /// (`chain`), whether or not its rows changed.
     private static func replaceDocument(
         old: ChainFigures, new: (figures: ChainFigures, json: String, days: [FigureDayKey: Int64]), key: (String, String, String),
-        calendar: FigureCalendar, chain: (facts: Int, customer: String?)? = nil, dialect: SQLStoreDialect, _ db: any SQLDatabase
+        calendar: FigureCalendar, chain: (facts: Int, customer: String?)? = nil, rollups: inout RollupChanges, _ db: any SQLDatabase
     ) async throws {
         let document: SQLQueryString = " WHERE app_id = \(bind: key.0) AND environment = \(bind: key.1) AND chain = \(bind: key.2)"
         guard old != new.figures else {
@@ -128,52 +132,19 @@ extension SQLStore {
             }
             return
         }
-        var changes = new.days
+        for (cell, value) in new.days { rollups.cells[cell, default: 0] += value }
         if old != ChainFigures() {
-            for (cell, value) in old.days(in: calendar) { changes[cell, default: 0] -= value }
-            changes = changes.filter { $0.value != 0 }
+            for (cell, value) in old.days(in: calendar) { rollups.cells[cell, default: 0] -= value }
         }
-        try await addDays(changes, key: key, ordered: dialect == .postgresql, db)
-        try await countGroups(old: old.groups, new: new.figures.groups, key: key, db)
+        let (oldGroups, newGroups) = (old.groups, new.figures.groups)
+        for group in newGroups.subtracting(oldGroups) { rollups.groups[group, default: 0] += 1 }
+        for group in oldGroups.subtracting(newGroups) { rollups.groups[group, default: 0] -= 1 }
         try await replaceRows(new.figures, hadRows: old != ChainFigures(), key: key, db)
         var update: SQLQueryString = "UPDATE figure_chains SET rows = \(bind: new.json)"
         if let chain { update += ", facts = \(bind: chain.facts), customer = \(bind: chain.customer)" }
         try await db.raw(update + document).run()
     }
 
-    /// Adds `changes` to the rollup cells, many a statement; `ordered`: in the cells' order,
-    /// so that concurrent transactions (PostgreSQL) take their rows' locks in one order.
-    private static func addDays(
-        _ changes: [FigureDayKey: Int64], key: (String, String, String), ordered: Bool, _ db: any SQLDatabase
-    ) async throws {
-        let cells = ordered ? changes.sorted(by: { $0.key < $1.key }) : Array(changes)
-        for chunk in cells.chunked(by: 200) {
-            var query: SQLQueryString = "INSERT INTO figure_days (app_id, environment, grp, series, day, currency, denominator, value) VALUES"
-            for (position, (cell, value)) in chunk.enumerated() {
-                query += position == 0 ? " " : ", "
-                query += """
-                    (\(bind: key.0), \(bind: key.1), \(bind: cell.group), \(bind: cell.series), \(bind: cell.day), \(bind: cell.currency),
-                    \(bind: cell.denominator), \(bind: value))
-                    """
-            }
-            query += """
-                 ON CONFLICT (app_id, environment, grp, series, day, currency, denominator)
-                DO UPDATE SET value = figure_days.value + excluded.value
-                """
-            try await db.raw(query).run()
-        }
-    }
-
-    private static func countGroups(old: Set<String>, new: Set<String>, key: (String, String, String), _ db: any SQLDatabase) async throws {
-        let changes = new.subtracting(old).map { ($0, 1) } + old.subtracting(new).map { ($0, -1) }
-        guard !changes.isEmpty else { return }
-        var query: SQLQueryString = "INSERT INTO figure_groups (app_id, environment, grp, chains) VALUES"
-        for (position, (group, change)) in changes.sorted(by: { $0.0 < $1.0 }).enumerated() {
-            query += (position == 0 ? " " : ", ") + "(\(bind: key.0), \(bind: key.1), \(bind: group), \(bind: change))"
-        }
-        query += " ON CONFLICT (app_id, environment, grp) DO UPDATE SET chains = figure_groups.chains + excluded.chains"
-        try await db.raw(query).run()
-    }
 
     private static func replaceRows(_ figures: ChainFigures, hadRows: Bool, key: (String, String, String), _ db: any SQLDatabase) async throws {
         for table in ["figure_runs", "figure_items", "figure_churn"] where hadRows {
@@ -241,7 +212,7 @@ extension SQLStore {
     /// chain has a document, its ledger count differs, or its customer has other chains): the
     /// caller writes those one at a time.
     private static func writeNewDocuments(
-        _ updates: [FigureUpdate], appId: String, dialect: SQLStoreDialect, _ db: any SQLDatabase
+        _ updates: [FigureUpdate], appId: String, rollups: inout RollupChanges, _ db: any SQLDatabase
     ) async throws -> [FigureUpdate] {
         guard updates.count > 1, let first = updates.first else { return updates }
         let (environment, calendar) = (first.environment, first.calendar)
@@ -291,16 +262,14 @@ extension SQLStore {
         var byOwner: [String: [ChainFigures]] = [:]
         for update in fresh { if let owner = update.customer, !elsewhere.contains(owner) { byOwner[owner, default: []].append(update.figures) } }
         var documents: [(chain: String, figures: ChainFigures, json: String)] = fresh.map { ($0.chain, $0.figures, $0.document()) }
-        var cells: [FigureDayKey: Int64] = [:]
-        for update in fresh { for (key, value) in update.cells() { cells[key, default: 0] += value } }
+        for update in fresh { for (key, value) in update.cells() { rollups.cells[key, default: 0] += value } }
         for (owner, chains) in byOwner.sorted(by: { $0.key < $1.key }) {
             let rows = ChainFigures.cohortRows(of: chains, calendar: calendar)
             documents.append((FigureUpdate.cohortKey(owner), rows, rows.text))
-            for (key, value) in rows.days(in: calendar) { cells[key, default: 0] += value }
+            for (key, value) in rows.days(in: calendar) { rollups.cells[key, default: 0] += value }
         }
-        var groups: [String: Int] = [:]
         for document in documents {
-            for group in document.figures.groups { groups[group, default: 0] += 1 }
+            for group in document.figures.groups { rollups.groups[group, default: 0] += 1 }
         }
         let customers = Dictionary(fresh.map { ($0.chain, $0.customer) }, uniquingKeysWith: { first, _ in first })
         let facts = Dictionary(fresh.map { ($0.chain, $0.facts) }, uniquingKeysWith: { first, _ in first })
@@ -316,15 +285,6 @@ extension SQLStore {
             try await db.raw(query).run()
         }
         try await insertRows(documents.map { ($0.chain, $0.figures) }, appId: appId, environment: environment, db)
-        try await addDays(cells, key: (appId, environment, ""), ordered: dialect == .postgresql, db)
-        for chunk in groups.sorted(by: { $0.key < $1.key }).chunked(by: 200) {
-            var query: SQLQueryString = "INSERT INTO figure_groups (app_id, environment, grp, chains) VALUES"
-            for (position, (group, count)) in chunk.enumerated() {
-                query += (position == 0 ? " " : ", ") + "(\(bind: appId), \(bind: environment), \(bind: group), \(bind: count))"
-            }
-            query += " ON CONFLICT (app_id, environment, grp) DO UPDATE SET chains = figure_groups.chains + excluded.chains"
-            try await db.raw(query).run()
-        }
         // The customers of fresh chains who have other chains: their cohort rows one at a time.
         return later
             + fresh.filter { $0.customer.map(elsewhere.contains) ?? false }.map { update in
@@ -544,6 +504,44 @@ public struct SQLFigureRows: FigureRowQueries {
                 AND substr(grp, 1, \(unsafeRaw: String(prefix.count))) = \(bind: prefix) ORDER BY grp
                 """
             ).all().map { try $0.string("grp") }
+        }
+    }
+}
+
+/// What a transaction's documents add to the daily rollups and the group counts, summed, to be
+/// written with a few statements at the end.
+struct RollupChanges {
+    var cells: [FigureDayKey: Int64] = [:]
+    var groups: [String: Int] = [:]
+
+    /// Adds the changes to the rollup cells and the group counts, many a statement; `ordered`:
+    /// in the cells' order, so that concurrent transactions (PostgreSQL) take their rows' locks
+    /// in one order.
+    func write(appId: String, environment: String, ordered: Bool, _ db: any SQLDatabase) async throws {
+        let changed = cells.filter { $0.value != 0 }
+        let cells = ordered ? changed.sorted(by: { $0.key < $1.key }) : Array(changed)
+        for chunk in cells.chunked(by: 200) {
+            var query: SQLQueryString = "INSERT INTO figure_days (app_id, environment, grp, series, day, currency, denominator, value) VALUES"
+            for (position, (cell, value)) in chunk.enumerated() {
+                query += position == 0 ? " " : ", "
+                query += """
+                    (\(bind: appId), \(bind: environment), \(bind: cell.group), \(bind: cell.series), \(bind: cell.day), \(bind: cell.currency),
+                    \(bind: cell.denominator), \(bind: value))
+                    """
+            }
+            query += """
+                 ON CONFLICT (app_id, environment, grp, series, day, currency, denominator)
+                DO UPDATE SET value = figure_days.value + excluded.value
+                """
+            try await db.raw(query).run()
+        }
+        for chunk in groups.filter({ $0.value != 0 }).sorted(by: { $0.key < $1.key }).chunked(by: 200) {
+            var query: SQLQueryString = "INSERT INTO figure_groups (app_id, environment, grp, chains) VALUES"
+            for (position, (group, count)) in chunk.enumerated() {
+                query += (position == 0 ? " " : ", ") + "(\(bind: appId), \(bind: environment), \(bind: group), \(bind: count))"
+            }
+            query += " ON CONFLICT (app_id, environment, grp) DO UPDATE SET chains = figure_groups.chains + excluded.chains"
+            try await db.raw(query).run()
         }
     }
 }
