@@ -52,9 +52,32 @@ public struct MoneySum: Sendable, Hashable {
         return result
     }
 
-    /// Milliunits per currency: each denominator divided once.
+    /// Milliunits per currency: each denominator divided once (a denominator of only 2s and 5s,
+    /// as a commission's 7/10 or 17/20, by multiplying with its reciprocal, which a decimal
+    /// holds exactly: the same value, for a fraction of a division's cost).
     var milliunits: [String: Decimal] {
-        parts.mapValues { sums in sums.reduce(Decimal(0)) { $0 + $1.value / Decimal($1.key) } }
+        parts.mapValues { sums in
+            sums.reduce(Decimal(0)) { total, part in
+                guard part.value != 0 else { return total }
+                if part.key == 1 { return total + part.value }
+                if let reciprocal = Self.reciprocal(of: part.key) { return total + part.value * reciprocal }
+                return total + part.value / Decimal(part.key)
+            }
+        }
+    }
+
+    /// 1 / `denominator` when it is a finite decimal (the denominator has no prime factor but 2
+    /// and 5) of at most 18 digits.
+    static func reciprocal(of denominator: Int64) -> Decimal? {
+        guard denominator > 0 else { return nil }
+        var (rest, twos, fives) = (denominator, 0, 0)
+        while rest % 2 == 0 { (rest, twos) = (rest / 2, twos + 1) }
+        while rest % 5 == 0 { (rest, fives) = (rest / 5, fives + 1) }
+        let digits = max(twos, fives)
+        guard rest == 1, digits <= 18 else { return nil }
+        var power: Int64 = 1
+        for _ in 0..<digits { power *= 10 }
+        return Decimal(sign: .plus, exponent: -digits, significand: Decimal(power / denominator))
     }
 
     /// The total in the reporting currency, rounded once to the cent (half away from zero),
@@ -75,9 +98,11 @@ public struct MoneySum: Sendable, Hashable {
         return (Self.cents(converted), unconverted)
     }
 
+    static let thousandth = Decimal(sign: .plus, exponent: -3, significand: 1)
+
     /// Milliunits as units rounded to the cent, half away from zero.
     static func cents(_ milliunits: Decimal) -> Decimal {
-        var units = milliunits / 1000
+        var units = milliunits * Self.thousandth
         var rounded = Decimal()
         NSDecimalRound(&rounded, &units, 2, .plain)  // .plain: half away from zero
         return rounded

@@ -20,6 +20,13 @@ struct ChainFiguresTextTests {
         #expect(!cohort.items.isEmpty)
         #expect(try ChainFigures(text: cohort.text) == cohort)
         #expect(try ChainFigures(text: ChainFigures().text) == ChainFigures())
+        // Read keeping some groups: only theirs, as filtering the whole figures gives.
+        for keep in [{ (group: String) in group.isEmpty }, { $0.hasPrefix("product=") }, { _ in false }] {
+            for chain in figures {
+                #expect(try ChainFigures(text: chain.text, keeping: keep) == chain.keeping(keep))
+            }
+        }
+        #expect(figures.contains { $0.keeping { $0.isEmpty } != $0 && !$0.keeping { $0.isEmpty }.items.isEmpty })
     }
 
     @Test("names with percent signs, tabs, newlines, a lone dash or nothing, and instants with fractions, come back exactly")

@@ -61,7 +61,9 @@ extension InMemoryStore {
         let wanted = Set(customers.map { "customer:" + $0 })
         var result: [String: [ChainFigures]] = [:]
         for (chain, owner) in figureOwners[key] ?? [:] where wanted.contains(owner) {
-            if let figures = figureRowSets[key]?.chains[chain] { result[String(owner.dropFirst("customer:".count)), default: []].append(figures) }
+            if let figures = figureRowSets[key]?.chains[chain] {
+                result[String(owner.dropFirst("customer:".count)), default: []].append(figures.keeping { $0.isEmpty })
+            }
         }
         return result
     }

@@ -31,7 +31,8 @@ public protocol FigureStore: Sendable {
     /// Records a build's progress: the last chain built, or that every chain is.
     func recordFigureProgress(appId: String, environment: String, settings: String, resumeAfter: String?, complete: Bool) async throws
     /// The figures of every chain of each of `customers` (ids as the app gives them) in
-    /// `environment`, by customer: what an experiment's results read of its exposed customers.
+    /// `environment`, by customer, with the rows of the whole app only (group `""`), its
+    /// purchases and first paid dates: what an experiment's results read of its exposed customers.
     func chainFigures(appId: String, environment: String, customers: [String]) async throws -> [String: [ChainFigures]]
 }
 

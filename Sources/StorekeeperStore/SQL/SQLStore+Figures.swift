@@ -105,13 +105,14 @@ extension SQLStore {
 
     /// The figures a document row holds: as text (``ChainFigures/text``), or as JSON (written
     /// before 2026-11-28), or none yet (`{}`).
-    static func document(_ row: (any SQLRow)?) throws -> ChainFigures {
+    /// `keeping`: only the rows of the groups it keeps are read (all of a JSON document are).
+    static func document(_ row: (any SQLRow)?, keeping: ((String) -> Bool)? = nil) throws -> ChainFigures {
         let text = try row?.string("rows") ?? "{}"
         guard text.utf8.first != UInt8(ascii: "{") else {
             return text == "{}" ? ChainFigures() : try StoreCoding.decode(ChainFigures.self, from: text, column: "rows")
         }
         do {
-            return try ChainFigures(text: text)
+            return try ChainFigures(text: text, keeping: keeping)
         } catch {
             throw StoreError(code: .corruptRow, message: "column rows does not decode: line \(error.line)")
         }
@@ -144,7 +145,6 @@ extension SQLStore {
         if let chain { update += ", facts = \(bind: chain.facts), customer = \(bind: chain.customer)" }
         try await db.raw(update + document).run()
     }
-
 
     private static func replaceRows(_ figures: ChainFigures, hadRows: Bool, key: (String, String, String), _ db: any SQLDatabase) async throws {
         for table in ["figure_runs", "figure_items", "figure_churn"] where hadRows {
@@ -340,7 +340,7 @@ extension SQLStore {
                     """
                 for (position, customer) in part.enumerated() { query += (position == 0 ? "" : ", ") + "\(bind: "customer:" + customer)" }
                 query += ")"
-                return try await db.raw(query).all().map { (try $0.string("customer"), try Self.document($0)) }
+                return try await db.raw(query).all().map { (try $0.string("customer"), try Self.document($0, keeping: { $0.isEmpty })) }
             }
             for (owner, figures) in rows { result[String(owner.dropFirst("customer:".count)), default: []].append(figures) }
         }

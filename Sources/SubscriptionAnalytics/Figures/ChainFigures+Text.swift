@@ -52,13 +52,20 @@ extension ChainFigures {
         return "F1\n" + named.map { "g\t" + Self.escaped($0) + "\n" }.joined() + body
     }
 
-    /// The figures `text` holds (``text``).
-    public init(text: String) throws(ChainFiguresTextError) {
+    /// The figures `text` holds (``text``); with `keeping`, only the runs, items and churn of the
+    /// groups it keeps (the others are skipped unread).
+    public init(text: String, keeping: ((String) -> Bool)? = nil) throws(ChainFiguresTextError) {
         self.init()
         var lines = text.utf8.split(separator: 10, omittingEmptySubsequences: true)[...]
         guard let header = lines.popFirst(), Substring(header) == "F1" else { throw ChainFiguresTextError(line: 1) }
         var groups: [String] = []
+        var kept: [Bool] = []
         for (number, line) in lines.enumerated() {
+            if let keeping, let kind = line.first, kind != UInt8(ascii: "g"), kind != UInt8(ascii: "f"), kind != UInt8(ascii: "p") {
+                // The group's number, between the first tab and the next.
+                let field = line.dropFirst(2).prefix { $0 != 9 }
+                if let index = Int(Substring(field)), kept.indices.contains(index), !kept[index] { continue }
+            }
             let fields = line.split(separator: 9, omittingEmptySubsequences: false).map { Substring($0) }
             var position = 1
             func next() throws(ChainFiguresTextError) -> Substring {
@@ -90,7 +97,9 @@ extension ChainFigures {
                 return MoneyPart(currency: Self.unescaped(currency), amount: try integer(), denominator: try integer())
             }
             switch fields[0] {
-            case "g": groups.append(Self.unescaped(try next()))
+            case "g":
+                groups.append(Self.unescaped(try next()))
+                kept.append(keeping?(groups[groups.count - 1]) ?? true)
             case "r":
                 runs.append(
                     FigureRun(
@@ -110,6 +119,13 @@ extension ChainFigures {
             }
             guard position == fields.count else { throw ChainFiguresTextError(line: number + 2) }
         }
+    }
+
+    /// These figures with only the runs, items and churn of the groups `keep` keeps.
+    public func keeping(_ keep: (String) -> Bool) -> ChainFigures {
+        ChainFigures(
+            runs: runs.filter { keep($0.group) }, items: items.filter { keep($0.group) }, churn: churn.filter { keep($0.group) },
+            firstPaid: firstPaid, purchases: purchases)
     }
 
     static func escaped(_ field: String) -> String {
