@@ -45,6 +45,11 @@ struct ChainFiguresTextTests {
         figures.purchases = [
             FigurePurchase(at: at, trial: true, paid: false, refunded: true), FigurePurchase(at: at, trial: false, paid: true, refunded: false),
         ]
+        // Before 2001 (negative), whole milliseconds (written as such), and the extremes.
+        for date in [Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: 1_767_225_600.123), .distantPast, .distantFuture] {
+            figures.purchases.append(FigurePurchase(at: date, trial: false, paid: false, refunded: false))
+        }
+        #expect(figures.text.contains("\np\t-978307200000\t0\n"))
         #expect(try ChainFigures(text: figures.text) == figures)
     }
 

@@ -15,41 +15,82 @@ import Foundation
 /// p <at> <flags>                                purchases (1 trial, 2 paid, 4 refunded)
 /// ```
 ///
-/// Instants are `Date.timeIntervalSinceReferenceDate` written to round-trip exactly; text
+/// Instants are whole milliseconds since the reference date (2001) when that gives the instant
+/// back exactly, else the seconds since then with a point, written to round-trip exactly; text
 /// fields escape `%`, tab and newline as `%25`, `%09`, `%0A`.
 extension ChainFigures {
-    /// These figures as text.
+    /// These figures as text, written byte by byte (the store writes a document for every
+    /// fact: string concatenation cost as much as the rest of the figures).
     public var text: String {
-        var groups: [String: Int] = [:]
+        var numbers: [String: Int] = [:]
         var named: [String] = []
-        func group(_ name: String) -> String {
-            if let number = groups[name] { return String(number) }
-            groups[name] = named.count
+        for name in runs.map(\.group) + items.map(\.group) + churn.map(\.group) where numbers[name] == nil {
+            numbers[name] = named.count
             named.append(name)
-            return String(named.count - 1)
         }
-        func instant(_ date: Date?) -> String { date.map { String(describing: $0.timeIntervalSinceReferenceDate) } ?? "-" }
-        func money(_ part: MoneyPart?) -> String {
-            part.map { Self.escaped($0.currency) + "\t" + String($0.amount) + "\t" + String($0.denominator) } ?? "-"
-        }
-        var body = ""
+        var out = TextOut(capacity: 16 + 24 * named.count + 64 * (runs.count + items.count + churn.count + purchases.count))
+        out.append("F1\n")
+        for name in named { out.line("g", Self.escaped(name)) }
         for run in runs {
-            body += "r\t" + group(run.group) + "\t" + instant(run.from) + "\t" + instant(run.until) + "\t" + String(run.slots.rawValue)
-            body += "\t" + money(run.mrr) + "\n"
+            out.append("r\t")
+            out.integer(Int64(numbers[run.group] ?? 0))
+            out.tab()
+            out.instant(run.from)
+            out.tab()
+            out.instant(run.until)
+            out.tab()
+            out.integer(Int64(run.slots.rawValue))
+            out.tab()
+            out.money(run.mrr)
+            out.newline()
         }
         for item in items {
-            body += "i\t" + group(item.group) + "\t" + item.kind.rawValue + "\t" + instant(item.at)
-            body += "\t" + money(item.money) + "\t" + money(item.proceeds) + "\n"
+            out.append("i\t")
+            out.integer(Int64(numbers[item.group] ?? 0))
+            out.tab()
+            out.append(item.kind.rawValue)
+            out.tab()
+            out.instant(item.at)
+            out.tab()
+            out.money(item.money)
+            out.tab()
+            out.money(item.proceeds)
+            out.newline()
         }
         for span in churn {
-            body += "c\t" + group(span.group) + "\t" + instant(span.ended) + "\t" + instant(span.from) + "\t" + instant(span.until) + "\n"
+            out.append("c\t")
+            out.integer(Int64(numbers[span.group] ?? 0))
+            out.tab()
+            out.instant(span.ended)
+            out.tab()
+            out.instant(span.from)
+            out.tab()
+            out.instant(span.until)
+            out.newline()
         }
-        for (product, at) in firstPaid.sorted(by: { $0.key < $1.key }) { body += "f\t" + Self.escaped(product) + "\t" + instant(at) + "\n" }
+        for (product, at) in firstPaid.sorted(by: { $0.key < $1.key }) {
+            out.append("f\t")
+            out.append(Self.escaped(product))
+            out.tab()
+            out.instant(at)
+            out.newline()
+        }
         for purchase in purchases {
-            let flags = (purchase.trial ? 1 : 0) | (purchase.paid ? 2 : 0) | (purchase.refunded ? 4 : 0)
-            body += "p\t" + instant(purchase.at) + "\t" + String(flags) + "\n"
+            out.append("p\t")
+            out.instant(purchase.at)
+            out.tab()
+            out.integer(Int64((purchase.trial ? 1 : 0) | (purchase.paid ? 2 : 0) | (purchase.refunded ? 4 : 0)))
+            out.newline()
         }
-        return "F1\n" + named.map { "g\t" + Self.escaped($0) + "\n" }.joined() + body
+        return String(decoding: out.bytes, as: UTF8.self)
+    }
+
+    /// An instant as text: whole milliseconds since the reference date when they give the
+    /// instant back exactly (`786000000123`), else the seconds, which Swift always writes with a
+    /// point or an exponent (`786000000.1234567`).
+    static func instant(_ field: Substring) -> Date? {
+        if let milliseconds = Int64(field) { return Date(timeIntervalSinceReferenceDate: Double(milliseconds) / 1000) }
+        return Double(field).map(Date.init(timeIntervalSinceReferenceDate:))
     }
 
     /// The figures `text` holds (``text``); with `keeping`, only the runs, items and churn of the
@@ -80,8 +121,8 @@ extension ChainFigures {
             func instant() throws(ChainFiguresTextError) -> Date? {
                 let field = try next()
                 if field == "-" { return nil }
-                guard let value = Double(field) else { throw ChainFiguresTextError(line: number + 2) }
-                return Date(timeIntervalSinceReferenceDate: value)
+                guard let date = Self.instant(field) else { throw ChainFiguresTextError(line: number + 2) }
+                return date
             }
             func date() throws(ChainFiguresTextError) -> Date {
                 guard let date = try instant() else { throw ChainFiguresTextError(line: number + 2) }
@@ -148,4 +189,68 @@ public struct ChainFiguresTextError: Error, Hashable, Sendable {
     public var line: Int
 
     public init(line: Int) { self.line = line }
+}
+
+/// The bytes of a document being written.
+private struct TextOut {
+    var bytes: [UInt8] = []
+
+    init(capacity: Int) { bytes.reserveCapacity(capacity) }
+
+    mutating func append(_ text: String) { bytes.append(contentsOf: text.utf8) }
+    mutating func tab() { bytes.append(9) }
+    mutating func newline() { bytes.append(10) }
+
+    mutating func line(_ kind: String, _ field: String) {
+        append(kind)
+        tab()
+        append(field)
+        newline()
+    }
+
+    mutating func integer(_ value: Int64) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits:
+            (
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                UInt8
+            ) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            for position in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[position]) }
+        }
+    }
+
+    mutating func instant(_ date: Date?) {
+        guard let date else {
+            bytes.append(UInt8(ascii: "-"))
+            return
+        }
+        let seconds = date.timeIntervalSinceReferenceDate
+        let milliseconds = (seconds * 1000).rounded()
+        if abs(milliseconds) < 9e15, Double(Int64(milliseconds)) / 1000 == seconds {
+            integer(Int64(milliseconds))
+        } else {
+            append(String(describing: seconds))
+        }
+    }
+
+    mutating func money(_ part: MoneyPart?) {
+        guard let part else {
+            bytes.append(UInt8(ascii: "-"))
+            return
+        }
+        append(ChainFigures.escaped(part.currency))
+        tab()
+        integer(part.amount)
+        tab()
+        integer(part.denominator)
+    }
 }
