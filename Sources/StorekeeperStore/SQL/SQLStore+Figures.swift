@@ -140,19 +140,43 @@ extension SQLStore {
         let (oldGroups, newGroups) = (old.groups, new.figures.groups)
         for group in newGroups.subtracting(oldGroups) { rollups.groups[group, default: 0] += 1 }
         for group in oldGroups.subtracting(newGroups) { rollups.groups[group, default: 0] -= 1 }
-        try await replaceRows(new.figures, hadRows: old != ChainFigures(), key: key, db)
+        try await replaceRows(old: old, new: new.figures, key: key, db)
         var update: SQLQueryString = "UPDATE figure_chains SET rows = \(bind: new.json)"
         if let chain { update += ", facts = \(bind: chain.facts), customer = \(bind: chain.customer)" }
         try await db.raw(update + document).run()
     }
 
-    private static func replaceRows(_ figures: ChainFigures, hadRows: Bool, key: (String, String, String), _ db: any SQLDatabase) async throws {
-        for table in ["figure_runs", "figure_items", "figure_churn"] where hadRows {
-            try await db.raw(
-                "DELETE FROM \(unsafeRaw: table) WHERE app_id = \(bind: key.0) AND environment = \(bind: key.1) AND chain = \(bind: key.2)"
-            ).run()
+    /// Writes the difference between a document's old and new rows: the rows of every key
+    /// (group and instant) whose rows differ are deleted, by the indexes the reads use, and the
+    /// new rows of those keys inserted; the rest stay (a renewal changes a few rows of a long
+    /// chain, not all of them).
+    private static func replaceRows(old: ChainFigures, new: ChainFigures, key: (String, String, String), _ db: any SQLDatabase) async throws {
+        func changed<Row: Hashable, Key: Hashable>(_ old: [Row], _ new: [Row], by key: (Row) -> Key) -> (keys: [Key], rows: [Row]) {
+            var counts: [Row: Int] = [:]
+            for row in old { counts[row, default: 0] -= 1 }
+            for row in new { counts[row, default: 0] += 1 }
+            let keys = Set(counts.filter { $0.value != 0 }.keys.map(key))
+            return (Array(keys), new.filter { keys.contains(key($0)) })
         }
-        try await insertRows([(key.2, figures)], appId: key.0, environment: key.1, db)
+        let runs = changed(old.runs, new.runs) { RowKey(group: $0.group, at: $0.from.millisecondsSince1970) }
+        let items = changed(old.items, new.items) { RowKey(group: $0.group, at: $0.at.millisecondsSince1970) }
+        let churn = changed(old.churn, new.churn) { RowKey(group: $0.group, at: $0.ended.millisecondsSince1970) }
+        for (table, column, keys) in [
+            ("figure_runs", "from_ms", runs.keys), ("figure_items", "at_ms", items.keys), ("figure_churn", "ended_ms", churn.keys),
+        ] {
+            for chunk in keys.chunked(by: 100) {
+                var query: SQLQueryString = """
+                    DELETE FROM \(unsafeRaw: table) WHERE app_id = \(bind: key.0) AND environment = \(bind: key.1) AND chain = \(bind: key.2) AND (
+                    """
+                for (position, row) in chunk.enumerated() {
+                    query += position == 0 ? "" : " OR "
+                    query += "(grp = \(bind: row.group) AND \(unsafeRaw: column) = \(bind: row.at))"
+                }
+                try await db.raw(query + ")").run()
+            }
+        }
+        let rows = ChainFigures(runs: runs.rows, items: items.rows, churn: churn.rows)
+        try await insertRows([(key.2, rows)], appId: key.0, environment: key.1, db)
     }
 
     /// Inserts the rows of documents (`chain`: a chain's id or a customer's cohort key), many
@@ -544,4 +568,11 @@ struct RollupChanges {
             try await db.raw(query).run()
         }
     }
+}
+
+/// A figure row's place in its table's index: its group and its instant (a run's start, an
+/// item's date, a churn span's end).
+private struct RowKey: Hashable {
+    var group: String
+    var at: Int64
 }
