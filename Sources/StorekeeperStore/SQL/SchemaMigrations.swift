@@ -285,16 +285,6 @@ enum SchemaMigrations {
                     """,
                 ]
             ),
-            (
-                17,
-                [
-                    // A document's changed rows are deleted by the indexes the reads use (group
-                    // and instant): the indexes by chain only cost every insert.
-                    "DROP INDEX IF EXISTS figure_runs_chain",
-                    "DROP INDEX IF EXISTS figure_items_chain",
-                    "DROP INDEX IF EXISTS figure_churn_chain",
-                ]
-            ),
         ]
     }
 
@@ -356,7 +346,7 @@ enum SchemaMigrations {
     ]
 
     /// The newest version this build knows.
-    static let latestVersion = 17
+    static let latestVersion = 16
 
     /// Applies the missing steps; returns their versions.
     static func migrate(_ db: any SQLDatabase, dialect: SQLStoreDialect, now: Int64) async throws -> [Int] {
