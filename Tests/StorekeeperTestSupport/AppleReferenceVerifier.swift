@@ -43,7 +43,9 @@ public enum AppleReferenceVerifier {
         try Data(pythonScript.utf8).write(to: script)
         defer { try? FileManager.default.removeItem(at: script) }
 
-        let finished = try ChildProcess.run(interpreter, [script.path], input: try JSONEncoder().encode(["cases": cases]))
+        // Isolated (`-I`): the script's folder (the temporary one, where anything may lie, such as
+        // an `attr.py` that hid the library's dependency) is not searched for modules.
+        let finished = try ChildProcess.run(interpreter, ["-I", script.path], input: try JSONEncoder().encode(["cases": cases]))
         guard finished.status == 0 else { throw ScriptFailed(message: finished.errorText) }
         let outputData = finished.output
         let verdicts = try JSONDecoder().decode([Verdict].self, from: outputData)
