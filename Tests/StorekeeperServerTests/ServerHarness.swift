@@ -100,8 +100,11 @@ enum CatalogProductJSON {
 
 /// A migrated store for `backend`, removed afterwards.
 func withServerStore<T: Sendable>(_ backend: ServerBackend, _ body: @Sendable (any StorekeeperStorage) async throws -> T) async throws -> T {
-    var logger = Logger(label: "test.server.store")
-    logger.logLevel = .warning
+    let logger = {
+        var logger = Logger(label: "test.server.store")
+        logger.logLevel = .warning
+        return logger
+    }()
     switch backend {
     case .memory:
         let store = InMemoryStore()
@@ -113,16 +116,9 @@ func withServerStore<T: Sendable>(_ backend: ServerBackend, _ body: @Sendable (a
         return try await SQLStore.withStore(.sqlite(path: directory.appendingPathComponent("s.sqlite").path), logger: logger, body)
     case .postgresql:
         guard let base = ServerBackend.postgresURL else { throw StoreError(code: .unavailable, message: "no PostgreSQL URL") }
-        let name = "sk_server_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
-        let url = try await SQLStore.createPostgresDatabaseForTests(baseURL: base, name: String(name), logger: logger)
-        let result: Result<T, any Error>
-        do {
-            result = .success(try await SQLStore.withStore(.postgres(url: url), logger: logger, body))
-        } catch {
-            result = .failure(error)
+        return try await SQLStore.withPostgresDatabaseForTests(baseURL: base, prefix: "sk_server_", logger: logger) { url in
+            try await SQLStore.withStore(.postgres(url: url), logger: logger, body)
         }
-        try? await SQLStore.dropPostgresDatabaseForTests(baseURL: base, name: String(name), logger: logger)
-        return try result.get()
     }
 }
 
@@ -151,19 +147,11 @@ func withTwoServerStores<T: Sendable>(
         }
     case .postgresql:
         guard let base = ServerBackend.postgresURL else { throw StoreError(code: .unavailable, message: "no PostgreSQL URL") }
-        let name = "sk_server_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
-        let url = try await SQLStore.createPostgresDatabaseForTests(baseURL: base, name: String(name), logger: logger)
-        let result: Result<T, any Error>
-        do {
-            result = .success(
-                try await SQLStore.withStore(.postgres(url: url), logger: logger) { first in
-                    try await SQLStore.withStore(.postgres(url: url), logger: logger) { second in try await body(first, second) }
-                })
-        } catch {
-            result = .failure(error)
+        return try await SQLStore.withPostgresDatabaseForTests(baseURL: base, prefix: "sk_server_", logger: logger) { url in
+            try await SQLStore.withStore(.postgres(url: url), logger: logger) { first in
+                try await SQLStore.withStore(.postgres(url: url), logger: logger) { second in try await body(first, second) }
+            }
         }
-        try? await SQLStore.dropPostgresDatabaseForTests(baseURL: base, name: String(name), logger: logger)
-        return try result.get()
     }
 }
 

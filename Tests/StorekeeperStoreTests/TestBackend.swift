@@ -33,8 +33,11 @@ enum TestBackend: String, CustomTestStringConvertible, Sendable, CaseIterable {
 /// Runs `body` with a migrated, empty store of `backend`: a new in-memory store, a fresh SQLite
 /// file, or a fresh PostgreSQL database created beside the configured one and dropped afterwards.
 func withTestStore<T: Sendable>(_ backend: TestBackend, _ body: @Sendable (any StorekeeperStorage) async throws -> T) async throws -> T {
-    var logger = Logger(label: "test.store")
-    logger.logLevel = .warning
+    let logger = {
+        var logger = Logger(label: "test.store")
+        logger.logLevel = .warning
+        return logger
+    }()
     switch backend {
     case .memory:
         let store = InMemoryStore()
@@ -47,15 +50,8 @@ func withTestStore<T: Sendable>(_ backend: TestBackend, _ body: @Sendable (any S
         return try await SQLStore.withStore(.sqlite(path: path), logger: logger, body)
     case .postgresql:
         guard let base = TestBackend.postgresURL else { throw StoreError(code: .unavailable, message: "no PostgreSQL URL") }
-        let name = "sk_store_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
-        let url = try await SQLStore.createPostgresDatabaseForTests(baseURL: base, name: String(name), logger: logger)
-        do {
-            let result = try await SQLStore.withStore(.postgres(url: url), logger: logger, body)
-            try? await SQLStore.dropPostgresDatabaseForTests(baseURL: base, name: String(name), logger: logger)
-            return result
-        } catch {
-            try? await SQLStore.dropPostgresDatabaseForTests(baseURL: base, name: String(name), logger: logger)
-            throw error
+        return try await SQLStore.withPostgresDatabaseForTests(baseURL: base, prefix: "sk_store_", logger: logger) { url in
+            try await SQLStore.withStore(.postgres(url: url), logger: logger, body)
         }
     }
 }

@@ -12,7 +12,7 @@ public enum ChainFigureUpdates {
     /// name several), else the chain itself; the facts without a chain (`-`) belong to no one.
     static func owner(of chain: String, customer: String?, ledger: some Collection<LedgerEntry>) -> String? {
         guard chain != "-" else { return nil }
-        return (customer ?? ledger.compactMap(\.customerId).min()).map { "customer:" + $0 } ?? "chain:" + chain
+        return (customer ?? ledger.compactMap(\.customerId).min()).map(FigureUpdate.owner(customer:)) ?? FigureUpdate.owner(chain: chain)
     }
 
     public static func updates(app: AppRuntime, chain: String, ledger: [LedgerEntry], customer: String? = nil, now: Date) -> [FigureUpdate] {

@@ -58,11 +58,11 @@ extension InMemoryStore {
 
     public func chainFigures(appId: String, environment: String, customers: [String]) async throws -> [String: [ChainFigures]] {
         let key = AppKey(appId: appId, key: environment)
-        let wanted = Set(customers.map { "customer:" + $0 })
+        let wanted = Set(customers.map(FigureUpdate.owner(customer:)))
         var result: [String: [ChainFigures]] = [:]
         for (chain, owner) in figureOwners[key] ?? [:] where wanted.contains(owner) {
-            if let figures = figureRowSets[key]?.chains[chain] {
-                result[String(owner.dropFirst("customer:".count)), default: []].append(figures.keeping { $0.isEmpty })
+            if let figures = figureRowSets[key]?.chains[chain], let customer = FigureUpdate.customer(ofOwner: owner) {
+                result[customer, default: []].append(figures.keeping { $0.isEmpty })
             }
         }
         return result

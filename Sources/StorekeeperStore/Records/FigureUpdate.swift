@@ -41,6 +41,19 @@ public struct FigureUpdate: Sendable, Hashable {
     /// The key of a customer's cohort rows among the chains' (no chain id has a colon).
     public static func cohortKey(_ customer: String) -> String { "cohort:" + customer }
 
+    /// The owner (``customer``) of the chains of a customer.
+    public static func owner(customer: String) -> String { customerOwnerPrefix + customer }
+
+    /// The customer an owner names, or nil for a chain that owns itself.
+    public static func customer(ofOwner owner: String) -> String? {
+        owner.hasPrefix(customerOwnerPrefix) ? String(owner.dropFirst(customerOwnerPrefix.count)) : nil
+    }
+
+    /// The owner of a chain that belongs to no customer: the chain itself.
+    public static func owner(chain: String) -> String { "chain:" + chain }
+
+    private static let customerOwnerPrefix = "customer:"
+
     var calendar: FigureCalendar { FigureCalendar(timeZone: TimeZone(identifier: timeZone) ?? .gmt) }
 
     /// This update with its document encoded and its rollup cells computed.
@@ -56,4 +69,14 @@ public struct FigureUpdate: Sendable, Hashable {
 
     /// The rollup cells of the figures.
     func cells() -> [FigureDayKey: Int64] { days ?? figures.days(in: calendar) }
+}
+
+extension Changeset {
+    /// This changeset with its figures' documents and rollup cells worked out
+    /// (``FigureUpdate/prepared()``): done before a store takes its writer.
+    func withPreparedFigures() -> Changeset {
+        var prepared = self
+        prepared.figures = figures.map { $0.prepared() }
+        return prepared
+    }
 }

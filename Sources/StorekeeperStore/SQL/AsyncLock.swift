@@ -1,12 +1,18 @@
 /// A first-come, first-served lock for async code: SQLite has one writer, so the SQLite
-/// backend runs one unit of work at a time on its connection.
+/// backend runs one unit of work at a time on its connection. With more than one permit it
+/// lets that many holders in at once.
 actor AsyncLock {
-    private var isLocked = false
+    private var available: Int
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
+    init(permits: Int = 1) {
+        precondition(permits > 0, "a lock needs at least one permit")
+        available = permits
+    }
+
     private func acquire() async {
-        guard isLocked else {
-            isLocked = true
+        guard available == 0 else {
+            available -= 1
             return
         }
         await withCheckedContinuation { waiters.append($0) }
@@ -14,7 +20,7 @@ actor AsyncLock {
 
     private func release() {
         if waiters.isEmpty {
-            isLocked = false
+            available += 1
         } else {
             waiters.removeFirst().resume()
         }

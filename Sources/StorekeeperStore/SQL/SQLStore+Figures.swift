@@ -362,11 +362,15 @@ extension SQLStore {
                 var query: SQLQueryString = """
                     SELECT customer, rows FROM figure_chains WHERE app_id = \(bind: appId) AND environment = \(bind: environment) AND customer IN (
                     """
-                for (position, customer) in part.enumerated() { query += (position == 0 ? "" : ", ") + "\(bind: "customer:" + customer)" }
+                for (position, customer) in part.enumerated() {
+                    query += (position == 0 ? "" : ", ") + "\(bind: FigureUpdate.owner(customer: customer))"
+                }
                 query += ")"
                 return try await db.raw(query).all().map { (try $0.string("customer"), try Self.document($0, keeping: { $0.isEmpty })) }
             }
-            for (owner, figures) in rows { result[String(owner.dropFirst("customer:".count)), default: []].append(figures) }
+            for (owner, figures) in rows {
+                if let customer = FigureUpdate.customer(ofOwner: owner) { result[customer, default: []].append(figures) }
+            }
         }
         return result
     }

@@ -4,9 +4,7 @@ import SQLKit
 extension SQLStore {
     @discardableResult
     public func apply(_ changeset: Changeset) async throws -> ChangesetResult {
-        var prepared = changeset
-        prepared.figures = changeset.figures.map { $0.prepared() }
-        let changeset = prepared
+        let changeset = changeset.withPreparedFigures()
         let writing = chainCache.beginWrite(appId: changeset.appId, entries: changeset.entries)
         defer { chainCache.endWrite(writing) }
         let dialect = backend.dialect
@@ -18,11 +16,7 @@ extension SQLStore {
         guard !changesets.isEmpty else { return [] }
         // Encoded before the writer is taken: it has other work while this is done.
         let encoded = try changesets.map { try $0.entries.map { try StoreCoding.encode($0.fact) } }
-        let changesets = changesets.map { changeset in
-            var prepared = changeset
-            prepared.figures = changeset.figures.map { $0.prepared() }
-            return prepared
-        }
+        let changesets = changesets.map { $0.withPreparedFigures() }
         let details = changesets.map { $0.events.map(\.details.json) }
         let writings = changesets.map { chainCache.beginWrite(appId: $0.appId, entries: $0.entries) }
         defer { for writing in writings { chainCache.endWrite(writing) } }

@@ -34,6 +34,13 @@ struct DiskFullTests {
                 config: directory.appendingPathComponent("config.json"), dataDirectory: disk.directory, databaseURL: nil),
             "the server did not start")
         let pid = server.process.processIdentifier
+        // A failed expectation that ends the test early does not leave the server running.
+        defer {
+            if server.process.isRunning {
+                server.process.kill()
+                server.process.waitUntilExit()
+            }
+        }
 
         let report = try await FaultUnderLoad(server: server, bodies: bodies).run(
             duration: full, fault: { try disk.exhaust(pid: pid) }, heal: { try disk.restore(pid: pid) })
@@ -42,12 +49,12 @@ struct DiskFullTests {
         #expect(report.health?.reason?.hasPrefix("the database cannot store writes: ") == true, "\(String(describing: report.health))")
         #expect(report.unexpected.isEmpty, "\(report.unexpected.prefix(5))")
         #expect(report.refusals > 0, "no POST met the full disk")
-        let back = try #require(report.back, "nothing succeeded after there was room again")
+        let back = try #require(report.back, "nothing succeeded after there was room again; the disk holds \(disk.usage)")
         #expect(back < 5, "POSTs succeeded again only \(back) s after there was room")
         #expect(report.acknowledged == count)
         print(
             "disk full under load (\(disk.kind.rawValue)): \(count) notifications, full \(Int(full)) s, \(report.refusals) POSTs answered 503, "
-                + "health \(report.health?.reason ?? "-"), back \(String(format: "%.2f", back)) s after")
+                + "health \(report.health?.reason ?? "-"), back \(String(format: "%.2f", back)) s after; the disk holds \(disk.usage)")
         await FaultUnderLoad.expectEachProcessedOnce(server: server, chains: chains)
         #expect(await server.request("/health")?.0 == 200)
         #expect(await server.stop(), "the server did not stop gracefully on SIGTERM")

@@ -50,6 +50,17 @@ final class LimitedDisk: Sendable {
         }
     }
 
+    /// The files of the directory and their sizes in megabytes, largest first: what took the
+    /// room, when a run goes wrong.
+    var usage: String {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        let sizes = names.map { name in
+            let attributes = try? FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path)
+            return (name, (attributes?[.size] as? Int) ?? 0)
+        }
+        return sizes.sorted { $0.1 > $1.1 }.map { "\($0.0) \(String(format: "%.1f", Double($0.1) / 1_048_576)) MB" }.joined(separator: ", ")
+    }
+
     /// Unmounts the tmpfs (its files go with it).
     func remove() {
         if kind == .tmpfs { _ = Self.run("/usr/bin/umount", ["-l", directory.path]) }

@@ -40,6 +40,13 @@ struct OutageUnderLoadTests {
             try await ServerProcess.startHealthy(
                 config: directory.appendingPathComponent("config.json"), dataDirectory: directory.appendingPathComponent("data"),
                 databaseURL: proxied), "the server did not start")
+        // A failed expectation that ends the test early does not leave the server running.
+        defer {
+            if server.process.isRunning {
+                server.process.kill()
+                server.process.waitUntilExit()
+            }
+        }
 
         let report = try await FaultUnderLoad(server: server, bodies: bodies).run(
             duration: outage, fault: { forwarder.cut() }, heal: { forwarder.restore() })
