@@ -19,11 +19,12 @@ struct ServerProcess {
         URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0]).deletingLastPathComponent().appendingPathComponent("storekeeper")
     }
 
-    static func start(config: URL, dataDirectory: URL, port: Int, databaseURL: String?) throws -> ServerProcess {
+    /// The server's log goes to `log` (appended) when given, else where `STOREKEEPER_TEST_SERVER_LOG` says.
+    static func start(config: URL, dataDirectory: URL, port: Int, databaseURL: String?, log: URL? = nil) throws -> ServerProcess {
         var arguments = ["serve", "--config", config.path, "--data-dir", dataDirectory.path, "--port", "\(port)"]
         if let databaseURL { arguments += ["--database-url", databaseURL] }
         // STOREKEEPER_TEST_SERVER_LOG=path keeps the server's log (appended) to look into a failure.
-        let log = ProcessInfo.processInfo.environment["STOREKEEPER_TEST_SERVER_LOG"].flatMap { $0.isEmpty ? nil : $0 }
+        let log = log?.path ?? ProcessInfo.processInfo.environment["STOREKEEPER_TEST_SERVER_LOG"].flatMap { $0.isEmpty ? nil : $0 }
         let process = try ChildProcess(
             binary.path, arguments, environment: ["STOREKEEPER_LOG_LEVEL": "warning", "PATH": "/usr/bin:/bin"],
             output: log.map { .file($0) } ?? .null, errorToOutput: true)
@@ -33,9 +34,9 @@ struct ServerProcess {
     /// Starts the server on a free port and waits until `/health` answers. A port that another
     /// process took between `freePort()` and the server's bind makes the server exit: then it
     /// starts again on another port (three tries).
-    static func startHealthy(config: URL, dataDirectory: URL, databaseURL: String?) async throws -> ServerProcess? {
+    static func startHealthy(config: URL, dataDirectory: URL, databaseURL: String?, log: URL? = nil) async throws -> ServerProcess? {
         for _ in 0..<3 {
-            let server = try start(config: config, dataDirectory: dataDirectory, port: freePort(), databaseURL: databaseURL)
+            let server = try start(config: config, dataDirectory: dataDirectory, port: freePort(), databaseURL: databaseURL, log: log)
             var exited = false
             let up = await server.waitFor(seconds: 180) {
                 if !server.process.isRunning { exited = true; return true }
@@ -72,6 +73,13 @@ struct ServerProcess {
             try? await Task.sleep(for: .milliseconds(100))
         }
         return false
+    }
+
+    /// The last `count` lines of the log at `url` (where ``start(config:dataDirectory:port:databaseURL:log:)``
+    /// sent it), for a failure's message.
+    static func tail(of url: URL, lines count: Int = 12) -> String {
+        let text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").suffix(count).joined(separator: "\n")
     }
 
     /// SIGTERM, then at most 60 s for a graceful exit (SIGKILL after that).

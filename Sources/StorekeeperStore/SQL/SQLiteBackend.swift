@@ -30,7 +30,7 @@ struct SQLiteBackend: SQLBackend {
     /// Commits since the last checkpoint (any positive value means there is work).
     let commitsSinceCheckpoint = Tally()
     private let turns = Turns()
-    let writes = WriteHealth()
+    let writes: WriteHealth
     /// Transactions committed without a flush of their own so far (for tests).
     let unflushedCommits = Tally()
     /// Whether commits are flushed (the configured `synchronous`).
@@ -116,7 +116,8 @@ struct SQLiteBackend: SQLBackend {
                 throw StoreError(code: .unavailable, message: "cannot open the SQLite database for reading: \(error)")
             }
         }
-        return SQLiteBackend(connection: connection, readers: readers, checkpointer: checkpointer, durability: durability)
+        return SQLiteBackend(
+            connection: connection, readers: readers, checkpointer: checkpointer, writes: WriteHealth(logger: logger), durability: durability)
     }
 
     func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
@@ -231,13 +232,24 @@ struct SQLiteBackend: SQLBackend {
 /// an I/O error) becomes ``StoreError/Code/unavailable`` (a 503 the client retries, never a
 /// 500), and is remembered for ``memory`` after the last refusal, so that `/health` can say why.
 /// A success does not clear it: on a full disk small writes still fit in pages the database
-/// already has while the others fail, and `/health` must not flicker between the two.
+/// already has while the others fail, and `/health` must not flicker between the two. Refusals
+/// are logged with SQLite's own error (its extended code), at most every ``logInterval`` for one
+/// reason.
 final class WriteHealth: Sendable {
     private struct Failure {
         var reason: String
         var at: ContinuousClock.Instant
+        var logged: ContinuousClock.Instant
     }
     private let failure = Mutex<Failure?>(nil)
+    private let logger: Logger
+
+    /// How often a refusal for the same reason is logged while refusals go on.
+    static let logInterval: Duration = .seconds(5)
+
+    init(logger: Logger) {
+        self.logger = logger
+    }
 
     /// How long a refusal is reported after it happened.
     static let memory: Duration = .seconds(10)
@@ -247,15 +259,21 @@ final class WriteHealth: Sendable {
             return try await write()
         } catch let error as SQLiteError {
             guard let reason = Self.storageFault(error) else { throw error }
-            throw refused(reason)
+            throw refused(reason, error)
         } catch let error as DirectSQLiteError {
             guard let reason = Self.storageFault(error) else { throw error }
-            throw refused(reason)
+            throw refused(reason, error)
         }
     }
 
-    private func refused(_ reason: String) -> StoreError {
-        failure.withLock { $0 = Failure(reason: reason, at: .now) }
+    private func refused(_ reason: String, _ error: any Error) -> StoreError {
+        let now = ContinuousClock.now
+        let logs = failure.withLock { failure in
+            let logs = failure.map { $0.reason != reason || now - $0.logged >= Self.logInterval } ?? true
+            failure = Failure(reason: reason, at: now, logged: logs ? now : failure?.logged ?? now)
+            return logs
+        }
+        if logs { logger.warning("the storage refused a write: \(reason) (\(String(describing: error)))") }
         return StoreError(code: .unavailable, message: "the SQLite database cannot be written: \(reason)")
     }
 

@@ -21,6 +21,7 @@ struct DiskFullTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-diskfull-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let (_, ca) = try Fixture.configuration(directory: directory)
+        let log = directory.appendingPathComponent("server.log")
         // Room for every notification (about 80 KB each with its ledger facts, events and
         // indexes, as much again for its chain's and its customer's figures) and the WAL, with
         // room to spare, so that only the filler fills the disk.
@@ -31,7 +32,7 @@ struct DiskFullTests {
         let bodies = try chains.map { try SignedData.subscribed(ca, chain: $0, now: now) }
         let server = try #require(
             try await ServerProcess.startHealthy(
-                config: directory.appendingPathComponent("config.json"), dataDirectory: disk.directory, databaseURL: nil),
+                config: directory.appendingPathComponent("config.json"), dataDirectory: disk.directory, databaseURL: nil, log: log),
             "the server did not start")
         let pid = server.process.processIdentifier
         // A failed expectation that ends the test early does not leave the server running.
@@ -49,8 +50,10 @@ struct DiskFullTests {
         #expect(report.health?.reason?.hasPrefix("the database cannot store writes: ") == true, "\(String(describing: report.health))")
         #expect(report.unexpected.isEmpty, "\(report.unexpected.prefix(5))")
         #expect(report.refusals > 0, "no POST met the full disk")
-        let back = try #require(report.back, "nothing succeeded after there was room again; the disk holds \(disk.usage)")
-        #expect(back < 5, "POSTs succeeded again only \(back) s after there was room")
+        let back = try #require(
+            report.back,
+            "nothing succeeded after there was room again; the disk holds \(disk.usage); the server logged:\n\(ServerProcess.tail(of: log))")
+        #expect(back < 5, "POSTs succeeded again only \(back) s after there was room; the server logged:\n\(ServerProcess.tail(of: log))")
         #expect(report.acknowledged == count)
         print(
             "disk full under load (\(disk.kind.rawValue)): \(count) notifications, full \(Int(full)) s, \(report.refusals) POSTs answered 503, "

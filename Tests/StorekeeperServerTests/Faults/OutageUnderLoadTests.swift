@@ -33,13 +33,14 @@ struct OutageUnderLoadTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-outload-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let (_, ca) = try Fixture.configuration(directory: directory)
+        let log = directory.appendingPathComponent("server.log")
         let now = Date()
         let chains = (0..<count).map { "outage-\($0)" }
         let bodies = try chains.map { try SignedData.subscribed(ca, chain: $0, now: now) }
         let server = try #require(
             try await ServerProcess.startHealthy(
                 config: directory.appendingPathComponent("config.json"), dataDirectory: directory.appendingPathComponent("data"),
-                databaseURL: proxied), "the server did not start")
+                databaseURL: proxied, log: log), "the server did not start")
         // A failed expectation that ends the test early does not leave the server running.
         defer {
             if server.process.isRunning {
@@ -54,8 +55,8 @@ struct OutageUnderLoadTests {
         #expect(report.health?.reason == "the database cannot be reached")
         #expect(report.unexpected.isEmpty, "\(report.unexpected.prefix(5))")
         #expect(report.refusals > 0, "no POST met the outage")
-        let back = try #require(report.back, "nothing succeeded after the database returned")
-        #expect(back < 5, "POSTs succeeded again only \(back) s after the database returned")
+        let back = try #require(report.back, "nothing succeeded after the database returned; the server logged:\n\(ServerProcess.tail(of: log))")
+        #expect(back < 5, "POSTs succeeded again only \(back) s after the database returned; the server logged:\n\(ServerProcess.tail(of: log))")
         #expect(report.acknowledged == count)
         print(
             "outage under load: \(count) notifications, database away \(Int(outage)) s, \(report.refusals) POSTs answered 503, "
