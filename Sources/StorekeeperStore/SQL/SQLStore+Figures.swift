@@ -422,7 +422,7 @@ public struct SQLFigureRows: FigureRowQueries {
         let wanted = ranges.indices.filter { !ranges[$0].isEmpty }
         guard !series.isEmpty, !wanted.isEmpty else { return result }
         let (appId, environment) = (appId, environment)
-        // One statement per few hundred ranges: each range an index range of days, summed by the database.
+        // One statement (at most `summedRanges` ranges): each an index range of days, summed by the database.
         for part in wanted.chunked(by: Self.summedRanges) {
             var query: SQLQueryString = "WITH ranges (position, low, high) AS (VALUES "
             for (index, position) in part.enumerated() {
