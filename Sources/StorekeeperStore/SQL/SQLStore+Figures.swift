@@ -422,33 +422,32 @@ public struct SQLFigureRows: FigureRowQueries {
         let wanted = ranges.indices.filter { !ranges[$0].isEmpty }
         guard !series.isEmpty, !wanted.isEmpty else { return result }
         let (appId, environment) = (appId, environment)
-        // One statement (at most `summedRanges` ranges): each an index range of days, summed by the database.
-        for part in wanted.chunked(by: Self.summedRanges) {
-            var query: SQLQueryString = "WITH ranges (position, low, high) AS (VALUES "
-            for (index, position) in part.enumerated() {
-                query += index == 0 ? "" : ", "
-                query +=
-                    "(\(unsafeRaw: String(position)), CAST(\(bind: ranges[position].lowerBound) AS BIGINT), CAST(\(bind: ranges[position].upperBound) AS BIGINT))"
-            }
-            query += """
-                ) SELECT ranges.position AS position, figure_days.series AS series, figure_days.currency AS currency,
-                figure_days.denominator AS denominator, CAST(SUM(figure_days.value) AS BIGINT) AS value
-                FROM ranges JOIN figure_days ON figure_days.app_id = \(bind: appId) AND figure_days.environment = \(bind: environment)
-                AND figure_days.grp = \(bind: group) AND figure_days.day >= ranges.low AND figure_days.day < ranges.high
-                AND figure_days.series IN (
-                """
-            for (index, name) in series.enumerated() { query += index == 0 ? "\(bind: name)" : ", \(bind: name)" }
-            query += ") GROUP BY ranges.position, figure_days.series, figure_days.currency, figure_days.denominator"
-            let statement = query
-            let rows = try await store.backend.read { db in try await db.raw(statement).all() }
-            for row in rows {
-                let value = try row.int64("value")
-                guard value != 0 else { continue }
-                let key = FigureDayKey(
-                    group: group, day: 0, series: try row.string("series"), currency: try row.string("currency"),
-                    denominator: try row.int64("denominator"))
-                result[try row.int("position")][key, default: 0] += value
-            }
+        // One statement (at most `summedRanges` ranges, as checked above): each an index range
+        // of days, summed by the database.
+        var query: SQLQueryString = "WITH ranges (position, low, high) AS (VALUES "
+        for (index, position) in wanted.enumerated() {
+            query += index == 0 ? "" : ", "
+            query +=
+                "(\(unsafeRaw: String(position)), CAST(\(bind: ranges[position].lowerBound) AS BIGINT), CAST(\(bind: ranges[position].upperBound) AS BIGINT))"
+        }
+        query += """
+            ) SELECT ranges.position AS position, figure_days.series AS series, figure_days.currency AS currency,
+            figure_days.denominator AS denominator, CAST(SUM(figure_days.value) AS BIGINT) AS value
+            FROM ranges JOIN figure_days ON figure_days.app_id = \(bind: appId) AND figure_days.environment = \(bind: environment)
+            AND figure_days.grp = \(bind: group) AND figure_days.day >= ranges.low AND figure_days.day < ranges.high
+            AND figure_days.series IN (
+            """
+        for (index, name) in series.enumerated() { query += index == 0 ? "\(bind: name)" : ", \(bind: name)" }
+        query += ") GROUP BY ranges.position, figure_days.series, figure_days.currency, figure_days.denominator"
+        let statement = query
+        let rows = try await store.backend.read { db in try await db.raw(statement).all() }
+        for row in rows {
+            let value = try row.int64("value")
+            guard value != 0 else { continue }
+            let key = FigureDayKey(
+                group: group, day: 0, series: try row.string("series"), currency: try row.string("currency"),
+                denominator: try row.int64("denominator"))
+            result[try row.int("position")][key, default: 0] += value
         }
         return result
     }
