@@ -6,10 +6,10 @@ import Testing
 @Suite("Child processes the tests start")
 struct ChildProcessTests {
     @Test("a child holds only its three standard streams, whatever the test bundle has open")
-    func onlyStandardStreamsInherited() throws {
+    func onlyStandardStreamsInherited() async throws {
         let held = try (0..<64).map { _ in try FileHandle(forReadingFrom: URL(fileURLWithPath: "/dev/null")) }
         defer { for handle in held { try? handle.close() } }
-        let finished = try ChildProcess.run("/bin/sh", ["-c", "ls /proc/$$/fd"])
+        let finished = try await ChildProcess.run("/bin/sh", ["-c", "ls /proc/$$/fd"])
         #expect(finished.status == 0, "\(finished.errorText)")
         let descriptors = Set(finished.outputText.split(whereSeparator: \.isNewline).map(String.init))
         // `ls` itself may hold its directory open; the shell's own are 0, 1 and 2.
@@ -17,17 +17,17 @@ struct ChildProcessTests {
     }
 
     @Test("output larger than a pipe's buffer on both streams, input written while the child reads, exit code kept")
-    func bothStreamsAndInput() throws {
+    func bothStreamsAndInput() async throws {
         let input = Data(repeating: UInt8(ascii: "a"), count: 300_000)
-        let finished = try ChildProcess.run("/bin/sh", ["-c", "cat; head -c 200000 /dev/zero >&2; exit 7"], input: input)
+        let finished = try await ChildProcess.run("/bin/sh", ["-c", "cat; head -c 200000 /dev/zero >&2; exit 7"], input: input)
         #expect(finished.status == 7)
         #expect(finished.output == input)
         #expect(finished.error.count == 200_000)
     }
 
     @Test("a working directory, an environment of its own, and SIGKILL reported as the signal")
-    func directoryEnvironmentAndSignal() throws {
-        let finished = try ChildProcess.run("/bin/sh", ["-c", "pwd; echo $ONLY"], environment: ["ONLY": "this"], directory: "/tmp")
+    func directoryEnvironmentAndSignal() async throws {
+        let finished = try await ChildProcess.run("/bin/sh", ["-c", "pwd; echo $ONLY"], environment: ["ONLY": "this"], directory: "/tmp")
         #expect(finished.outputText == "/tmp\nthis\n")
         let sleeper = try ChildProcess("/bin/sleep", ["30"])
         #expect(sleeper.isRunning)

@@ -20,13 +20,13 @@ struct DashboardBrowserTests {
         "sign in, every page with data, overview = metrics API, search, grant + audit, viewer refused, CSRF refused, accessibility, screenshots",
         .enabled(if: required || (python != nil && hasChromium), "set STOREKEEPER_BROWSER_PYTHON (Scripts/browser-python.sh) and install chromium"),
         .timeLimit(.minutes(10)))
-    func dashboardInABrowser() throws {
+    func dashboardInABrowser() async throws {
         let python = try #require(Self.python, "STOREKEEPER_REQUIRE_BROWSER=1 but STOREKEEPER_BROWSER_PYTHON is not set")
         #expect(Self.hasChromium, "chromium and chromedriver must be installed (apt-get install chromium chromium-driver)")
         let root = InteropPython.repositoryRoot
         let shots = root.appendingPathComponent(".build/dashboard-screenshots")
         try? FileManager.default.removeItem(at: shots)
-        let finished = try ChildProcess.run(
+        let finished = try await ChildProcess.run(
             python, [root.appendingPathComponent("Scripts/dashboard-browser-test.py").path, StorekeeperProcess.executable.path, shots.path],
             errorToOutput: true)
         let text = finished.outputText

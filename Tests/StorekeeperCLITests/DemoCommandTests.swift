@@ -11,8 +11,8 @@ struct DemoCommandTests {
     }
 
     @Test("--check matches every subscription although V1 and V2 notifications are lost and duplicated, and reports Apple API calls")
-    func checkMatchesEverySubscription() throws {
-        let output = try StorekeeperProcess.run(
+    func checkMatchesEverySubscription() async throws {
+        let output = try await StorekeeperProcess.run(
             [
                 "demo", "--check", "--customers", "60", "--days", "100", "--drop-rate", "0.3", "--duplicate-rate", "0.2", "--seed", "5",
                 "--step-hours", "3", "--quiet", "--v1",
@@ -26,8 +26,8 @@ struct DemoCommandTests {
     }
 
     @Test("without reconciliation, lost notifications leave the server behind and --check fails")
-    func checkFailsWithoutReconciliation() throws {
-        let output = try StorekeeperProcess.run(
+    func checkFailsWithoutReconciliation() async throws {
+        let output = try await StorekeeperProcess.run(
             [
                 "demo", "--check", "--customers", "30", "--days", "75", "--drop-rate", "1", "--duplicate-rate", "0", "--seed", "2",
                 "--step-hours", "6", "--quiet", "--without-reconciliation",
@@ -43,8 +43,8 @@ struct DemoCommandTests {
         arguments: [
             ["--drop-rate", "1.5"], ["--duplicate-rate", "-0.1"], ["--customers", "0"], ["--days", "0"], ["--step-hours", "0"],
         ])
-    func badKnobsAreUsageErrors(_ arguments: [String]) throws {
-        let output = try StorekeeperProcess.run(["demo", "--check"] + arguments)
+    func badKnobsAreUsageErrors(_ arguments: [String]) async throws {
+        let output = try await StorekeeperProcess.run(["demo", "--check"] + arguments)
         #expect(output.exitCode == 2, "\(output.standardError)")
         #expect(!output.standardError.isEmpty)
     }
@@ -53,10 +53,10 @@ struct DemoCommandTests {
 @Suite("storekeeper output into a closed pipe")
 struct ClosedPipeTests {
     @Test("a reader that stops early (| head -1) ends the output quietly, not the program")
-    func closedPipeDoesNotCrash() throws {
+    func closedPipeDoesNotCrash() async throws {
         let command =
             "'\(StorekeeperProcess.executable.path)' demo --check --customers 5 --days 5 --step-hours 6 | head -1 > /dev/null; exit ${PIPESTATUS[0]}"
-        let finished = try ChildProcess.run("/bin/bash", ["-c", command])
+        let finished = try await ChildProcess.run("/bin/bash", ["-c", command])
         let text = finished.errorText
         #expect(finished.status == 0, "\(text.prefix(2_000))")
         #expect(!text.contains("Fatal error"))

@@ -78,14 +78,12 @@ struct DeviceCommandTests {
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(ca)/local-app-store.json"))) as? [String: Any])
         let appKey = try #require(identity["appKey"] as? String)
         func device(_ command: String, _ customer: String, _ extra: [String] = [], phone: String? = nil) async throws -> StorekeeperProcess.Output {
-            try await offThePool {
-                try StorekeeperProcess.run(
-                    [
-                        "device", command, "--server", "http://127.0.0.1:\(serverPort)", "--api-key", appKey,
-                        "--simulator", "http://127.0.0.1:\(simulatorPort)", "--customer", customer,
-                        "--state-dir", directory.appendingPathComponent("devices/\(phone ?? customer)").path, "--timeout", "60",
-                    ] + extra, timeout: 300)
-            }
+            try await StorekeeperProcess.run(
+                [
+                    "device", command, "--server", "http://127.0.0.1:\(serverPort)", "--api-key", appKey,
+                    "--simulator", "http://127.0.0.1:\(simulatorPort)", "--customer", customer,
+                    "--state-dir", directory.appendingPathComponent("devices/\(phone ?? customer)").path, "--timeout", "60",
+                ] + extra, timeout: 300)
         }
         func entitlements(_ output: StorekeeperProcess.Output) throws -> (source: String?, products: [String]) {
             let info = try output.json()["customerInfo"] as? [String: Any]
@@ -150,22 +148,5 @@ struct DeviceCommandTests {
         let reported = try await device("pending", "carol", ["--attempts", "2"])
         let problem = try #require((try reported.json()["pending"] as? [[String: Any]])?.first, "\(reported.text)")
         #expect(problem["problemReported"] as? Bool == true)
-    }
-}
-
-/// Runs blocking work (a child process, waiting for its exit) on a thread of its own, so the
-/// two-thread cooperative pool keeps serving the other suites' tasks.
-func offThePool<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try body() }) }.start()
-    }
-}
-
-func offThePool(_ body: @escaping @Sendable () -> Void) async {
-    await withCheckedContinuation { continuation in
-        Thread {
-            body()
-            continuation.resume()
-        }.start()
     }
 }

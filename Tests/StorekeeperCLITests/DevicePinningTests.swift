@@ -38,14 +38,12 @@ struct DevicePinningTests {
         #expect(await server.wait(for: "listening on"), "the server did not start: \(server.output)")
         func customerInfo(pin: Data) async throws -> StorekeeperProcess.Output {
             let pin = try #require(CertificatePins.pin(certificateDER: Array(pin)))
-            return try await offThePool {
-                try StorekeeperProcess.run(
-                    [
-                        "device", "customer-info", "--server", "https://127.0.0.1:\(port)", "--api-key", files.identity.appKey,
-                        "--customer", "alice", "--pin", pin, "--state-dir", directory.appendingPathComponent("device-\(UUID().uuidString)").path,
-                        "--timeout", "30",
-                    ], timeout: 120)
-            }
+            return try await StorekeeperProcess.run(
+                [
+                    "device", "customer-info", "--server", "https://127.0.0.1:\(port)", "--api-key", files.identity.appKey,
+                    "--customer", "alice", "--pin", pin, "--state-dir", directory.appendingPathComponent("device-\(UUID().uuidString)").path,
+                    "--timeout", "30",
+                ], timeout: 120)
         }
         let refused = try await customerInfo(pin: genuine.leafCertificateDER)
         #expect(refused.exitCode == 1, "\(refused.text) \(refused.standardError)")

@@ -9,7 +9,7 @@ struct ExperimentCommandTests {
     static let folder = InteropPython.repositoryRoot.appendingPathComponent("Scenarios/experiments")
 
     static func run(_ arguments: [String]) async throws -> StorekeeperProcess.Output {
-        try await offThePool { try StorekeeperProcess.run(["experiment"] + arguments, timeout: 600) }
+        try await StorekeeperProcess.run(["experiment"] + arguments, timeout: 600)
     }
 
     /// The probability to be best the report gives `variant`, in percent.

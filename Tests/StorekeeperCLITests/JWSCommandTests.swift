@@ -7,17 +7,17 @@ import Testing
 @Suite struct JWSCommandTests {
     let bundleId = "com.example.cli"
 
-    @Test func signedNotificationVerifiesWithItsNestedTransactionAndRenewalInfo() throws {
+    @Test func signedNotificationVerifiesWithItsNestedTransactionAndRenewalInfo() async throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let signed = try StorekeeperProcess.run(
+        let signed = try await StorekeeperProcess.run(
             ["jws", "sign", "--ca", "ca", "--type", "notification", "--bundle-id", bundleId, "--environment", "Sandbox"],
             in: directory
         )
         #expect(signed.exitCode == 0, "\(signed.standardError)")
         try signed.standardOutput.write(to: directory.appendingPathComponent("n.jws"))
 
-        let verified = try StorekeeperProcess.run(
+        let verified = try await StorekeeperProcess.run(
             ["jws", "verify", "n.jws", "--type", "notification", "--root", "ca/root.der", "--bundle-id", bundleId, "--environment", "Sandbox"],
             in: directory
         )
@@ -35,41 +35,42 @@ import Testing
         #expect(renewal["autoRenewStatus"] as? Int == 1)
     }
 
-    @Test func aNotificationBodyWithSignedPayloadIsAcceptedAsInput() throws {
+    @Test func aNotificationBodyWithSignedPayloadIsAcceptedAsInput() async throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let signed = try StorekeeperProcess.run(["jws", "sign", "--ca", "ca", "--type", "notification", "--bundle-id", bundleId], in: directory)
+        let signed = try await StorekeeperProcess.run(
+            ["jws", "sign", "--ca", "ca", "--type", "notification", "--bundle-id", bundleId], in: directory)
         let body = try JSONSerialization.data(withJSONObject: ["signedPayload": signed.text.trimmingCharacters(in: .whitespacesAndNewlines)])
         try body.write(to: directory.appendingPathComponent("body.json"))
-        let verified = try StorekeeperProcess.run(
+        let verified = try await StorekeeperProcess.run(
             ["jws", "verify", "body.json", "--type", "notification", "--root", "ca/root.der", "--bundle-id", bundleId, "--environment", "Sandbox"],
             in: directory
         )
         #expect(verified.exitCode == 0, "\(verified.text) \(verified.standardError)")
     }
 
-    @Test func usageErrorsAndUnreadableFilesExitWithTwo() throws {
-        let missingFile = try StorekeeperProcess.run([
+    @Test func usageErrorsAndUnreadableFilesExitWithTwo() async throws {
+        let missingFile = try await StorekeeperProcess.run([
             "jws", "verify", "/nonexistent/x.jws", "--type", "transaction", "--bundle-id", "a", "--environment", "Sandbox",
         ])
         #expect(missingFile.exitCode == 2)
         #expect(missingFile.standardError.contains("cannot read"))
-        let badType = try StorekeeperProcess.run(["jws", "verify", "x", "--type", "receipt", "--bundle-id", "a", "--environment", "Sandbox"])
+        let badType = try await StorekeeperProcess.run(["jws", "verify", "x", "--type", "receipt", "--bundle-id", "a", "--environment", "Sandbox"])
         #expect(badType.exitCode == 2)
-        let missingOption = try StorekeeperProcess.run(["jws", "verify", "x", "--type", "transaction"])
+        let missingOption = try await StorekeeperProcess.run(["jws", "verify", "x", "--type", "transaction"])
         #expect(missingOption.exitCode == 2)
-        let productionWithoutAppleId = try StorekeeperProcess.run([
+        let productionWithoutAppleId = try await StorekeeperProcess.run([
             "jws", "verify", "/dev/null", "--type", "transaction", "--bundle-id", "a", "--environment", "Production",
         ])
         #expect(productionWithoutAppleId.exitCode == 2)
-        let unknownCommand = try StorekeeperProcess.run(["frobnicate"])
+        let unknownCommand = try await StorekeeperProcess.run(["frobnicate"])
         #expect(unknownCommand.exitCode == 2)
-        let help = try StorekeeperProcess.run(["--help"])
+        let help = try await StorekeeperProcess.run(["--help"])
         #expect(help.exitCode == 0)
         #expect(help.text.contains("jws"))
     }
 
-    @Test func garbageIsAnInvalidVerdictNotACrash() throws {
+    @Test func garbageIsAnInvalidVerdictNotACrash() async throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let inputs: [String: Data] = [
@@ -81,7 +82,7 @@ import Testing
         ]
         for (name, data) in inputs {
             try data.write(to: directory.appendingPathComponent(name))
-            let result = try StorekeeperProcess.run(
+            let result = try await StorekeeperProcess.run(
                 ["jws", "verify", name, "--type", "transaction", "--bundle-id", bundleId, "--environment", "Sandbox"], in: directory
             )
             #expect(result.exitCode == 1, "\(name): \(result.text) \(result.standardError)")
@@ -133,7 +134,7 @@ import Testing
     }
 
     @Test(.enabled(if: InteropPython.shouldRun, InteropPython.skipMessage))
-    func verdictsAgreeWithApplesPythonVerifierOnFreshValidAndForgedInputs() throws {
+    func verdictsAgreeWithApplesPythonVerifierOnFreshValidAndForgedInputs() async throws {
         let python = try InteropPython.require()
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -144,7 +145,7 @@ import Testing
             var sign = ["jws", "sign", "--ca", "ca", "--type", testCase.type, "--bundle-id", bundleId, "--environment", testCase.environment]
             if let appAppleId = testCase.appAppleId { sign += ["--app-apple-id", String(appAppleId)] }
             if let forge = testCase.forge { sign += ["--forge", forge] }
-            let signed = try StorekeeperProcess.run(sign, in: directory)
+            let signed = try await StorekeeperProcess.run(sign, in: directory)
             try #require(signed.exitCode == 0, "\(testCase.name): \(signed.standardError)")
             let file = "case-\(index).jws"
             try signed.standardOutput.write(to: directory.appendingPathComponent(file))
@@ -156,7 +157,7 @@ import Testing
                 verifyEnvironment,
             ]
             if let appAppleId = testCase.verifyAppAppleId { verify += ["--app-apple-id", String(appAppleId)] }
-            let verified = try StorekeeperProcess.run(verify, in: directory)
+            let verified = try await StorekeeperProcess.run(verify, in: directory)
             let verdict = try verified.json()
             let valid = verdict["valid"] as? Bool ?? false
             #expect(verified.exitCode == (valid ? 0 : 1), "\(testCase.name)")
@@ -174,7 +175,7 @@ import Testing
                     strict: true
                 ))
         }
-        let apple = try AppleReferenceVerifier.verdicts(for: references, interpreter: python)
+        let apple = try await AppleReferenceVerifier.verdicts(for: references, interpreter: python)
         for testCase in Self.interopCases {
             let reference = try #require(apple[testCase.name])
             let mine = try #require(ours[testCase.name])

@@ -5,10 +5,10 @@ import Testing
 @Suite("bench seed writes the figures, bench read times every read route", .heavyLoad)
 struct ReadBenchmarkTests {
     @Test("a small seed is served from its figures at once, and every read route answers 200")
-    func seedThenRead() throws {
+    func seedThenRead() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("storekeeper-read-test-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let seeded = try StorekeeperProcess.run(
+        let seeded = try await StorekeeperProcess.run(
             ["bench", "seed", "--subscriptions", "200", "--slice", "100", "--data-dir", directory.path, "--end", "2026-11-23T00:00:00Z"])
         #expect(seeded.exitCode == 0, "\(seeded.standardError)")
         let seed = try seeded.json()
@@ -16,7 +16,7 @@ struct ReadBenchmarkTests {
         #expect(seed["figureRetries"] as? Int == 0)
         #expect((seed["enrolments"] as? Int ?? 0) > 0)
 
-        let read = try StorekeeperProcess.run(
+        let read = try await StorekeeperProcess.run(
             ["bench", "read", "--data-dir", directory.path, "--samples", "2", "--two-user-seconds", "1"], timeout: 300)
         #expect(read.exitCode == 0, "\(read.standardError.suffix(3000))")
         let report = try read.json()

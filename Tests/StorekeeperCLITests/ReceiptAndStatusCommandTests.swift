@@ -7,8 +7,8 @@ import Testing
         try #require(Bundle.module.url(forResource: "Fixtures/\(name)", withExtension: nil))
     }
 
-    @Test func theRevenueCatReceiptDecodesToApplesOwnVerifyReceiptAnswer() throws {
-        let result = try StorekeeperProcess.run(["receipt", "decode", try Self.fixture("revenuecat-sandbox-sample1-2020.receipt").path])
+    @Test func theRevenueCatReceiptDecodesToApplesOwnVerifyReceiptAnswer() async throws {
+        let result = try await StorekeeperProcess.run(["receipt", "decode", try Self.fixture("revenuecat-sandbox-sample1-2020.receipt").path])
         #expect(result.exitCode == 0, "\(result.standardError)")
         let ours = try result.json()
         let apple = try #require(
@@ -32,12 +32,12 @@ import Testing
         }
     }
 
-    @Test func anXcodeReceiptNeedsTheStoreKitRootTheUserAdds() throws {
+    @Test func anXcodeReceiptNeedsTheStoreKitRootTheUserAdds() async throws {
         let receipt = try Self.fixture("xcode-storekit-2023-with-transaction.receipt").path
-        let withAppleRoot = try StorekeeperProcess.run(["receipt", "decode", receipt])
+        let withAppleRoot = try await StorekeeperProcess.run(["receipt", "decode", receipt])
         #expect(withAppleRoot.exitCode == 1)
         #expect(try withAppleRoot.json()["status"] as? Int == 21003)
-        let withStoreKitRoot = try StorekeeperProcess.run([
+        let withStoreKitRoot = try await StorekeeperProcess.run([
             "receipt", "decode", receipt, "--root", try Self.fixture("StoreKitTestCertificate.cer").path,
         ])
         #expect(withStoreKitRoot.exitCode == 0, "\(withStoreKitRoot.standardError)")
@@ -47,7 +47,7 @@ import Testing
         #expect(purchases.first?["product_id"] as? String == "pass.premium")
     }
 
-    @Test func badReceiptsGetApplesStatusAndExitOne() throws {
+    @Test func badReceiptsGetApplesStatusAndExitOne() async throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let original = try Data(contentsOf: try Self.fixture("revenuecat-sandbox-sample1-2020.receipt"))
@@ -64,25 +64,25 @@ import Testing
         ]
         for (name, data, status) in inputs {
             try data.write(to: directory.appendingPathComponent(name))
-            let result = try StorekeeperProcess.run(["receipt", "decode", name], in: directory, timeout: 120)
+            let result = try await StorekeeperProcess.run(["receipt", "decode", name], in: directory, timeout: 120)
             #expect(result.exitCode == 1, "\(name)")
             let code = try result.json()["status"] as? Int
             #expect(code != 0 && code != nil, "\(name)")
             if name != "flipped" { #expect(code == status, "\(name): \(result.standardError)") }
         }
-        let wrongApp = try StorekeeperProcess.run([
+        let wrongApp = try await StorekeeperProcess.run([
             "receipt", "decode", try Self.fixture("revenuecat-sandbox-sample1-2020.receipt").path, "--bundle-id", "com.example.other",
         ])
         #expect(wrongApp.exitCode == 1)
-        let missing = try StorekeeperProcess.run(["receipt", "decode", "/nonexistent/receipt"])
+        let missing = try await StorekeeperProcess.run(["receipt", "decode", "/nonexistent/receipt"])
         #expect(missing.exitCode == 2)
     }
 
-    @Test func statusComputesSubscriptionsEntitlementsAndEligibilityFromAVerifyReceiptResponse() throws {
+    @Test func statusComputesSubscriptionsEntitlementsAndEligibilityFromAVerifyReceiptResponse() async throws {
         let response = try Self.fixture("revenuecat-verifyReceiptSample1.json").path
         let catalog = try Self.fixture("catalog.json").path
         // The last period of the sample ends at 2020-07-22 18:39:06 UTC and auto-renew is on.
-        let during = try StorekeeperProcess.run(["status", response, "--at", "2020-07-22T18:39:05Z", "--catalog", catalog, "--compact"])
+        let during = try await StorekeeperProcess.run(["status", response, "--at", "2020-07-22T18:39:05Z", "--catalog", catalog, "--compact"])
         #expect(during.exitCode == 0, "\(during.standardError)")
         let report = try during.json()
         let subscriptions = try #require(report["subscriptions"] as? [[String: Any]])
@@ -93,23 +93,23 @@ import Testing
         #expect(eligibility["20662382"]?["introductoryOffer"] as? Bool == false)
         #expect(eligibility["revenuecat.extras"]?["introductoryOffer"] as? Bool == true, "a catalog group with no purchases is listed")
 
-        let after = try StorekeeperProcess.run(["status", response, "--at", "2020-07-22T18:39:07Z", "--catalog", catalog, "--compact"])
+        let after = try await StorekeeperProcess.run(["status", response, "--at", "2020-07-22T18:39:07Z", "--catalog", catalog, "--compact"])
         let later = try #require(try after.json()["subscriptions"] as? [[String: Any]])
         #expect(later.first { $0["originalTransactionId"] as? String == "1000000692878476" }?["status"] as? String != "active")
 
-        let badDate = try StorekeeperProcess.run(["status", response, "--at", "yesterday"])
+        let badDate = try await StorekeeperProcess.run(["status", response, "--at", "yesterday"])
         #expect(badDate.exitCode == 2)
     }
 
-    @Test func benchmarksReportTheirRateAsJSON() throws {
-        let engine = try StorekeeperProcess.run(["bench", "engine", "--seconds", "0.2"])
+    @Test func benchmarksReportTheirRateAsJSON() async throws {
+        let engine = try await StorekeeperProcess.run(["bench", "engine", "--seconds", "0.2"])
         #expect(engine.exitCode == 0, "\(engine.standardError)")
         let report = try engine.json()
         #expect((report["operations"] as? Int ?? 0) > 0)
         #expect(report["threads"] as? Int == 1)
         #expect(report["perSecond"] != nil && report["seconds"] != nil)
 
-        let receipt = try StorekeeperProcess.run([
+        let receipt = try await StorekeeperProcess.run([
             "bench", "receipt", try Self.fixture("revenuecat-sandbox-sample1-2020.receipt").path, "--seconds", "0.2", "--threads", "2",
         ])
         #expect(receipt.exitCode == 0, "\(receipt.standardError)")

@@ -5,10 +5,10 @@ import Testing
 @Suite("bench seed and bench scale", .heavyLoad)
 struct ScaleBenchmarkTests {
     @Test("a small seeded database is served with the simulator's states, and every step is measured")
-    func seedThenMeasure() throws {
+    func seedThenMeasure() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("storekeeper-scale-test-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let seeded = try StorekeeperProcess.run(
+        let seeded = try await StorekeeperProcess.run(
             ["bench", "seed", "--subscriptions", "200", "--slice", "100", "--data-dir", directory.path, "--end", "2026-11-23T00:00:00Z"])
         #expect(seeded.exitCode == 0, "\(seeded.standardError)")
         let seed = try seeded.json()
@@ -19,10 +19,10 @@ struct ScaleBenchmarkTests {
         #expect(rows > chains)
 
         // Seeding the same directory again is refused rather than mixed in.
-        let again = try StorekeeperProcess.run(["bench", "seed", "--subscriptions", "200", "--slice", "100", "--data-dir", directory.path])
+        let again = try await StorekeeperProcess.run(["bench", "seed", "--subscriptions", "200", "--slice", "100", "--data-dir", directory.path])
         #expect(again.exitCode != 0)
 
-        let measured = try StorekeeperProcess.run(
+        let measured = try await StorekeeperProcess.run(
             ["bench", "scale", "--data-dir", directory.path, "--reads", "300", "--concurrency", "4", "--first-plan"], timeout: 300)
         #expect(measured.exitCode == 0, "\(measured.standardError) \(measured.text.prefix(2000))")
         let report = try measured.json()

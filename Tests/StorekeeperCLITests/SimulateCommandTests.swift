@@ -23,8 +23,8 @@ struct SimulateCommandTests {
     }
 
     @Test("every scenario in Scenarios/ meets its expectations on the simulator and the server", arguments: files)
-    func scenarioMeetsExpectations(_ file: String) throws {
-        let output = try StorekeeperProcess.run(["simulate", Self.scenarios.appendingPathComponent(file).path], timeout: 600)
+    func scenarioMeetsExpectations(_ file: String) async throws {
+        let output = try await StorekeeperProcess.run(["simulate", Self.scenarios.appendingPathComponent(file).path], timeout: 600)
         #expect(output.exitCode == 0, "\(output.text)\n\(output.standardError)")
         let line = try #require(output.text.split(separator: "\n").last { $0.hasPrefix("expectations met ") })
         let counts = line.dropFirst("expectations met ".count).split(separator: "/").compactMap { Int($0) }
@@ -32,7 +32,7 @@ struct SimulateCommandTests {
     }
 
     @Test("a wrong expectation fails the run with exit 1")
-    func wrongExpectationFails() throws {
+    func wrongExpectationFails() async throws {
         let file = try Self.temporary(
             """
             name: a trial that is said to be expired while it runs
@@ -45,7 +45,7 @@ struct SimulateCommandTests {
               - { day: 3, customer: zoe, status: expired }
             """, suffix: ".yaml")
         defer { try? FileManager.default.removeItem(at: file) }
-        let output = try StorekeeperProcess.run(["simulate", file.path], timeout: 300)
+        let output = try await StorekeeperProcess.run(["simulate", file.path], timeout: 300)
         #expect(output.exitCode == 1, "\(output.text)")
         #expect(output.text.contains("expectations met 0/1"))
     }
@@ -59,10 +59,10 @@ struct SimulateCommandTests {
             "name: x\ndays: 10\ncustomers: [{ name: a, actions: [{ day: 1, cancel: true, refund: true }] }]\nexpect: []\n",
             "this is not yaml: [",
         ])
-    func badScenariosAreUsageErrors(_ text: String) throws {
+    func badScenariosAreUsageErrors(_ text: String) async throws {
         let file = try Self.temporary(text, suffix: ".yaml")
         defer { try? FileManager.default.removeItem(at: file) }
-        let output = try StorekeeperProcess.run(["simulate", file.path])
+        let output = try await StorekeeperProcess.run(["simulate", file.path])
         #expect(output.exitCode == 2, "\(output.text)\n\(output.standardError)")
         #expect(!output.standardError.isEmpty)
     }

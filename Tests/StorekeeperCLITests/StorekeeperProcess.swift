@@ -36,8 +36,8 @@ struct StorekeeperProcess {
 
     /// Runs `storekeeper arguments…` in `directory` with `input` on standard input (none when
     /// nil), stopping it after `timeout` seconds.
-    static func run(_ arguments: [String], in directory: URL? = nil, input: String? = nil, timeout: TimeInterval = 120) throws -> Output {
-        let finished = try ChildProcess.run(
+    static func run(_ arguments: [String], in directory: URL? = nil, input: String? = nil, timeout: TimeInterval = 120) async throws -> Output {
+        let finished = try await ChildProcess.run(
             executable.path, arguments, directory: directory?.path, input: input.map { Data($0.utf8) }, timeout: timeout)
         return Output(exitCode: finished.status, standardOutput: finished.output, standardError: finished.errorText)
     }

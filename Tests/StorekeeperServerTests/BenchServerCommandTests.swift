@@ -7,8 +7,8 @@ import Testing
 @Suite("storekeeper bench server", .heavyLoad)
 struct BenchServerCommandTests {
     /// Runs the built binary with `arguments`, at most `timeout` seconds.
-    static func run(_ arguments: [String], timeout: TimeInterval = 120) throws -> (status: Int32, output: Data) {
-        let finished = try ChildProcess.run(ServerProcess.binary.path, arguments, error: .null, timeout: timeout)
+    static func run(_ arguments: [String], timeout: TimeInterval = 120) async throws -> (status: Int32, output: Data) {
+        let finished = try await ChildProcess.run(ServerProcess.binary.path, arguments, error: .null, timeout: timeout)
         return (finished.status, finished.output)
     }
 
@@ -24,7 +24,7 @@ struct BenchServerCommandTests {
             arguments += ["--database-url", url]
             cleanup = { try? await SQLStore.dropPostgresDatabaseForTests(baseURL: base, name: String(name), logger: logger) }
         }
-        let result = try Self.run(arguments)
+        let result = try await Self.run(arguments)
         await cleanup?()
         #expect(result.status == 0)
         let report = try #require(try JSONSerialization.jsonObject(with: result.output) as? [String: Any])
@@ -41,10 +41,10 @@ struct BenchServerCommandTests {
     }
 
     @Test("out-of-range options are usage errors")
-    func usage() throws {
+    func usage() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: ServerProcess.binary.path), "build the storekeeper product first")
         for arguments in [["--notifications", "0"], ["--concurrency", "0"], ["--reads", "-1"], ["--database-url", "mysql://x"]] {
-            #expect(try Self.run(["bench", "server"] + arguments).status == 2)
+            #expect(try await Self.run(["bench", "server"] + arguments).status == 2)
         }
     }
 }

@@ -38,14 +38,14 @@ public enum AppleReferenceVerifier {
     }
 
     /// Apple's verdict for each case, by case id.
-    public static func verdicts(for cases: [Case], interpreter: String) throws -> [String: Verdict] {
+    public static func verdicts(for cases: [Case], interpreter: String) async throws -> [String: Verdict] {
         let script = FileManager.default.temporaryDirectory.appendingPathComponent("storekeeper-reference-verifier-\(UUID().uuidString).py")
         try Data(pythonScript.utf8).write(to: script)
         defer { try? FileManager.default.removeItem(at: script) }
 
         // Isolated (`-I`): the script's folder (the temporary one, where anything may lie, such as
         // an `attr.py` that hid the library's dependency) is not searched for modules.
-        let finished = try ChildProcess.run(interpreter, ["-I", script.path], input: try JSONEncoder().encode(["cases": cases]))
+        let finished = try await ChildProcess.run(interpreter, ["-I", script.path], input: try JSONEncoder().encode(["cases": cases]))
         guard finished.status == 0 else { throw ScriptFailed(message: finished.errorText) }
         let outputData = finished.output
         let verdicts = try JSONDecoder().decode([Verdict].self, from: outputData)

@@ -140,7 +140,23 @@ public final class ChildProcess: @unchecked Sendable {
     /// Runs `executable` to its end with `input` on standard input (`/dev/null` when nil),
     /// capturing standard output (and standard error, when `error` is `.pipe`). Past `timeout`
     /// seconds the child gets SIGTERM.
+    ///
+    /// The wait happens on a thread of its own: a test blocking one of the concurrency pool's
+    /// few threads for a child's whole run starves every other test's servers and clients.
     public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil, directory: String? = nil,
+        input: Data? = nil, error: Stream = .pipe, errorToOutput: Bool = false, timeout: TimeInterval? = nil
+    ) async throws -> Finished {
+        try await offThePool {
+            try runWaiting(
+                executable, arguments, environment: environment, directory: directory, input: input, error: error,
+                errorToOutput: errorToOutput, timeout: timeout)
+        }
+    }
+
+    /// ``run(_:_:environment:directory:input:error:errorToOutput:timeout:)`` blocking the calling
+    /// thread, for callers that are not async and own their thread.
+    public static func runWaiting(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil, directory: String? = nil,
         input: Data? = nil, error: Stream = .pipe, errorToOutput: Bool = false, timeout: TimeInterval? = nil
     ) throws -> Finished {
@@ -279,6 +295,22 @@ public final class ChildProcess: @unchecked Sendable {
     private static func decode(_ raw: Int32) -> Int32 {
         let signal = raw & 0x7f
         return signal == 0 ? (raw >> 8) & 0xff : signal
+    }
+}
+
+/// Runs `body`, which blocks (a child process, a pipe, `waitpid`), on a thread of its own and
+/// awaits its answer. Blocking the concurrency pool instead holds one of its few threads (one
+/// per core) and stalls the servers, clients and pools of every test running beside it.
+public func offThePool<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
+}
+
+/// ``offThePool(_:)`` for work that cannot fail.
+public func offThePool<Value: Sendable>(_ body: @escaping @Sendable () -> Value) async -> Value {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(returning: body()) }
     }
 }
 

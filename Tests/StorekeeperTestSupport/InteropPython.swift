@@ -47,7 +47,7 @@ public enum InteropPython {
         }
         let script = repositoryRoot.appendingPathComponent("Scripts/interop-python.sh")
         guard FileManager.default.fileExists(atPath: script.path) else { return nil }
-        guard let finished = try? ChildProcess.run("/bin/bash", [script.path], error: .inherit), finished.status == 0 else {
+        guard let finished = try? ChildProcess.runWaiting("/bin/bash", [script.path], error: .inherit), finished.status == 0 else {
             return nil
         }
         let data = finished.output

@@ -71,7 +71,7 @@ struct APITokenTests {
             header = jwt.get_unverified_header(sys.argv[1])
             print(json.dumps({'claims': claims, 'header': header}, sort_keys=True))
             """
-        let output = try PythonCrossCheck.output(script, [token, try Fixture.url("testSigningKey.p8").path])
+        let output = try await PythonCrossCheck.output(script, [token, try Fixture.url("testSigningKey.p8").path])
         let decoded = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: [String: Any]])
         #expect(decoded["claims"]?["bid"] as? String == "com.example")
         #expect(decoded["claims"]?["iss"] as? String == "issuer-1")

@@ -60,14 +60,14 @@ struct PromotionalOfferSignatureTests {
     @Test(
         "Apple's Python PromotionalOfferSignatureCreator output verifies with our verifier",
         .enabled(if: InteropPython.shouldRun, InteropPython.skipMessage))
-    func pythonSignatureVerifiesHere() throws {
+    func pythonSignatureVerifiesHere() async throws {
         let script = """
             import sys, uuid
             from appstoreserverlibrary.promotional_offer import PromotionalOfferSignatureCreator
             creator = PromotionalOfferSignatureCreator(open(sys.argv[1], 'rb').read(), 'keyId', 'com.example')
             print(creator.create_signature('productId', 'offerId', sys.argv[2], uuid.UUID(sys.argv[3]), int(sys.argv[4])))
             """
-        let signature = try PythonCrossCheck.output(
+        let signature = try await PythonCrossCheck.output(
             script,
             [
                 try Fixture.url("testSigningKey.p8").path, Self.fields.appAccountToken, Self.nonce.uuidString, String(Self.fields.timestamp),
@@ -79,7 +79,7 @@ struct PromotionalOfferSignatureTests {
     @Test(
         "our signature verifies with Python's cryptography over the payload Apple's library builds",
         .enabled(if: InteropPython.shouldRun, InteropPython.skipMessage))
-    func ourSignatureVerifiesInPython() throws {
+    func ourSignatureVerifiesInPython() async throws {
         let signed = try PromotionalOfferSignature(fields: Self.fields, key: try Self.key())
         // Rebuild the payload exactly as Apple's creator does, then verify with the public key.
         let script = """
@@ -99,7 +99,7 @@ struct PromotionalOfferSignatureTests {
             key.public_key().verify(base64.b64decode(sys.argv[5]), captured['payload'], ec.ECDSA(hashes.SHA256()))
             print('ok')
             """
-        let output = try PythonCrossCheck.output(
+        let output = try await PythonCrossCheck.output(
             script,
             [
                 try Fixture.url("testSigningKey.p8").path, Self.fields.appAccountToken, Self.nonce.uuidString,

@@ -76,7 +76,7 @@ struct StoreKitJWSSignerTests {
     }
 
     @Test("PyJWT decodes the offer JWS with the public key and Apple's audiences", .enabled(if: InteropPython.shouldRun, InteropPython.skipMessage))
-    func pythonDecodes() throws {
+    func pythonDecodes() async throws {
         let (signer, _) = try Self.signer()
         let promotional = try signer.promotionalOffer(
             productId: "productId", offerIdentifier: "offerId", nonce: Self.nonce, issuedAt: Self.issuedAt)
@@ -90,7 +90,7 @@ struct StoreKitJWSSignerTests {
             b = jwt.decode(sys.argv[3], key, algorithms=['ES256'], audience='introductory-offer-eligibility')
             print(a['offerIdentifier'], b['allowIntroductoryOffer'], a['nonce'])
             """
-        let output = try PythonCrossCheck.output(script, [try Fixture.url("testSigningKey.p8").path, promotional, eligibility])
+        let output = try await PythonCrossCheck.output(script, [try Fixture.url("testSigningKey.p8").path, promotional, eligibility])
         #expect(output == "offerId False d31b2a8e-2a4b-4c5e-9f1a-3f5e2a1b0c9d")
     }
 }

@@ -21,15 +21,15 @@ enum PythonCrossCheck {
 
     /// Runs `script` with `arguments` (as `sys.argv[1:]`) and returns its trimmed standard output;
     /// throws with standard error when it fails.
-    static func output(_ script: String, _ arguments: [String]) throws -> String {
+    static func output(_ script: String, _ arguments: [String]) async throws -> String {
         let interpreter = try InteropPython.require()
-        let result = try run(interpreter, script: script, arguments: arguments)
+        let result = try await run(interpreter, script: script, arguments: arguments)
         guard result.status == 0 else { throw Failed(description: "python failed: \(result.standardError)") }
         return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    private static func run(_ interpreter: String, script: String, arguments: [String]) throws -> Output {
-        let finished = try ChildProcess.run(interpreter, ["-c", script] + arguments)
+    private static func run(_ interpreter: String, script: String, arguments: [String]) async throws -> Output {
+        let finished = try await ChildProcess.run(interpreter, ["-c", script] + arguments)
         return Output(status: finished.status, standardOutput: finished.outputText, standardError: finished.errorText)
     }
 }

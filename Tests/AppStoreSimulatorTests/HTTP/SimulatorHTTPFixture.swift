@@ -72,6 +72,10 @@ struct SimulatorHTTPFixture {
         }
     }
 
+    /// The transport of the tests' clients: a loopback answer is never slow, but the test run
+    /// shares two cores among hundreds of tests, so the deadline is generous (30 s by default).
+    static let loopback = AsyncHTTPClientTransport(configuration: .init(timeout: .seconds(120)))
+
     /// The real App Store Server API client pointed at the simulator, without retries and
     /// without its own rate budget getting in the way.
     func client(
@@ -82,7 +86,7 @@ struct SimulatorHTTPFixture {
             configuration: try .init(
                 key: InAppPurchaseKey(keyId: keyId, privateKey: key ?? keys.apiKey), issuerId: Self.issuerId, bundleId: bundleId,
                 environment: store.environment, baseURL: baseURL, retryPolicy: RetryPolicy(maximumAttempts: 1)),
-            rateBudget: RateBudget(configuration: .init(productionLimits: limits, sandboxFactor: 1)))
+            transport: Self.loopback, rateBudget: RateBudget(configuration: .init(productionLimits: limits, sandboxFactor: 1)))
     }
 
     /// A verifier trusting the test CA, for this store's app and environment.

@@ -74,17 +74,8 @@ struct SimulatorPythonInteropTests {
         let inputURL = directory.appendingPathComponent("input.json")
         try Data(script.utf8).write(to: scriptURL)
         try input.write(to: inputURL)
-        let (status, output, errors) = try await withCheckedThrowingContinuation {
-            (continuation: CheckedContinuation<(Int32, Data, Data), any Error>) in
-            DispatchQueue.global().async {
-                do {
-                    let finished = try ChildProcess.run(python, [scriptURL.path, inputURL.path])
-                    continuation.resume(returning: (finished.status, finished.output, finished.error))
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-        }
+        let finished = try await ChildProcess.run(python, [scriptURL.path, inputURL.path])
+        let (status, output, errors) = (finished.status, finished.output, finished.error)
         try #require(status == 0, "Python failed: \(String(decoding: errors, as: UTF8.self))")
         return try JSONDecoder().decode(Report.self, from: output)
     }

@@ -14,7 +14,8 @@ struct SimulatorVerifyReceiptTests {
             configuration: .init(
                 productionURL: url.appendingPathComponent("verifyReceipt"),
                 sandboxURL: url.appendingPathComponent("sandbox/verifyReceipt"),
-                firstEnvironment: first, retryPolicy: RetryPolicy(maximumAttempts: 1)))
+                firstEnvironment: first, retryPolicy: RetryPolicy(maximumAttempts: 1)),
+            transport: SimulatorHTTPFixture.loopback)
     }
 
     @Test func aValidReceiptIsAnsweredWithTheAccountsTransactionsAndRenewals() async throws {

@@ -9,7 +9,7 @@ struct PopulationInteropTests {
     @Test(
         "Apple's verifier accepts every notification, device transaction and renewal info a busy population produced",
         .enabled(if: InteropPython.shouldRun, InteropPython.skipMessage))
-    func applesVerifierAcceptsEverything() throws {
+    func applesVerifierAcceptsEverything() async throws {
         let python = try InteropPython.require()
         let (store, outputs) = try PopulationSimulatorTests.run(customers: 40, days: 150, seed: 21, behaviour: PopulationSimulatorTests.busy)
         let root = PopulationSimulatorTests.signer.certificateAuthority.rootCertificateDER.base64EncodedString()
@@ -27,7 +27,7 @@ struct PopulationInteropTests {
                 id: $0.id, jws: $0.jws, type: $0.type, roots: [root], bundleId: "com.example.sim", environment: "Production", appAppleId: 42,
                 strict: true)
         }
-        let verdicts = try AppleReferenceVerifier.verdicts(for: cases, interpreter: python)
+        let verdicts = try await AppleReferenceVerifier.verdicts(for: cases, interpreter: python)
         let refused = inputs.filter { verdicts[$0.id]?.status != "ok" }.map {
             "\($0.id): \(verdicts[$0.id]?.status ?? "no verdict") \(verdicts[$0.id]?.error ?? "")"
         }

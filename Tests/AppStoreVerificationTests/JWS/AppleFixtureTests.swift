@@ -70,9 +70,9 @@ struct AppleFixtureTests {
         "Apple's Python verifier agrees on Apple's own test data",
         .enabled(if: InteropPython.shouldRun, InteropPython.skipMessage)
     )
-    func pythonAgrees() throws {
+    func pythonAgrees() async throws {
         let cases = try Self.cases()
-        let verdicts = try AppleReferenceVerifier.verdicts(for: cases.map(\.referenceCase), interpreter: try InteropPython.require())
+        let verdicts = try await AppleReferenceVerifier.verdicts(for: cases.map(\.referenceCase), interpreter: try InteropPython.require())
         for input in cases {
             #expect(verdicts[input.name]?.status == input.expected, "\(input.name): \(verdicts[input.name]?.error ?? "")")
         }

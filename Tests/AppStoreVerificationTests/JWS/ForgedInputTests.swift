@@ -20,7 +20,7 @@ struct ForgedInputTests {
     )
     func pythonReferenceAgrees() async throws {
         let table = try ForgedInputTable.shared.get()
-        let verdicts = try AppleReferenceVerifier.verdicts(for: table.map(\.referenceCase), interpreter: try InteropPython.require())
+        let verdicts = try await AppleReferenceVerifier.verdicts(for: table.map(\.referenceCase), interpreter: try InteropPython.require())
         for input in table {
             let reference = try #require(verdicts[input.name], "\(input.name)")
             #expect(reference.status == input.expected, "\(input.name): Python says \(reference.status) \(reference.error ?? "")")

@@ -42,7 +42,7 @@ struct AnalyticsRebuildTests {
             try await store.apply(Changeset(appId: "alpha", at: Self.t0, entries: written))
         }
         let common = ["analytics", "rebuild", "--config", config.path, "--data-dir", data.path, "--app", "alpha"]
-        let run = try StorekeeperProcess.run(common)
+        let run = try await StorekeeperProcess.run(common)
         #expect(run.exitCode == 0, "\(run.standardError)")
         #expect(run.text.contains("figures of alpha built"))
         #expect(run.standardError.contains("Production: complete"))
@@ -62,10 +62,11 @@ struct AnalyticsRebuildTests {
                 #expect(replay.contains { ($0.value ?? 0) > 0 }, "\(metric)")
             }
         }
-        let again = try StorekeeperProcess.run(common + ["--force"])
+        let again = try await StorekeeperProcess.run(common + ["--force"])
         #expect(again.exitCode == 0, "\(again.standardError)")
-        #expect(try StorekeeperProcess.run(common + ["--environment", "Xcode"]).exitCode == 2)
+        #expect(try await StorekeeperProcess.run(common + ["--environment", "Xcode"]).exitCode == 2)
         #expect(
-            try StorekeeperProcess.run(["analytics", "rebuild", "--config", config.path, "--data-dir", data.path, "--app", "nobody"]).exitCode == 2)
+            try await StorekeeperProcess.run(["analytics", "rebuild", "--config", config.path, "--data-dir", data.path, "--app", "nobody"]).exitCode
+                == 2)
     }
 }

@@ -6,8 +6,8 @@ import Testing
 @Suite("Bench: analytics over a seeded database")
 struct AnalyticsBenchmarkTests {
     @Test("a small population is seeded, indexed and agrees with the replay; bad options are usage errors")
-    func smallPopulation() throws {
-        let run = try StorekeeperProcess.run(["bench", "analytics", "--subscriptions", "150", "--days", "400"])
+    func smallPopulation() async throws {
+        let run = try await StorekeeperProcess.run(["bench", "analytics", "--subscriptions", "150", "--days", "400"])
         #expect(run.exitCode == 0, "\(run.standardError)")
         let report = try run.json()
         #expect(report["database"] as? String == "sqlite")
@@ -18,7 +18,7 @@ struct AnalyticsBenchmarkTests {
         #expect(report["yearOfDailyMRRSeconds"] is Double && report["replayYearEstimateSeconds"] is Double)
 
         for bad in [["--subscriptions", "0"], ["--days", "30"], ["--database-url", "mysql://x"]] {
-            let refused = try StorekeeperProcess.run(["bench", "analytics"] + bad)
+            let refused = try await StorekeeperProcess.run(["bench", "analytics"] + bad)
             #expect(refused.exitCode == 2, "\(bad): \(refused.standardError)")
         }
     }

@@ -47,32 +47,32 @@ struct MetricsCommandTests {
                     ]))
         }
         let common = ["metrics", "--config", config.path, "--data-dir", data.path, "--app", "alpha"]
-        let snapshot = try StorekeeperProcess.run(common + ["--at", "2026-01-10T00:00:00Z"])
+        let snapshot = try await StorekeeperProcess.run(common + ["--at", "2026-01-10T00:00:00Z"])
         #expect(snapshot.exitCode == 0, "\(snapshot.standardError)")
         let json = try snapshot.json()
         #expect(json["activeSubscriptions"] as? Int == 2)
         #expect(json["mrr"] as? Double == 19.98)  // 9.99 + 7.99 × 1.25 = 19.9775
         #expect(json["at"] as? String == "2026-01-10T00:00:00.000Z")
 
-        let series = try StorekeeperProcess.run(
+        let series = try await StorekeeperProcess.run(
             common + ["--metric", "revenue", "--from", "2026-01-01T00:00:00Z", "--to", "2026-01-03T00:00:00Z", "--group-by", "storefront"])
         #expect(series.exitCode == 0, "\(series.standardError)")
         let points = try series.json()["points"] as? [[String: Any]]
         #expect(points?.map { $0["value"] as? Double } == [9.99, 9.99])  // 7.99 × 1.25 = 9.9875
-        let table = try StorekeeperProcess.run(
+        let table = try await StorekeeperProcess.run(
             common + ["--metric", "revenue", "--from", "2026-01-01T00:00:00Z", "--to", "2026-01-03T00:00:00Z", "--format", "table"])
         #expect(table.exitCode == 0)
         #expect(table.text.contains("2026-01-02T00:00:00.000Z  9.99"))
 
         // Cohorts: both customers first paid in January; at January's end only the second (to February 1) is active.
-        let cohorts = try StorekeeperProcess.run(common + ["--cohorts", "--from", "2026-01-01T00:00:00Z", "--to", "2026-02-01T00:00:00Z"])
+        let cohorts = try await StorekeeperProcess.run(common + ["--cohorts", "--from", "2026-01-01T00:00:00Z", "--to", "2026-02-01T00:00:00Z"])
         #expect(cohorts.exitCode == 0, "\(cohorts.standardError)")
         let january = (try cohorts.json()["cohorts"] as? [[String: Any]])?.first
         #expect(january?["customers"] as? Int == 2)
         let periods = january?["periods"] as? [[String: Any]]
         #expect(periods?.first?["active"] as? Int == 1 && periods?.first?["retention"] as? Double == 0.5)
         #expect(periods?.first?["revenuePerCustomer"] as? Double == 9.99)  // (9.99 + 9.9875) ÷ 2 = 9.98875
-        let cohortTable = try StorekeeperProcess.run(
+        let cohortTable = try await StorekeeperProcess.run(
             common + ["--cohorts", "--from", "2026-01-01T00:00:00Z", "--to", "2026-02-01T00:00:00Z", "--format", "table"])
         #expect(cohortTable.exitCode == 0 && cohortTable.text.contains("2026-01-01T00:00:00.000Z  2"))
 
@@ -81,9 +81,9 @@ struct MetricsCommandTests {
             ["--cohorts", "--from", "2026-01-01T00:00:00Z", "--to", "2026-02-01T00:00:00Z", "--period", "day"],
             ["--cohorts", "--metric", "mrr"], ["--period", "week"],
         ] {
-            let refused = try StorekeeperProcess.run(common + bad)
+            let refused = try await StorekeeperProcess.run(common + bad)
             #expect(refused.exitCode == 2, "\(bad): \(refused.standardError)")
         }
-        #expect(try StorekeeperProcess.run(["metrics", "--config", config.path, "--data-dir", data.path, "--app", "nobody"]).exitCode == 2)
+        #expect(try await StorekeeperProcess.run(["metrics", "--config", config.path, "--data-dir", data.path, "--app", "nobody"]).exitCode == 2)
     }
 }

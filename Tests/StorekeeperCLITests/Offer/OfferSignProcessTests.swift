@@ -5,12 +5,12 @@ import Testing
 @Suite("storekeeper offer sign, as a process")
 struct OfferSignProcessTests {
     @Test("the printed signature verifies with the key's public half over Apple's exact string; bad input exits 2")
-    func signsFromTheCommandLine() throws {
+    func signsFromTheCommandLine() async throws {
         guard FileManager.default.isExecutableFile(atPath: StorekeeperProcess.executable.path) else {
             print("the storekeeper executable is not built next to the tests; process test skipped")
             return
         }
-        let signed = try StorekeeperProcess.run(["offer"] + OfferSignCommandTests.arguments)
+        let signed = try await StorekeeperProcess.run(["offer"] + OfferSignCommandTests.arguments)
         #expect(signed.exitCode == 0, "\(signed.standardError)")
         let json = try signed.json()
         let signature = try #require(json["signature"] as? String)
@@ -25,7 +25,7 @@ struct OfferSignProcessTests {
             nonce: UUID(uuidString: "d31b2a8e-2a4b-4c5e-9f1a-3f5e2a1b0c9d")!, timestamp: 1_698_148_900_000)
         #expect(PromotionalOfferSignature(fields: fields, signature: signature).isValid(publicKey: key.publicKey))
 
-        let badNonce = try StorekeeperProcess.run([
+        let badNonce = try await StorekeeperProcess.run([
             "offer", "sign", "--key", OfferSignCommandTests.keyPath, "--key-id", "K", "--bundle-id", "b", "--product-id", "p",
             "--offer-id", "o", "--nonce", "nope",
         ])
