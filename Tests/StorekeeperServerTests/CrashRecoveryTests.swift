@@ -95,6 +95,14 @@ struct ServerProcess {
         return true
     }
 
+    /// SIGKILL unless the server has exited, and its exit reaped: for a `defer`, so that an
+    /// expectation ending a test early leaves no server running.
+    func kill() {
+        guard process.isRunning else { return }
+        process.kill()
+        process.waitUntilExit()
+    }
+
     /// A TCP port nothing listens on now.
     static func freePort() -> Int { LoopbackPort.free() }
 }

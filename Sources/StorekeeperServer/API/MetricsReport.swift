@@ -83,10 +83,7 @@ public enum MetricsReport {
     /// once built, otherwise its whole ledger replayed in memory (the operator's choice: the
     /// server refuses to replay a large one).
     public static func figureSums(of app: AppConfiguration, environment: String, store: any StorekeeperStorage) async throws -> any FigureSums {
-        guard try await FigureBuild(store: store).isReady(app, environment: environment) else {
-            return try await replayedFigures(of: app, environment: environment, store: store)
-        }
-        return try await FigureSource(store: store).sums(of: app, environment: environment)
+        try await FigureSource(store: store, replayLimit: nil).sums(of: app, environment: environment)
     }
 
     /// Answers `query` for `app` over its ledger `entries`; `now` stands for an absent `at`.

@@ -11,20 +11,41 @@ import SubscriptionEngine
 /// the whole ledger in memory for each request.
 struct FigureSource: Sendable {
     let store: any StorekeeperStorage
+    /// The most ledger entries replayed while the figures are being built; `nil`: any number
+    /// (the command line, where the operator asked for it).
+    var replayLimit: Int? = Self.serverReplayLimit
 
-    /// The most ledger entries replayed while the figures are being built.
-    static let replayLimit = 20_000
+    /// What the server replays at most while an app's figures are being built.
+    static let serverReplayLimit = 20_000
+
+    /// Where an app's figures are read from.
+    enum Reading: Sendable {
+        /// The figures maintained in the database.
+        case built
+        /// The ledger, replayed in memory: the figures are being built.
+        case replay
+    }
+
+    /// Where `app`'s figures in `environment` are read from now: the built figures, else the
+    /// ledger when it is within ``replayLimit``. Throws ``FiguresBuilding`` otherwise. Every read
+    /// of figures (metrics, cohorts, dashboard, experiment results) asks here.
+    func reading(of app: AppConfiguration, environment: String) async throws -> Reading {
+        if try await FigureBuild(store: store).isReady(app, environment: environment) { return .built }
+        if let replayLimit, try await store.ledgerCount(appId: app.id, limit: replayLimit + 1) > replayLimit {
+            throw FiguresBuilding(appId: app.id, environment: environment)
+        }
+        return .replay
+    }
 
     /// The sums of `app`'s figures in `environment`.
     func sums(of app: AppConfiguration, environment: String) async throws -> any FigureSums {
-        let calendar = FigureCalendar(timeZone: TimeZone(identifier: app.analytics.timeZone) ?? .gmt)
-        if try await FigureBuild(store: store).isReady(app, environment: environment) {
+        switch try await reading(of: app, environment: environment) {
+        case .built:
+            let calendar = FigureCalendar(timeZone: TimeZone(identifier: app.analytics.timeZone) ?? .gmt)
             return try await store.figureSums(appId: app.id, environment: environment, calendar: calendar)
+        case .replay:
+            return try await MetricsReport.replayedFigures(of: app, environment: environment, store: store)
         }
-        guard try await store.ledgerCount(appId: app.id, limit: Self.replayLimit + 1) <= Self.replayLimit else {
-            throw FiguresBuilding(appId: app.id, environment: environment)
-        }
-        return try await MetricsReport.replayedFigures(of: app, environment: environment, store: store)
     }
 }
 

@@ -62,7 +62,13 @@ extension Dashboard {
         }
         var experiments: [OfferingsModel.Experiment] = []
         for experiment in document.experiments {
-            let results = try await api.experimentResults(app: app, id: experiment.id, environment: nil)
+            // While a large app's figures are being built the results are left out, not the page.
+            let results: StorekeeperAPI.ExperimentResultsResponse?
+            do {
+                results = try await api.experimentResults(app: app, id: experiment.id, environment: nil)
+            } catch is FiguresBuilding {
+                results = nil
+            }
             let variants = (results?.variants ?? []).enumerated().map { index, row in
                 let comparison = results?.conversion[safe: index]
                 return OfferingsModel.Experiment.Variant(

@@ -39,12 +39,17 @@ extension StorekeeperAPI {
         let id = try context.pathParameter("experimentId")
         let environment = request.uri.queryParameters.get("environment").map { String($0) }
         guard [nil, "Production", "Sandbox"].contains(environment) else { throw APIError.badRequest("environment must be Production or Sandbox") }
-        guard let results = try await experimentResults(app: app, id: id, environment: environment) else { throw APIError.notFound }
-        return results
+        do {
+            guard let results = try await experimentResults(app: app, id: id, environment: environment) else { throw APIError.notFound }
+            return results
+        } catch let building as FiguresBuilding {
+            throw APIError.retryLater(building.description)
+        }
     }
 
     /// An experiment's results now (`nil` for an unknown experiment), in `environment` (the
-    /// app's Production when it takes it, else Sandbox).
+    /// app's Production when it takes it, else Sandbox). Throws ``FiguresBuilding`` while the
+    /// figures are being built and the ledger is too large to replay.
     func experimentResults(app: AppRuntime, id: String, environment: String?) async throws -> ExperimentResultsResponse? {
         let (_, document) = try await offerings(app: app)
         guard let experiment = document.experiment(id) else { return nil }
@@ -56,9 +61,10 @@ extension StorekeeperAPI {
         // The exposed customers' chains as their figures hold them, read in batches; while the
         // figures are being built, from each exposed customer's ledger.
         var chains: [String: [ChainFigures]] = [:]
-        if try await FigureBuild(store: store).isReady(app.configuration, environment: environment) {
+        switch try await FigureSource(store: store).reading(of: app.configuration, environment: environment) {
+        case .built:
             chains = try await store.chainFigures(appId: app.id, environment: environment, customers: all.map(\.customerId))
-        } else {
+        case .replay:
             for customer in Set(all.map(\.customerId)) {
                 let ledger = try await store.ledger(appId: app.id, customerId: customer)
                 chains[customer] = Dictionary(grouping: ledger, by: { $0.fact.originalTransactionId ?? "-" }).values.map {

@@ -29,7 +29,7 @@ extension SQLStore {
 
     /// How many databases of ``withPostgresDatabaseForTests(baseURL:prefix:logger:_:)`` are in
     /// use at once.
-    public static let concurrentPostgresTestDatabases = 6
+    static let concurrentPostgresTestDatabases = 6
     private static let postgresTestDatabases = AsyncLock(permits: concurrentPostgresTestDatabases)
 
     /// Creates an empty PostgreSQL database beside the one `baseURL` names and returns its URL.

@@ -36,12 +36,7 @@ struct DiskFullTests {
             "the server did not start")
         let pid = server.process.processIdentifier
         // A failed expectation that ends the test early does not leave the server running.
-        defer {
-            if server.process.isRunning {
-                server.process.kill()
-                server.process.waitUntilExit()
-            }
-        }
+        defer { server.kill() }
 
         let report = try await FaultUnderLoad(server: server, bodies: bodies).run(
             duration: full, fault: { try disk.exhaust(pid: pid) }, heal: { try disk.restore(pid: pid) })
@@ -61,9 +56,5 @@ struct DiskFullTests {
         await FaultUnderLoad.expectEachProcessedOnce(server: server, chains: chains)
         #expect(await server.request("/health")?.0 == 200)
         #expect(await server.stop(), "the server did not stop gracefully on SIGTERM")
-        if server.process.isRunning {
-            server.process.kill()
-            server.process.waitUntilExit()
-        }
     }
 }

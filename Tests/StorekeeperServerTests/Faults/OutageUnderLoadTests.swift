@@ -42,12 +42,7 @@ struct OutageUnderLoadTests {
                 config: directory.appendingPathComponent("config.json"), dataDirectory: directory.appendingPathComponent("data"),
                 databaseURL: proxied, log: log), "the server did not start")
         // A failed expectation that ends the test early does not leave the server running.
-        defer {
-            if server.process.isRunning {
-                server.process.kill()
-                server.process.waitUntilExit()
-            }
-        }
+        defer { server.kill() }
 
         let report = try await FaultUnderLoad(server: server, bodies: bodies).run(
             duration: outage, fault: { forwarder.cut() }, heal: { forwarder.restore() })
@@ -64,10 +59,6 @@ struct OutageUnderLoadTests {
         // The same server's workers give up on operations stuck on a dropped connection and carry on.
         await FaultUnderLoad.expectEachProcessedOnce(server: server, chains: chains)
         #expect(await server.stop(), "the server did not stop gracefully on SIGTERM")
-        if server.process.isRunning {
-            server.process.kill()
-            server.process.waitUntilExit()
-        }
         try? await SQLStore.dropPostgresDatabaseForTests(baseURL: base, name: String(name), logger: logger)
     }
 }
