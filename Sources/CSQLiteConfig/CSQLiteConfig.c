@@ -145,9 +145,25 @@ static int sk_read(sk_file *file, void *data, int amount, sk_int64 offset) {
     return p->real->pMethods->xRead(p->real, data, amount, offset);
 }
 
+/// Writes `amount` bytes in pieces the unix VFS takes whole: it keeps only the low 17 bits of a
+/// write's size, so a larger write (a statement journal over STOREKEEPER_SQLITE_STATEMENT_JOURNAL_BYTES
+/// spilling its 8 MiB chunks to a temporary file) came back short and SQLite reported a full disk.
+static int sk_write_pieces(sk_file *real, const void *data, int amount, sk_int64 offset) {
+    const unsigned char *bytes = data;
+    while (amount > 0) {
+        int piece = amount > STOREKEEPER_SQLITE_LOG_BUFFER_BYTES ? STOREKEEPER_SQLITE_LOG_BUFFER_BYTES : amount;
+        int rc = real->pMethods->xWrite(real, bytes, piece, offset);
+        if (rc != SK_OK) return rc;
+        bytes += piece;
+        offset += piece;
+        amount -= piece;
+    }
+    return SK_OK;
+}
+
 static int sk_write(sk_file *file, const void *data, int amount, sk_int64 offset) {
     sk_coalescing_file *p = (sk_coalescing_file *)file;
-    if (!p->isLog) return p->real->pMethods->xWrite(p->real, data, amount, offset);
+    if (!p->isLog) return sk_write_pieces(p->real, data, amount, offset);
     p->requestedWrites += 1;
     int rc = SK_OK;
     // Only bytes that continue the gathered ones join them; anything else (a frame rewritten
@@ -160,7 +176,7 @@ static int sk_write(sk_file *file, const void *data, int amount, sk_int64 offset
     if (amount > STOREKEEPER_SQLITE_LOG_BUFFER_BYTES) {
         p->commitPageNext = 0;
         p->fileWrites += 1;
-        return p->real->pMethods->xWrite(p->real, data, amount, offset);
+        return sk_write_pieces(p->real, data, amount, offset);
     }
     if (p->buffer == 0) {
         p->buffer = malloc(STOREKEEPER_SQLITE_LOG_BUFFER_BYTES);

@@ -76,6 +76,33 @@ struct DirectSQLiteTests {
         #expect(DirectSQLiteConnection.statementJournalsInMemory)
     }
 
+    /// SQLite's unix VFS keeps the low 17 bits of a write's size, so the 8 MiB chunks of a statement
+    /// journal spilling to its file came back short, as a full disk (a schema step copying a
+    /// million rows failed so). The writer's VFS hands them on in pieces the unix VFS takes.
+    @Test("the writer's statement journal larger than the memory it may take spills to a file, not to a 'disk is full'")
+    func statementJournalSpills() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-journal-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var logger = Logger(label: "test.direct")
+        logger.logLevel = .warning
+        #expect(DirectSQLiteConnection.logGatheringAvailable)
+        let connection = try DirectSQLiteConnection.open(
+            path: directory.appendingPathComponent("journal.sqlite").path, gathersLog: true, logger: logger)
+        defer { connection.close() }
+        let db = connection.sql()
+        try await db.raw("PRAGMA journal_mode=WAL").run()
+        try await db.raw("CREATE TABLE t (id INTEGER PRIMARY KEY, b BLOB NOT NULL)").run()
+        try await db.raw("BEGIN").run()
+        try await db.raw(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000) INSERT INTO t (id, b) SELECT i, randomblob(3000) FROM n"
+        ).run()
+        // Every page the first statement wrote is kept in this one's journal (15 MB, over the 8 MiB held in memory).
+        try await db.raw("UPDATE t SET b = randomblob(3000)").run()
+        try await db.raw("COMMIT").run()
+        #expect(try await db.raw("SELECT COUNT(*) AS c FROM t").first()?.decode(column: "c", as: Int.self) == 5_000)
+    }
+
     @Test("a long read runs on NIO's thread pool and answers as a read on the calling thread does, errors included")
     func offloaded() async throws {
         let connection = try Self.open()

@@ -400,8 +400,10 @@ public struct SQLFigureRows: FigureRowQueries {
                 """
             for (position, name) in series.enumerated() { query += position == 0 ? "\(bind: name)" : ", \(bind: name)" }
             query += ") AND value <> 0"
+            let rows = try await db.raw(query).all()
             var cells: [FigureDayKey: Int64] = [:]
-            for row in try await db.raw(query).all() {
+            cells.reserveCapacity(rows.count)
+            for row in rows {
                 let key = FigureDayKey(
                     group: group, day: try row.int("day"), series: try row.string("series"), currency: try row.string("currency"),
                     denominator: try row.int64("denominator"))

@@ -285,8 +285,45 @@ enum SchemaMigrations {
                     """,
                 ]
             ),
+            (17, dialect == .sqlite ? clusteredFigureDays : figureDaysCoveringKey),
         ]
     }
+
+    /// A read of the daily rollups takes a group's cells of some series over a span of days. In
+    /// a table with row ids those cells lie wherever their rows were first written, and the
+    /// primary key's index sends each to a page of its own (a year of one product's money: about
+    /// 8,000 cells, 40–100 ms at 100,000 subscriptions). Without row ids SQLite keeps the rows in
+    /// the key's order, so the same read walks a few neighbouring pages (2–6 ms); an upsert finds
+    /// its row in one tree instead of two. PostgreSQL keeps tables apart from their indexes:
+    /// there the key's index carries the value too (``figureDaysCoveringKey``).
+    static let clusteredFigureDays: [String] = [
+        """
+        CREATE TABLE figure_days_clustered (app_id TEXT NOT NULL, environment TEXT NOT NULL, grp TEXT NOT NULL, series TEXT NOT NULL,
+        day INTEGER NOT NULL, currency TEXT NOT NULL, denominator BIGINT NOT NULL, value BIGINT NOT NULL,
+        PRIMARY KEY (app_id, environment, grp, series, day, currency, denominator)) WITHOUT ROWID
+        """,
+        """
+        INSERT INTO figure_days_clustered (app_id, environment, grp, series, day, currency, denominator, value)
+        SELECT app_id, environment, grp, series, day, currency, denominator, value FROM figure_days
+        """,
+        "DROP TABLE figure_days",
+        "ALTER TABLE figure_days_clustered RENAME TO figure_days",
+    ]
+
+    /// PostgreSQL: the primary key's index of the daily rollups includes the value, so a read of
+    /// a group's days is answered from the index alone (an index-only scan) instead of a visit to
+    /// the table's page of every cell: a year of one product's money went from 7,400 pages and
+    /// 28 ms to 150 pages and 5 ms at 100,000 subscriptions. That takes pages the visibility map
+    /// marks all-visible, which vacuum sets: the table is vacuumed after 2 % of its rows changed
+    /// or arrived rather than PostgreSQL's 20 %, so only the days still changing are read from the
+    /// table.
+    static let figureDaysCoveringKey: [String] = [
+        """
+        ALTER TABLE figure_days DROP CONSTRAINT figure_days_pkey,
+        ADD PRIMARY KEY (app_id, environment, grp, series, day, currency, denominator) INCLUDE (value)
+        """,
+        "ALTER TABLE figure_days SET (autovacuum_vacuum_scale_factor = 0.02, autovacuum_vacuum_insert_scale_factor = 0.02)",
+    ]
 
     /// SQLite keeps a row's columns in the order of the table, and a signed payload (15 KB in
     /// the inbox, 12 KB in the ledger) spills into a chain of overflow pages: every column after
@@ -346,7 +383,7 @@ enum SchemaMigrations {
     ]
 
     /// The newest version this build knows.
-    static let latestVersion = 16
+    static let latestVersion = 17
 
     /// Applies the missing steps; returns their versions.
     static func migrate(_ db: any SQLDatabase, dialect: SQLStoreDialect, now: Int64) async throws -> [Int] {
