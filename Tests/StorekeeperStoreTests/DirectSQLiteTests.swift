@@ -185,6 +185,42 @@ struct DirectSQLiteTests {
         #expect(WriteHealth.storageFault(DirectSQLiteError(code: 19, message: "")) == nil)
     }
 
+    @Test("after the storage refused a write, the writer is opened afresh before a later write, with its settings, at most once a second")
+    func writerRenewedAfterRefusal() async throws {
+        try await Self.withFileBackend { backend in
+            try await backend.write { try await $0.raw("CREATE TABLE r (k INTEGER PRIMARY KEY)").run() }
+            let settings: @Sendable (any SQLDatabase) async throws -> [Int] = { db in
+                var values: [Int] = []
+                for name in ["synchronous", "foreign_keys", "cache_size"] {
+                    values.append(try await db.raw("PRAGMA \(unsafeRaw: name)").first()?.decode(column: name, as: Int.self) ?? -1)
+                }
+                return values
+            }
+            let configured = try await backend.write(settings)
+            #expect(configured == [2, 1, -SQLiteBackend.writerCacheMebibytes * 1024])
+            #expect(backend.writes.renewals == 0)
+            // What a full disk answers, as the writing connection reports it.
+            let refusal: @Sendable (any SQLDatabase) async throws -> Void = { _ in
+                throw DirectSQLiteError(code: 13, message: "database or disk is full")
+            }
+            let refused = try #require(await #expect(throws: StoreError.self) { try await backend.write(refusal) })
+            #expect(refused.code == .unavailable)
+            // The next write runs on a connection opened afresh, with the writer's settings.
+            #expect(try await backend.transaction(settings) == configured)
+            #expect(backend.writes.renewals == 1)
+            try await backend.transaction { try await $0.raw("INSERT INTO r (k) VALUES (1)").run() }
+            // A second refusal within the second: no renewal yet, then one once the second is over.
+            await #expect(throws: StoreError.self) { try await backend.write(refusal) }
+            try await backend.write { try await $0.raw("INSERT INTO r (k) VALUES (2)").run() }
+            #expect(backend.writes.renewals == 1)
+            try await Task.sleep(for: WriteHealth.renewalInterval)
+            #expect(try await backend.write(settings) == configured)
+            #expect(backend.writes.renewals == 2)
+            let rows = try await backend.read { try await $0.raw("SELECT COUNT(*) AS c FROM r").first()?.decode(column: "c", as: Int.self) }
+            #expect(rows == 2)
+        }
+    }
+
     @Test("an inbox row's body is kept apart, read back with the row, and removed with it")
     func bodiesApart() async throws {
         try await Self.withFileStore { store in

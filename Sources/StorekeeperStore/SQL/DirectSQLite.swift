@@ -40,8 +40,15 @@ final class DirectSQLiteConnection: Sendable {
         }
     }
 
-    private init(handle: sending OpaquePointer, logger: Logger, eventLoop: any EventLoop) {
+    /// The file (nil: a private in-memory database) and whether its log is gathered: what
+    /// ``reopen()`` opens again.
+    private let path: String?
+    private let gathersLog: Bool
+
+    private init(handle: sending OpaquePointer, path: String?, gathersLog: Bool, logger: Logger, eventLoop: any EventLoop) {
         self.state = Mutex(State(handle: handle))
+        self.path = path
+        self.gathersLog = gathersLog
         self.logger = logger
         self.eventLoop = eventLoop
     }
@@ -59,6 +66,38 @@ final class DirectSQLiteConnection: Sendable {
     /// the connection writes its write-ahead log a transaction at a time (two writes for a
     /// commit's frames instead of two per page): for the one connection that writes.
     static func open(path: String?, gathersLog: Bool = false, logger: Logger) throws -> DirectSQLiteConnection {
+        let handle = try openHandle(path: path, gathersLog: gathersLog)
+        return DirectSQLiteConnection(
+            handle: handle, path: path, gathersLog: gathersLog, logger: logger, eventLoop: MultiThreadedEventLoopGroup.singleton.any())
+    }
+
+    /// Closes the connection's handle and opens the same file afresh, with the same VFS: its
+    /// page cache, its pager's state and its open files start over. The connection's settings
+    /// (`PRAGMA`s) are SQLite's defaults again, so the caller sets them once more. When the
+    /// file cannot be opened, the old handle stays; a closed connection stays closed.
+    func reopen() throws {
+        guard path != nil else { return }
+        let fresh = FreshHandle(pointer: try Self.openHandle(path: path, gathersLog: gathersLog))
+        state.withLock { state in
+            // A connection closed on purpose stays closed.
+            guard let handle = state.handle else {
+                sqlite_nio_sqlite3_close_v2(fresh.pointer)
+                return
+            }
+            for statement in state.statements.values { sqlite_nio_sqlite3_finalize(statement) }
+            state.statements = [:]
+            sqlite_nio_sqlite3_close_v2(handle)
+            state.handle = fresh.pointer
+        }
+    }
+
+    /// A handle just opened, which no other code has seen, on its way into the state (as `open`
+    /// hands one to `init`).
+    private struct FreshHandle: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
+
+    private static func openHandle(path: String?, gathersLog: Bool) throws -> OpaquePointer {
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_CREATE | SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_EXRESCODE
         let vfs = gathersLog && path != nil && logGatheringAvailable ? STOREKEEPER_SQLITE_LOG_VFS : nil
@@ -76,7 +115,7 @@ final class DirectSQLiteConnection: Sendable {
             sqlite_nio_sqlite3_close_v2(handle)
             throw DirectSQLiteError(code: planning, message: "cannot enable the query planner stability guarantee")
         }
-        return DirectSQLiteConnection(handle: handle, logger: logger, eventLoop: MultiThreadedEventLoopGroup.singleton.any())
+        return handle
     }
 
     /// For a connection opened with `gathersLog`, in WAL mode: the writes to its log SQLite asked

@@ -78,6 +78,19 @@ struct SQLiteBackend: SQLBackend {
         if temporaryInMemory { try await db.raw("PRAGMA temp_store=MEMORY").run() }
     }
 
+    /// The writing connection's settings, as it opens and when it opens afresh
+    /// (``renewWriterIfDue()``).
+    private static func configureWriter(_ db: any SQLDatabase, onFile: Bool, durability: SQLiteDurability) async throws {
+        if onFile {
+            try await db.raw("PRAGMA journal_mode=WAL").run()
+            try await db.raw("PRAGMA wal_autocheckpoint=\(unsafeRaw: String(writerCheckpointPages))").run()
+        }
+        try await db.raw("PRAGMA synchronous=\(unsafeRaw: durability.rawValue)").run()
+        try await db.raw("PRAGMA foreign_keys=ON").run()
+        try await db.raw("PRAGMA busy_timeout=5000").run()
+        try await tune(db, cacheMebibytes: writerCacheMebibytes, temporaryInMemory: !onFile)
+    }
+
     static func open(path: String?, durability: SQLiteDurability, logger: Logger) async throws -> SQLiteBackend {
         let connection: DirectSQLiteConnection
         do {
@@ -85,15 +98,7 @@ struct SQLiteBackend: SQLBackend {
         } catch {
             throw StoreError(code: .unavailable, message: "cannot open the SQLite database: \(error)")
         }
-        let db = connection.sql()
-        if path != nil {
-            try await db.raw("PRAGMA journal_mode=WAL").run()
-            try await db.raw("PRAGMA wal_autocheckpoint=\(unsafeRaw: String(writerCheckpointPages))").run()
-        }
-        try await db.raw("PRAGMA synchronous=\(unsafeRaw: durability.rawValue)").run()
-        try await db.raw("PRAGMA foreign_keys=ON").run()
-        try await db.raw("PRAGMA busy_timeout=5000").run()
-        try await tune(db, cacheMebibytes: writerCacheMebibytes, temporaryInMemory: path == nil)
+        try await configureWriter(connection.sql(), onFile: path != nil, durability: durability)
         var readers: [Reader] = []
         var checkpointer: DirectSQLiteConnection?
         if let path {
@@ -141,7 +146,32 @@ struct SQLiteBackend: SQLBackend {
     func write<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let db = connection.sql()
         defer { commitsSinceCheckpoint.value.add(1, ordering: .relaxed) }
-        return try await writes.watch { try await writer.run { try await lock.withLock { try await body(db) } } }
+        return try await writes.watch {
+            try await writer.run {
+                try await lock.withLock {
+                    try await renewWriterIfDue()
+                    return try await body(db)
+                }
+            }
+        }
+    }
+
+    /// After the storage refused a write, the writing connection is opened afresh before a later
+    /// write (at most once per ``WriteHealth/renewalInterval`` while refusals go on): whatever a
+    /// refused write left in the connection (its pager's state, its page cache, the log bytes
+    /// its VFS gathers) cannot outlast the fault, and writes succeed as soon as there is room
+    /// again. Until a renewal succeeds, writes are refused rather than run on a connection
+    /// without its settings. Called with the writer's lock held.
+    private func renewWriterIfDue() async throws {
+        guard checkpointer != nil, writes.renewalDue() else { return }
+        do {
+            try connection.reopen()
+            try await Self.configureWriter(connection.sql(), onFile: true, durability: durability)
+            writes.renewed(succeeded: true)
+        } catch {
+            writes.renewed(succeeded: false)
+            throw StoreError(code: .unavailable, message: "the SQLite database cannot be written: it cannot be opened afresh (\(error))")
+        }
     }
 
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
@@ -162,6 +192,7 @@ struct SQLiteBackend: SQLBackend {
         return try await writes.watch {
             try await writer.run {
                 try await lock.withLock {
+                    try await renewWriterIfDue()
                     if relaxes { try await db.raw("PRAGMA synchronous=\(unsafeRaw: SQLiteDurability.throwaway.rawValue)").run() }
                     defer {
                         // The flushing setting is back before the writer is let go; a failure
@@ -244,6 +275,20 @@ final class WriteHealth: Sendable {
     private let failure = Mutex<Failure?>(nil)
     private let logger: Logger
 
+    /// Whether the writing connection is to be opened afresh (see
+    /// `SQLiteBackend.renewWriterIfDue()`): due after a refusal, at most once per
+    /// ``renewalInterval``, and at every write after a renewal failed.
+    private struct Renewal {
+        var due = false
+        var failed = false
+        var last: ContinuousClock.Instant?
+        var count = 0
+    }
+    private let renewal = Mutex(Renewal())
+
+    /// The least time between two renewals while refusals go on.
+    static let renewalInterval: Duration = .seconds(1)
+
     /// How often a refusal for the same reason is logged while refusals go on.
     static let logInterval: Duration = .seconds(5)
 
@@ -266,8 +311,32 @@ final class WriteHealth: Sendable {
         }
     }
 
+    /// Whether the writing connection is to be opened afresh now; if so, it is no longer due.
+    func renewalDue() -> Bool {
+        let now = ContinuousClock.now
+        return renewal.withLock { renewal in
+            guard renewal.failed || (renewal.due && renewal.last.map { now - $0 >= Self.renewalInterval } ?? true) else { return false }
+            renewal.due = false
+            renewal.last = now
+            return true
+        }
+    }
+
+    /// A renewal ran: until one succeeds, every write tries again.
+    func renewed(succeeded: Bool) {
+        renewal.withLock { renewal in
+            renewal.failed = !succeeded
+            if succeeded { renewal.count += 1 }
+        }
+        if !succeeded { logger.warning("the writing connection could not be opened afresh after the storage refused a write") }
+    }
+
+    /// How many times the writing connection was opened afresh (for tests).
+    var renewals: Int { renewal.withLock { $0.count } }
+
     private func refused(_ reason: String, _ error: any Error) -> StoreError {
         let now = ContinuousClock.now
+        renewal.withLock { $0.due = true }
         let logs = failure.withLock { failure in
             let logs = failure.map { $0.reason != reason || now - $0.logged >= Self.logInterval } ?? true
             failure = Failure(reason: reason, at: now, logged: logs ? now : failure?.logged ?? now)

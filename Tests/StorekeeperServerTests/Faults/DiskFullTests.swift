@@ -47,7 +47,8 @@ struct DiskFullTests {
         #expect(report.refusals > 0, "no POST met the full disk")
         let back = try #require(
             report.back,
-            "nothing succeeded after there was room again; the disk holds \(disk.usage); the server logged:\n\(ServerProcess.tail(of: log))")
+            "nothing succeeded after there was room again; the disk holds \(disk.usage); the server logged:\n\(Self.refusals(in: log))\n…\n\(ServerProcess.tail(of: log))"
+        )
         #expect(back < 5, "POSTs succeeded again only \(back) s after there was room; the server logged:\n\(ServerProcess.tail(of: log))")
         #expect(report.acknowledged == count)
         print(
@@ -56,5 +57,13 @@ struct DiskFullTests {
         await FaultUnderLoad.expectEachProcessedOnce(server: server, chains: chains)
         #expect(await server.request("/health")?.0 == 200)
         #expect(await server.stop(), "the server did not stop gracefully on SIGTERM")
+    }
+
+    /// The storage's own refusals in the server's log (with SQLite's extended result codes):
+    /// the first three and the last three, which the requests' lines drown out in its tail.
+    static func refusals(in log: URL) -> String {
+        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        let lines = text.split(separator: "\n").filter { $0.contains("the storage refused a write") }
+        return (lines.count > 6 ? Array(lines.prefix(3) + lines.suffix(3)) : lines).joined(separator: "\n")
     }
 }
