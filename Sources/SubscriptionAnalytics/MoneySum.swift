@@ -98,11 +98,11 @@ public struct MoneySum: Sendable, Hashable {
         return (Self.cents(converted), unconverted)
     }
 
-    static let thousandth = Decimal(sign: .plus, exponent: -3, significand: 1)
-
     /// Milliunits as units rounded to the cent, half away from zero.
     static func cents(_ milliunits: Decimal) -> Decimal {
-        var units = milliunits * Self.thousandth
+        // A thousandth by moving the exponent (exact, as the product with 0.001 is), not by a
+        // multiplication: every figure shown rounds here.
+        var units = Decimal(sign: .plus, exponent: -3, significand: milliunits)
         var rounded = Decimal()
         NSDecimalRound(&rounded, &units, 2, .plain)  // .plain: half away from zero
         return rounded

@@ -59,10 +59,17 @@ struct ChainFiguresTextTests {
             ("", 1), ("F2\n", 1), ("F1\nx\t1\n", 2), ("F1\nr\t0\t1\t-\t1\t-\n", 2), ("F1\ng\tapp\nr\t0\t1\t-\t1\n", 3),
             ("F1\ng\tapp\nr\t0\t1\t-\t1\t-\textra\n", 3), ("F1\ng\tapp\ni\t0\tnotAKind\t1\t-\t-\n", 3), ("F1\ng\tapp\nc\t0\tsoon\t1\t-\n", 3),
             ("F1\ng\tapp\nr\t0\t1\t-\t1\tUSD\tmany\t1\n", 3), ("F1\np\t-\t2\n", 2),
+            // Numbers past Int64, a sign alone, a group that is not there, a kind of two letters.
+            ("F1\ng\tapp\nr\t0\t1\t-\t9223372036854775808\t-\n", 3), ("F1\n\np\t-\t2\n", 2), ("F1\np\t1\t+\n", 2),
+            ("F1\ng\tapp\nc\t1\t1\t1\t-\n", 3), ("F1\ngg\tapp\n", 2), ("F1\t\n", 1),
         ]
         for (text, line) in cases {
             #expect(throws: ChainFiguresTextError(line: line), "\(text.debugDescription)") { try ChainFigures(text: text) }
         }
+        // Empty lines are no rows (and not counted); signs and the extremes of Int64 read as Swift reads them.
+        let read = try? ChainFigures(text: "\nF1\n\n\np\t-9223372036854775808\t+2\n\np\t9223372036854775807\t-0\n")
+        #expect(read?.purchases.map(\.paid) == [true, false])
+        #expect(read?.purchases.first?.at == Date(timeIntervalSinceReferenceDate: Double(Int64.min) / 1000))
     }
 
     @Test("every mutation of real figures' text decodes or is refused, never crashes")

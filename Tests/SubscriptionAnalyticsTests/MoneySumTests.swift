@@ -53,4 +53,27 @@ struct MoneySumTests {
             #expect(sum.total(in: configuration).amount == MoneySum.cents(reference))
         }
     }
+
+    @Test("a thousandth by the exponent rounds as the product with 0.001 does: signs, halves, fractions and 38 digits")
+    func centsByExponent() {
+        var state: UInt64 = 7
+        func next() -> Int64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int64(bitPattern: state >> 1) >> Int64(state % 60)
+        }
+        let thousandth = Decimal(sign: .plus, exponent: -3, significand: 1)
+        var values: [Decimal] = [0, 5, -5, 15, -15, 25, 4_995, -4_995, Decimal(string: "12345.678")!, Decimal(string: "-0.5")!]
+        values.append(Decimal(string: "99999999999999999999999999999999999999")!)
+        values.append(Decimal(string: "-1234567890123456789012345678901234.5678")!)
+        for _ in 0..<2_000 {
+            let value = Decimal(next()) / Decimal(max(1, next() % 1_000))
+            values.append(value)
+        }
+        for milliunits in values {
+            var units = milliunits * thousandth
+            var reference = Decimal()
+            NSDecimalRound(&reference, &units, 2, .plain)
+            #expect(MoneySum.cents(milliunits) == reference, "\(milliunits)")
+        }
+    }
 }

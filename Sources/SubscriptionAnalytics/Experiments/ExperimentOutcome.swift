@@ -37,11 +37,18 @@ extension SubscriptionAnalytics {
         let sales = chains.flatMap { $0.items.filter { $0.group.isEmpty && $0.kind == .sale && $0.at >= exposure && $0.at <= now } }
         for days in windows {
             let end = min(now, exposure.addingTimeInterval(Double(days) * 86_400))
-            var sums = MoneySums()
-            for sale in sales where sale.at < end { sums.add(sale) }
-            let figures = sums.figures(DateInterval(start: exposure, end: max(exposure, end)), configuration)
-            outcome.revenue[days] = figures.revenue.value
-            outcome.proceeds[days] = figures.proceeds.value
+            var revenue = MoneySum()
+            var proceeds = MoneySum()
+            var counted = false
+            for sale in sales where sale.at < end {
+                counted = true
+                if let money = sale.money { revenue.add(money) }
+                if let part = sale.proceeds { proceeds.add(part) }
+            }
+            // Only the two totals shown are converted, and a window without a sale (most
+            // exposed customers' windows) is zero without converting anything.
+            outcome.revenue[days] = counted ? revenue.total(in: configuration).amount : 0
+            outcome.proceeds[days] = counted ? proceeds.total(in: configuration).amount : 0
         }
         return outcome
     }
