@@ -1,3 +1,4 @@
+import AppStoreJOSE
 import Crypto
 import Foundation
 import Hummingbird
@@ -81,10 +82,7 @@ enum SessionTokens {
 
 extension Data {
     /// Base64url without padding.
-    var base64URLEncoded: String {
-        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
+    var base64URLEncoded: String { Base64URL.encode(self) }
 }
 
 /// Counts failed sign-ins per account and per client address: after five failures in fifteen

@@ -1,3 +1,4 @@
+import AppStoreJOSE
 import Foundation
 
 /// Stored signed data shown to a person: a JWS's payload decoded (its nested signed fields
@@ -19,7 +20,9 @@ enum SignedPayloadText {
             return expand(object, depth: depth)
         }
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let payload = base64URL(parts[1]), let object = try? JSONSerialization.jsonObject(with: payload) else {
+        guard parts.count == 3, let payload = Base64URL.decode(parts[1]).map({ Data($0) }),
+            let object = try? JSONSerialization.jsonObject(with: payload)
+        else {
             return nil
         }
         return expand(object, depth: depth)
@@ -41,11 +44,5 @@ enum SignedPayloadText {
         }
         if let array = object as? [Any] { return array.map { expand($0, depth: depth + 1) } }
         return object
-    }
-
-    private static func base64URL(_ text: Substring) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64)
     }
 }
