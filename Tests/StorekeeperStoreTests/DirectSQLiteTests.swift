@@ -185,7 +185,7 @@ struct DirectSQLiteTests {
         #expect(WriteHealth.storageFault(DirectSQLiteError(code: 19, message: "")) == nil)
     }
 
-    @Test("after the storage refused a write, the writer is opened afresh before a later write, with its settings, at most once a second")
+    @Test("after the storage refused a write, the writer is opened afresh before a later write, with its settings")
     func writerRenewedAfterRefusal() async throws {
         try await Self.withFileBackend { backend in
             try await backend.write { try await $0.raw("CREATE TABLE r (k INTEGER PRIMARY KEY)").run() }
@@ -209,16 +209,34 @@ struct DirectSQLiteTests {
             #expect(try await backend.transaction(settings) == configured)
             #expect(backend.writes.renewals == 1)
             try await backend.transaction { try await $0.raw("INSERT INTO r (k) VALUES (1)").run() }
-            // A second refusal within the second: no renewal yet, then one once the second is over.
+            // Another refusal once the interval is over: another renewal.
+            try await Task.sleep(for: backend.writes.renewalInterval)
             await #expect(throws: StoreError.self) { try await backend.write(refusal) }
             try await backend.write { try await $0.raw("INSERT INTO r (k) VALUES (2)").run() }
-            #expect(backend.writes.renewals == 1)
-            try await Task.sleep(for: WriteHealth.renewalInterval)
-            #expect(try await backend.write(settings) == configured)
             #expect(backend.writes.renewals == 2)
+            #expect(try await backend.write(settings) == configured)
             let rows = try await backend.read { try await $0.raw("SELECT COUNT(*) AS c FROM r").first()?.decode(column: "c", as: Int.self) }
             #expect(rows == 2)
         }
+    }
+
+    @Test("renewals while refusals go on: at most one per interval, and at every write after one failed")
+    func renewalPacing() async {
+        let health = WriteHealth(logger: Logger(label: "test.health"), renewalInterval: .seconds(3_600))
+        #expect(!health.renewalDue())
+        let refusal = DirectSQLiteError(code: 13, message: "database or disk is full")
+        func refuse() async { _ = try? await health.watch { () async throws -> Int in throw refusal } }
+        await refuse()
+        #expect(health.renewalDue())
+        #expect(!health.renewalDue())
+        await refuse()
+        #expect(!health.renewalDue(), "a second refusal within the interval")
+        health.renewed(succeeded: false)
+        #expect(health.renewalDue())
+        #expect(health.renewalDue(), "every write tries again after a failed renewal")
+        health.renewed(succeeded: true)
+        #expect(!health.renewalDue())
+        #expect(health.renewals == 1)
     }
 
     @Test("an inbox row's body is kept apart, read back with the row, and removed with it")

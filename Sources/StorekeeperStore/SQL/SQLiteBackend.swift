@@ -287,13 +287,14 @@ final class WriteHealth: Sendable {
     private let renewal = Mutex(Renewal())
 
     /// The least time between two renewals while refusals go on.
-    static let renewalInterval: Duration = .seconds(1)
+    let renewalInterval: Duration
 
     /// How often a refusal for the same reason is logged while refusals go on.
     static let logInterval: Duration = .seconds(5)
 
-    init(logger: Logger) {
+    init(logger: Logger, renewalInterval: Duration = .seconds(1)) {
         self.logger = logger
+        self.renewalInterval = renewalInterval
     }
 
     /// How long a refusal is reported after it happened.
@@ -315,7 +316,7 @@ final class WriteHealth: Sendable {
     func renewalDue() -> Bool {
         let now = ContinuousClock.now
         return renewal.withLock { renewal in
-            guard renewal.failed || (renewal.due && renewal.last.map { now - $0 >= Self.renewalInterval } ?? true) else { return false }
+            guard renewal.failed || (renewal.due && renewal.last.map { now - $0 >= renewalInterval } ?? true) else { return false }
             renewal.due = false
             renewal.last = now
             return true
