@@ -306,7 +306,9 @@ static int sk_open(sk_vfs *vfs, const char *name, sk_file *file, int flags, int 
     sk_coalescing_file *p = (sk_coalescing_file *)file;
     memset(p, 0, sizeof(*p));
     p->real = (sk_file *)((unsigned char *)file + sk_header_size());
-    p->isLog = (flags & SK_OPEN_WAL) != 0;
+    // Only the gathering VFS (its application data set) gathers a log; the other writes every
+    // file in pieces and no more.
+    p->isLog = (flags & SK_OPEN_WAL) != 0 && vfs->pAppData != 0;
     int rc = sk_underlying->xOpen(sk_underlying, name, p->real, flags, outFlags);
     // An underlying file that was not opened has no methods; nor then does this one, so
     // SQLite does not close it.
@@ -334,7 +336,9 @@ static int sk_get_last_error(sk_vfs *vfs, int size, char *out) { return sk_under
 static int sk_current_time_int64(sk_vfs *vfs, sk_int64 *now) { return sk_underlying->xCurrentTimeInt64(sk_underlying, now); }
 
 static sk_vfs sk_coalescing_vfs;
+static sk_vfs sk_pieces_vfs;
 static int sk_registration_status = -1;
+static char sk_gathers = 1;
 
 static void storekeeper_sqlite_register_log_vfs(void) {
     sk_underlying = sqlite_nio_sqlite3_vfs_find(0);
@@ -361,7 +365,12 @@ static void storekeeper_sqlite_register_log_vfs(void) {
         .xGetLastError = sk_get_last_error,
         .xCurrentTimeInt64 = sk_current_time_int64,
     };
+    sk_coalescing_vfs.pAppData = &sk_gathers;
+    sk_pieces_vfs = sk_coalescing_vfs;
+    sk_pieces_vfs.zName = STOREKEEPER_SQLITE_PIECES_VFS;
+    sk_pieces_vfs.pAppData = 0;
     sk_registration_status = sqlite_nio_sqlite3_vfs_register(&sk_coalescing_vfs, 0);
+    if (sk_registration_status == SK_OK) sk_registration_status = sqlite_nio_sqlite3_vfs_register(&sk_pieces_vfs, 0);
 }
 
 int storekeeper_sqlite_log_vfs_status(void) {

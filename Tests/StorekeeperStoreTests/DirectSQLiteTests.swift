@@ -79,8 +79,10 @@ struct DirectSQLiteTests {
     /// SQLite's unix VFS keeps the low 17 bits of a write's size, so the 8 MiB chunks of a statement
     /// journal spilling to its file came back short, as a full disk (a schema step copying a
     /// million rows failed so). The writer's VFS hands them on in pieces the unix VFS takes.
-    @Test("the writer's statement journal larger than the memory it may take spills to a file, not to a 'disk is full'")
-    func statementJournalSpills() async throws {
+    @Test(
+        "the writer's statement journal larger than the memory it may take spills to a file, not to a 'disk is full'",
+        arguments: [DirectSQLiteConnection.FileWriting.inPieces, .gatheringLog])
+    func statementJournalSpills(writing: DirectSQLiteConnection.FileWriting) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-journal-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -88,7 +90,7 @@ struct DirectSQLiteTests {
         logger.logLevel = .warning
         #expect(DirectSQLiteConnection.logGatheringAvailable)
         let connection = try DirectSQLiteConnection.open(
-            path: directory.appendingPathComponent("journal.sqlite").path, gathersLog: true, logger: logger)
+            path: directory.appendingPathComponent("journal.sqlite").path, writing: writing, logger: logger)
         defer { connection.close() }
         let db = connection.sql()
         try await db.raw("PRAGMA journal_mode=WAL").run()

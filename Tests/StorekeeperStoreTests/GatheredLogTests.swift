@@ -26,7 +26,7 @@ struct GatheredLogTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("db.sqlite").path
-        let writing = try DirectSQLiteConnection.open(path: path, gathersLog: true, logger: logger)
+        let writing = try DirectSQLiteConnection.open(path: path, writing: .gatheringLog, logger: logger)
         defer { writing.close() }
         let writer = writing.sql()
         try await writer.raw("PRAGMA journal_mode=WAL").run()

@@ -25,12 +25,18 @@ int storekeeper_sqlite_statement_journal_status(void);
 /// Only the log is gathered; the database file is written as SQLite writes it.
 #define STOREKEEPER_SQLITE_LOG_VFS "storekeeper-log"
 
+/// The name of the same VFS without the gathering: every file, the log included, is written as
+/// SQLite writes it, except that a write larger than STOREKEEPER_SQLITE_LOG_BUFFER_BYTES reaches
+/// the file in pieces of that size (a statement journal spills in 8 MiB chunks, which SQLite's
+/// unix VFS would write short). What the server's writing connection uses.
+#define STOREKEEPER_SQLITE_PIECES_VFS "storekeeper-pieces"
+
 /// How many bytes of log the VFS gathers at most before it writes them out: the most SQLite's
 /// unix VFS writes in one call (it keeps the low 17 bits of a write's size; a larger write
 /// would come back short, as if the disk were full).
 #define STOREKEEPER_SQLITE_LOG_BUFFER_BYTES (128 * 1024 - 1)
 
-/// 0 once the VFS is registered (as the program loads), else SQLite's error code.
+/// 0 once both VFSes are registered (as the program loads), else SQLite's error code.
 int storekeeper_sqlite_log_vfs_status(void);
 
 /// For the connection `db` (a `sqlite3 *`) opened with the VFS, in WAL mode: the writes to its

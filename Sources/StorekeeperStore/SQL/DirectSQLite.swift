@@ -40,15 +40,25 @@ final class DirectSQLiteConnection: Sendable {
         }
     }
 
-    /// The file (nil: a private in-memory database) and whether its log is gathered: what
-    /// ``reopen()`` opens again.
-    private let path: String?
-    private let gathersLog: Bool
+    /// How a connection's files are written: as SQLite writes them (SQLite's default VFS); with
+    /// every write larger than the unix VFS takes in one call split into pieces it takes (a
+    /// statement journal over 8 MiB spills in chunks of 8 MiB, which it would write short and
+    /// report as a full disk); or in pieces and with the write-ahead log gathered a transaction
+    /// at a time (two writes for a commit's frames instead of two per page; not used by the
+    /// server since a disk that filled under load twice left committed frames out of the log).
+    enum FileWriting: Sendable {
+        case sqlite, inPieces, gatheringLog
+    }
 
-    private init(handle: sending OpaquePointer, path: String?, gathersLog: Bool, logger: Logger, eventLoop: any EventLoop) {
+    /// The file (nil: a private in-memory database) and how it is written: what ``reopen()``
+    /// opens again.
+    private let path: String?
+    private let writing: FileWriting
+
+    private init(handle: sending OpaquePointer, path: String?, writing: FileWriting, logger: Logger, eventLoop: any EventLoop) {
         self.state = Mutex(State(handle: handle))
         self.path = path
-        self.gathersLog = gathersLog
+        self.writing = writing
         self.logger = logger
         self.eventLoop = eventLoop
     }
@@ -62,13 +72,14 @@ final class DirectSQLiteConnection: Sendable {
     /// CSQLiteConfig): registered as the program loaded.
     static var logGatheringAvailable: Bool { storekeeper_sqlite_log_vfs_status() == SQLITE_OK }
 
-    /// Opens the file at `path`, or a private in-memory database for nil. With `gathersLog`,
+    /// Opens the file at `path`, or a private in-memory database for nil, its files written as
+    /// `writing` says. With `.gatheringLog`,
     /// the connection writes its write-ahead log a transaction at a time (two writes for a
     /// commit's frames instead of two per page): for the one connection that writes.
-    static func open(path: String?, gathersLog: Bool = false, logger: Logger) throws -> DirectSQLiteConnection {
-        let handle = try openHandle(path: path, gathersLog: gathersLog)
+    static func open(path: String?, writing: FileWriting = .sqlite, logger: Logger) throws -> DirectSQLiteConnection {
+        let handle = try openHandle(path: path, writing: writing)
         return DirectSQLiteConnection(
-            handle: handle, path: path, gathersLog: gathersLog, logger: logger, eventLoop: MultiThreadedEventLoopGroup.singleton.any())
+            handle: handle, path: path, writing: writing, logger: logger, eventLoop: MultiThreadedEventLoopGroup.singleton.any())
     }
 
     /// Closes the connection's handle and opens the same file afresh, with the same VFS: its
@@ -77,7 +88,7 @@ final class DirectSQLiteConnection: Sendable {
     /// file cannot be opened, the old handle stays; a closed connection stays closed.
     func reopen() throws {
         guard path != nil else { return }
-        let fresh = FreshHandle(pointer: try Self.openHandle(path: path, gathersLog: gathersLog))
+        let fresh = FreshHandle(pointer: try Self.openHandle(path: path, writing: writing))
         state.withLock { state in
             // A connection closed on purpose stays closed.
             guard let handle = state.handle else {
@@ -97,10 +108,16 @@ final class DirectSQLiteConnection: Sendable {
         let pointer: OpaquePointer
     }
 
-    private static func openHandle(path: String?, gathersLog: Bool) throws -> OpaquePointer {
+    private static func openHandle(path: String?, writing: FileWriting) throws -> OpaquePointer {
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_CREATE | SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_EXRESCODE
-        let vfs = gathersLog && path != nil && logGatheringAvailable ? STOREKEEPER_SQLITE_LOG_VFS : nil
+        let vfs: String? =
+            switch writing {
+            case _ where path == nil || !logGatheringAvailable: nil
+            case .sqlite: nil
+            case .inPieces: STOREKEEPER_SQLITE_PIECES_VFS
+            case .gatheringLog: STOREKEEPER_SQLITE_LOG_VFS
+            }
         let status = sqlite_nio_sqlite3_open_v2(path ?? ":memory:", &handle, flags, vfs)
         guard status == SQLITE_OK, let handle else {
             let message = handle.flatMap { sqlite_nio_sqlite3_errmsg($0) }.map { String(cString: $0) } ?? "cannot open"
@@ -118,7 +135,7 @@ final class DirectSQLiteConnection: Sendable {
         return handle
     }
 
-    /// For a connection opened with `gathersLog`, in WAL mode: the writes to its log SQLite asked
+    /// For a connection opened with `.gatheringLog`, in WAL mode: the writes to its log SQLite asked
     /// for and the writes made to the file since the log was opened; nil otherwise.
     func logWrites() -> (requested: Int64, made: Int64)? {
         state.withLock { state in

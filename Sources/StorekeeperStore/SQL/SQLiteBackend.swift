@@ -94,7 +94,7 @@ struct SQLiteBackend: SQLBackend {
     static func open(path: String?, durability: SQLiteDurability, logger: Logger) async throws -> SQLiteBackend {
         let connection: DirectSQLiteConnection
         do {
-            connection = try DirectSQLiteConnection.open(path: path, gathersLog: true, logger: logger)
+            connection = try DirectSQLiteConnection.open(path: path, writing: .inPieces, logger: logger)
         } catch {
             throw StoreError(code: .unavailable, message: "cannot open the SQLite database: \(error)")
         }
@@ -158,8 +158,8 @@ struct SQLiteBackend: SQLBackend {
 
     /// After the storage refused a write, the writing connection is opened afresh before a later
     /// write (at most once per ``WriteHealth/renewalInterval`` while refusals go on): whatever a
-    /// refused write left in the connection (its pager's state, its page cache, the log bytes
-    /// its VFS gathers) cannot outlast the fault, and writes succeed as soon as there is room
+    /// refused write left in the connection (its pager's state, its page cache, its open files)
+    /// cannot outlast the fault, and writes succeed as soon as there is room
     /// again. Until a renewal succeeds, writes are refused rather than run on a connection
     /// without its settings. Called with the writer's lock held.
     private func renewWriterIfDue() async throws {
