@@ -67,6 +67,17 @@ struct FigureStoreTests {
         return facts
     }
 
+    /// `facts` in a random order of `seed` (Fisher–Yates).
+    static func shuffled(_ facts: [LedgerFact], seed: UInt64) -> [LedgerFact] {
+        var facts = facts
+        var state = seed
+        for position in facts.indices.reversed() {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            facts.swapAt(position, Int((state >> 33) % UInt64(position + 1)))
+        }
+        return facts
+    }
+
     /// Chains share customers (one in three has none: its chain stands for its customer).
     static func customer(of chain: String) -> String? {
         let number = Int(chain.suffix(2)) ?? 0
@@ -84,13 +95,7 @@ struct FigureStoreTests {
 
     @Test("figures written fact by fact in a random order give the replay's figures", arguments: TestBackend.available)
     func writtenAndRead(backend: TestBackend) async throws {
-        var facts = Self.facts(seed: 7, chains: 25)
-        var state: UInt64 = 99
-        for position in facts.indices.reversed() {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            facts.swapAt(position, Int((state >> 33) % UInt64(position + 1)))
-        }
-        let shuffled = facts
+        let shuffled = Self.shuffled(Self.facts(seed: 7, chains: 25), seed: 99)
         try await withTestStore(backend) { store in
             var ledgers: [String: [LedgerEntry]] = [:]
             for (step, fact) in shuffled.enumerated() {

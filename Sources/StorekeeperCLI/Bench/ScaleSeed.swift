@@ -51,6 +51,8 @@ struct ScaleSeed: Sendable {
     /// Transaction ids of slice `k` follow `firstTransaction + k × sliceSize × idsPerCustomer`.
     static let firstTransaction: Int64 = 2_000_000_000_000_000
     static let idsPerCustomer: Int64 = 1_000
+    /// The writing connection's page cache while seeding (a server's is 16 MiB).
+    static let writerCacheMebibytes = 1_024
 
     struct Report: Encodable {
         var database: String
@@ -110,6 +112,8 @@ struct ScaleSeed: Sendable {
         let app = try AppRuntime(configuration: Self.appConfiguration(apiKeys: [APIKeyConfiguration(key: apiKey, role: .app)]))
         let settings = FigureBuild.settings(of: app.configuration)
         let summary = try await SQLStore.withStore(location, logger: logger) { sql in
+            // Inserts into large indexes read most of their pages back with SQLite's default cache.
+            try await sql.setWriterCache(mebibytes: Self.writerCacheMebibytes)
             guard try await sql.ledgerVersion(appId: Self.appId).count == 0 else {
                 throw Failure(description: "the database already holds app \(Self.appId)'s ledger: seed a fresh data directory or database")
             }
@@ -162,6 +166,12 @@ struct ScaleSeed: Sendable {
         var enrolments = 0
     }
 
+    /// What a slice's writes added, and the time the store took writing them.
+    struct Written: Sendable {
+        var rows = 0
+        var seconds = 0.0
+    }
+
     /// Simulates slice `slice`, writes its rows with its chains' figures and its enrolments, and
     /// keeps its share of the samples.
     func seedSlice(
@@ -195,19 +205,27 @@ struct ScaleSeed: Sendable {
 
         // Figures are computed for a group of changesets at a time, just before it is written,
         // so at most one group's figures are held.
+        // The next group's figures are computed while the store writes the group before
+        // (on its writing thread), each group written after the one before it.
         let chains = SliceChains(changesets)
-        var writeSeconds = 0.0
+        var writing: Task<Written, any Error>?
         for first in stride(from: 0, to: changesets.count, by: 4) {
             var group = Array(changesets[first..<min(first + 4, changesets.count)])
             for offset in group.indices where writesFigures {
                 group[offset].figures = figures(
                     completedIn: first + offset, chains: chains, changesets: changesets, app: app, cost: &summary.figures)
             }
-            let writing = clock.now
-            summary.rows += try await sql.apply(group).reduce(0) { $0 + $1.newEntries }
-            writeSeconds += (clock.now - writing).seconds
+            writing = Task { [before = writing, group] in
+                var written = try await before?.value ?? Written()
+                let began = ContinuousClock.now
+                written.rows += try await sql.apply(group).reduce(0) { $0 + $1.newEntries }
+                written.seconds += (ContinuousClock.now - began).seconds
+                return written
+            }
         }
-        summary.writeSeconds += writeSeconds
+        let written = try await writing?.value ?? Written()
+        summary.rows += written.rows
+        summary.writeSeconds += written.seconds
         let customerStride = max(1, changesets.count / 4)
         summary.customers += stride(from: 0, to: changesets.count, by: customerStride).compactMap { changesets[$0].links.first?.customerId }
 

@@ -56,54 +56,39 @@ extension StorekeeperAPI {
         let environment = environment ?? (app.accepts(.production) ? "Production" : "Sandbox")
         let now = clock()
         let analytics = SubscriptionAnalytics(catalog: app.catalog, configuration: app.configuration.analytics, environment: environment)
-        let all = try await store.enrolments(appId: app.id, experimentId: id)
-        let enrolments = Dictionary(grouping: all, by: \.variant)
-        // The exposed customers' chains as their figures hold them, read in batches; while the
-        // figures are being built, from each exposed customer's ledger.
-        var chains: [String: [ChainFigures]] = [:]
+        var tallies: [String: VariantTally]
         switch try await FigureSource(store: store).reading(of: app.configuration, environment: environment) {
         case .built:
-            chains = try await store.chainFigures(appId: app.id, environment: environment, customers: all.map(\.customerId))
+            tallies = try await maintainedTallies(app: app, experimentId: id, environment: environment, analytics: analytics, now: now)
         case .replay:
-            for customer in Set(all.map(\.customerId)) {
-                let ledger = try await store.ledger(appId: app.id, customerId: customer)
-                chains[customer] = Dictionary(grouping: ledger, by: { $0.fact.originalTransactionId ?? "-" }).values.map {
+            // While the figures are being built: from each exposed customer's ledger.
+            tallies = [:]
+            for enrolment in try await store.enrolments(appId: app.id, experimentId: id) {
+                let ledger = try await store.ledger(appId: app.id, customerId: enrolment.customerId)
+                let chains = Dictionary(grouping: ledger, by: { $0.fact.originalTransactionId ?? "-" }).values.map {
                     analytics.figures(ofChain: PurchaseHistory(ledger: $0))
                 }
+                let outcome = analytics.experimentOutcome(of: chains, exposure: enrolment.enrolledAt, now: now, days: ExperimentOutcome.windows)
+                tallies[enrolment.variant, default: VariantTally()].add(outcome)
             }
         }
         var variants: [ExperimentResultsResponse.Variant] = []
         var conversions: [(id: String, exposed: Int, converted: Int)] = []
         var revenues: [(id: String, values: [Double])] = []
         for variant in experiment.variants {
+            let tally = tallies[variant.id] ?? VariantTally()
             var row = ExperimentResultsResponse.Variant(
-                id: variant.id, offering: variant.offering, exposed: 0, trialsStarted: 0, trialConversions: 0, payingCustomers: 0, refunds: 0,
+                id: variant.id, offering: variant.offering, exposed: tally.exposed, trialsStarted: tally.trialsStarted,
+                trialConversions: tally.trialConversions, payingCustomers: tally.paying, refunds: tally.refunded,
                 revenuePerExposed: [:], proceedsPerExposed: [:])
-            var revenue: [Int: Decimal] = [7: 0, 14: 0, 30: 0]
-            var proceed: [Int: Decimal] = [7: 0, 14: 0, 30: 0]
-            var values: [Double] = []
-            for enrolment in enrolments[variant.id] ?? [] {
-                row.exposed += 1
-                let outcome = analytics.experimentOutcome(
-                    of: chains[enrolment.customerId] ?? [], exposure: enrolment.enrolledAt, now: now, days: [7, 14, 30])
-                row.trialsStarted += outcome.trialStarted ? 1 : 0
-                row.payingCustomers += outcome.paying ? 1 : 0
-                row.trialConversions += outcome.converted ? 1 : 0
-                row.refunds += outcome.refunded ? 1 : 0
-                for days in [7, 14, 30] {
-                    revenue[days, default: 0] += outcome.revenue[days] ?? 0
-                    proceed[days, default: 0] += outcome.proceeds[days] ?? 0
-                }
-                values.append(NSDecimalNumber(decimal: outcome.revenue[30] ?? 0).doubleValue)
-            }
-            for days in [7, 14, 30] {
+            for days in ExperimentOutcome.windows {
                 let divisor = Decimal(max(1, row.exposed))
-                row.revenuePerExposed["\(days)d"] = CustomerEvents.rounded((revenue[days] ?? 0) / divisor)
-                row.proceedsPerExposed["\(days)d"] = CustomerEvents.rounded((proceed[days] ?? 0) / divisor)
+                row.revenuePerExposed["\(days)d"] = CustomerEvents.rounded((tally.revenue[days] ?? 0) / divisor)
+                row.proceedsPerExposed["\(days)d"] = CustomerEvents.rounded((tally.proceeds[days] ?? 0) / divisor)
             }
             variants.append(row)
             conversions.append((variant.id, row.exposed, row.payingCustomers))
-            revenues.append((variant.id, values))
+            revenues.append((variant.id, tally.values))
         }
         let seed = UInt64(truncatingIfNeeded: ExperimentAssignment.bucket(experimentId: id, customerId: "statistics"))
         return ExperimentResultsResponse(
@@ -111,5 +96,75 @@ extension StorekeeperAPI {
             currency: app.configuration.analytics.reportingCurrency, asOf: now, variants: variants,
             conversion: ExperimentStatistics.conversions(conversions, seed: seed),
             revenuePerCustomer: ExperimentStatistics.amounts(revenues, seed: seed))
+    }
+
+    /// What a variant's exposed customers did, added up: the counts, the money per window, and
+    /// each customer's revenue within 30 days (for the statistics).
+    struct VariantTally {
+        var exposed = 0
+        var trialsStarted = 0
+        var trialConversions = 0
+        var paying = 0
+        var refunded = 0
+        var revenue: [Int: Decimal] = [:]
+        var proceeds: [Int: Decimal] = [:]
+        var values: [Double] = []
+
+        /// Adds `customers` exposed customers who each had `outcome`.
+        mutating func add(_ outcome: ExperimentOutcome, customers: Int = 1) {
+            exposed += customers
+            trialsStarted += outcome.trialStarted ? customers : 0
+            trialConversions += outcome.converted ? customers : 0
+            paying += outcome.paying ? customers : 0
+            refunded += outcome.refunded ? customers : 0
+            addMoney(outcome, customers: customers)
+        }
+
+        mutating func addMoney(_ outcome: ExperimentOutcome, customers: Int) {
+            for days in ExperimentOutcome.windows {
+                revenue[days, default: 0] += (outcome.revenue[days] ?? 0) * Decimal(customers)
+                proceeds[days, default: 0] += (outcome.proceeds[days] ?? 0) * Decimal(customers)
+            }
+            values += repeatElement(NSDecimalNumber(decimal: outcome.revenue[30] ?? 0).doubleValue, count: customers)
+        }
+    }
+
+    /// The variants' tallies from the records the store keeps with the figures: each group of
+    /// equal windows converted once, the records that count a sale dated at or after now read
+    /// from their customers' chains, and every exposed customer without a record a customer who
+    /// did nothing.
+    private func maintainedTallies(
+        app: AppRuntime, experimentId: String, environment: String, analytics: SubscriptionAnalytics, now: Date
+    ) async throws -> [String: VariantTally] {
+        let sums = try await store.experimentOutcomeSums(appId: app.id, environment: environment, experimentId: experimentId, now: now)
+        var tallies: [String: VariantTally] = [:]
+        var recorded: [String: Int] = [:]
+        for group in sums.groups {
+            guard let windows = ExperimentRecord.windows(fromMoneyText: group.moneyText) else {
+                throw StoreError(code: .corruptRow, message: "an experiment record's money does not decode")
+            }
+            var record = ExperimentRecord()
+            record.windows = windows
+            var tally = tallies[group.variant] ?? VariantTally()
+            tally.exposed += group.customers
+            tally.trialsStarted += group.trialsStarted
+            tally.trialConversions += group.trialConversions
+            tally.paying += group.paying
+            tally.refunded += group.refunded
+            tally.addMoney(analytics.experimentOutcome(of: record, days: ExperimentOutcome.windows), customers: group.customers)
+            tallies[group.variant] = tally
+            recorded[group.variant, default: 0] += group.customers
+        }
+        let chains = try await store.chainFigures(appId: app.id, environment: environment, customers: sums.unsettled.map(\.customerId))
+        for enrolment in sums.unsettled {
+            let outcome = analytics.experimentOutcome(
+                of: chains[enrolment.customerId] ?? [], exposure: enrolment.enrolledAt, now: now, days: ExperimentOutcome.windows)
+            tallies[enrolment.variant, default: VariantTally()].add(outcome)
+            recorded[enrolment.variant, default: 0] += 1
+        }
+        for (variant, exposed) in sums.exposed {
+            tallies[variant, default: VariantTally()].add(ExperimentOutcome.nothing, customers: max(0, exposed - recorded[variant, default: 0]))
+        }
+        return tallies
     }
 }

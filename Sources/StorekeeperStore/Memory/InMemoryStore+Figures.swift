@@ -68,6 +68,19 @@ extension InMemoryStore {
         return result
     }
 
+    /// Computed from the exposed customers' figures on each call: what ``SQLStore`` keeps
+    /// maintained.
+    public func experimentOutcomeSums(appId: String, environment: String, experimentId: String, now: Date) async throws -> ExperimentOutcomeSums {
+        let enrolments = try await enrolments(appId: appId, experimentId: experimentId)
+        let chains = try await chainFigures(appId: appId, environment: environment, customers: enrolments.map(\.customerId))
+        var sums = ExperimentOutcomeSums()
+        for enrolment in enrolments {
+            let record = ExperimentRecord(of: chains[enrolment.customerId] ?? [], exposure: enrolment.enrolledAt, days: ExperimentOutcome.windows)
+            sums.add(record, of: enrolment, now: now)
+        }
+        return sums
+    }
+
     public func figureSums(appId: String, environment: String, calendar: FigureCalendar) async throws -> any FigureSums {
         // Rows are kept by the days of the time zone they were written with (the settings of the
         // build that wrote them, which the reader checks first).

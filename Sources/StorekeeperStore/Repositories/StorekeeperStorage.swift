@@ -34,6 +34,84 @@ public protocol FigureStore: Sendable {
     /// `environment`, by customer, with the rows of the whole app only (group `""`), its
     /// purchases and first paid dates: what an experiment's results read of its exposed customers.
     func chainFigures(appId: String, environment: String, customers: [String]) async throws -> [String: [ChainFigures]]
+    /// Experiment `experimentId`'s exposed customers per variant, and the records
+    /// (``ExperimentRecord``) of those in `environment` summed per variant and windows, as of
+    /// `now`: a record counting a sale at or after now is not summed but named among the
+    /// ``ExperimentOutcomeSums/unsettled`` enrolments.
+    func experimentOutcomeSums(appId: String, environment: String, experimentId: String, now: Date) async throws -> ExperimentOutcomeSums
+}
+
+/// An experiment's outcome records summed (``FigureStore/experimentOutcomeSums(appId:environment:experimentId:now:)``).
+public struct ExperimentOutcomeSums: Sendable, Hashable {
+    /// Enrolled customers per variant.
+    public var exposed: [String: Int] = [:]
+    /// The records of one variant with the same windows (``ExperimentRecord/moneyText``): how
+    /// many, and how many of them have each flag.
+    public struct Group: Sendable, Hashable {
+        public var variant: String
+        public var moneyText: String
+        public var customers: Int
+        public var trialsStarted: Int
+        public var trialConversions: Int
+        public var paying: Int
+        public var refunded: Int
+
+        public init(variant: String, moneyText: String, customers: Int, trialsStarted: Int, trialConversions: Int, paying: Int, refunded: Int) {
+            self.variant = variant
+            self.moneyText = moneyText
+            self.customers = customers
+            self.trialsStarted = trialsStarted
+            self.trialConversions = trialConversions
+            self.paying = paying
+            self.refunded = refunded
+        }
+    }
+    public var groups: [Group] = []
+    /// Enrolments whose record counts a sale dated at or after now: their outcomes are read
+    /// from their chains.
+    public var unsettled: [ExperimentEnrolment] = []
+
+    public init(exposed: [String: Int] = [:], groups: [Group] = [], unsettled: [ExperimentEnrolment] = []) {
+        self.exposed = exposed
+        self.groups = groups
+        self.unsettled = unsettled
+    }
+
+    /// Adds an exposed customer whose record is `record`, read at `now`: to its group (kept in
+    /// the order of variant and windows), among the unsettled, or only to the exposed.
+    public mutating func add(_ record: ExperimentRecord, of enrolment: ExperimentEnrolment, now: Date) {
+        exposed[enrolment.variant, default: 0] += 1
+        guard !record.isEmpty else { return }
+        if let last = record.lastSale, last >= now {
+            let place = unsettled.partitioningIndex(where: { $0.customerId > enrolment.customerId })
+            unsettled.insert(enrolment, at: place)
+            return
+        }
+        let key = (enrolment.variant, record.moneyText)
+        let place = groups.partitioningIndex(where: { ($0.variant, $0.moneyText) >= key })
+        if place == groups.count || (groups[place].variant, groups[place].moneyText) != key {
+            groups.insert(
+                Group(variant: key.0, moneyText: key.1, customers: 0, trialsStarted: 0, trialConversions: 0, paying: 0, refunded: 0), at: place)
+        }
+        groups[place].customers += 1
+        groups[place].trialsStarted += record.trialStarted ? 1 : 0
+        groups[place].trialConversions += record.converted ? 1 : 0
+        groups[place].paying += record.paying ? 1 : 0
+        groups[place].refunded += record.refunded ? 1 : 0
+    }
+}
+
+extension Array {
+    /// The first index whose element meets `belongs`, in an array where every element that
+    /// meets it follows every one that does not.
+    fileprivate func partitioningIndex(where belongs: (Element) -> Bool) -> Int {
+        var (low, high) = (0, count)
+        while low < high {
+            let middle = (low + high) / 2
+            if belongs(self[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
 }
 
 /// How far an app's figures in one environment are built (docs/read-side.md).

@@ -64,8 +64,8 @@ extension SQLStore {
             calendar = update.calendar
             environment = update.environment
         }
-        // The cohort rows of every customer whose chains changed, from all of the customer's
-        // chains as they now are (their document rows locked first, as a chain's are).
+        // The cohort rows and experiment records of every customer whose chains changed, from
+        // all of the customer's chains as they now are (their document rows locked first, as a chain's are).
         if let calendar, let environment {
             for owner in owners.sorted() {
                 let key = (appId, environment, FigureUpdate.cohortKey(owner))
@@ -80,6 +80,7 @@ extension SQLStore {
                 try await replaceDocument(
                     old: try document(stored), new: (rows, rows.text, rows.days(in: calendar)), key: key,
                     calendar: calendar, rollups: &rollups, db)
+                try await writeExperimentRecords(appId: appId, environment: environment, owner: owner, chains: chains, db)
             }
         }
         try await rollups.write(appId: appId, environment: updates.first?.environment ?? "", ordered: dialect == .postgresql, db)
@@ -332,7 +333,10 @@ extension SQLStore {
 
     public func resetFigures(appId: String, environment: String, settings: String) async throws {
         try await backend.transaction { db in
-            for table in ["figure_chains", "figure_runs", "figure_items", "figure_churn", "figure_days", "figure_groups", "figure_state"] {
+            for table in [
+                "figure_chains", "figure_runs", "figure_items", "figure_churn", "figure_days", "figure_groups", "figure_state",
+                "experiment_outcomes",
+            ] {
                 try await db.raw("DELETE FROM \(unsafeRaw: table) WHERE app_id = \(bind: appId) AND environment = \(bind: environment)").run()
             }
             try await db.raw(

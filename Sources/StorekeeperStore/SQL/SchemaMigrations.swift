@@ -286,8 +286,28 @@ enum SchemaMigrations {
                 ]
             ),
             (17, dialect == .sqlite ? clusteredFigureDays : figureDaysCoveringKey),
+            (18, experimentOutcomes),
         ]
     }
+
+    /// Each exposed customer's outcome in an experiment, kept with the customer's figures
+    /// (``ExperimentRecord``, docs/read-side.md): the results sum them per variant and windows,
+    /// from an index that holds every column they read. Filled from the figures already built
+    /// when the step runs (``SQLStore/writeExperimentRecords(appId:environment:owner:chains:_:)``).
+    static let experimentOutcomes: [String] = [
+        """
+        CREATE TABLE IF NOT EXISTS experiment_outcomes (app_id TEXT NOT NULL, environment TEXT NOT NULL, experiment_id TEXT NOT NULL,
+        customer_id TEXT NOT NULL, variant TEXT NOT NULL, trial INTEGER NOT NULL, converted INTEGER NOT NULL, paying INTEGER NOT NULL,
+        refunded INTEGER NOT NULL, money TEXT NOT NULL, last_sale BIGINT,
+        PRIMARY KEY (app_id, environment, experiment_id, customer_id))
+        """,
+        """
+        CREATE INDEX IF NOT EXISTS experiment_outcomes_sums ON experiment_outcomes
+        (app_id, environment, experiment_id, variant, money, last_sale, trial, converted, paying, refunded)
+        """,
+        "CREATE INDEX IF NOT EXISTS experiment_outcomes_customer ON experiment_outcomes (app_id, environment, customer_id)",
+        "CREATE INDEX IF NOT EXISTS experiment_enrolments_customer ON experiment_enrolments (app_id, customer_id)",
+    ]
 
     /// A read of the daily rollups takes a group's cells of some series over a span of days. In
     /// a table with row ids those cells lie wherever their rows were first written, and the
@@ -383,7 +403,7 @@ enum SchemaMigrations {
     ]
 
     /// The newest version this build knows.
-    static let latestVersion = 17
+    static let latestVersion = 18
 
     /// Applies the missing steps; returns their versions.
     static func migrate(_ db: any SQLDatabase, dialect: SQLStoreDialect, now: Int64) async throws -> [Int] {
@@ -404,6 +424,7 @@ enum SchemaMigrations {
                 try await db.raw("\(unsafeRaw: statement)").run()
             }
             if step.version == 4 { try await LedgerRekeying.run(db) }
+            if step.version == 18 { try await SQLStore.writeAllExperimentRecords(db) }
             try await db.raw("INSERT INTO schema_migrations (version, applied_at) VALUES (\(bind: step.version), \(bind: now))").run()
             applied.append(step.version)
         }

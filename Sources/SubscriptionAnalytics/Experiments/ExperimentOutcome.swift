@@ -20,6 +20,17 @@ public struct ExperimentOutcome: Sendable, Hashable {
     public var proceeds: [Int: Decimal] = [:]
 
     public init() {}
+
+    /// The windows an experiment's results show: revenue and proceeds within 7, 14 and 30 days
+    /// of exposure.
+    public static let windows = [7, 14, 30]
+
+    /// The outcome of a customer who did nothing after exposure.
+    public static let nothing: ExperimentOutcome = {
+        var outcome = ExperimentOutcome()
+        for days in windows { (outcome.revenue[days], outcome.proceeds[days]) = (0, 0) }
+        return outcome
+    }()
 }
 
 extension SubscriptionAnalytics {

@@ -68,7 +68,12 @@ public enum ExperimentStatistics {
                 return total > 0 ? weighted / total : 0
             }
         }
-        let observed = variants.map { $0.values.isEmpty ? 0 : $0.values.reduce(0, +) / Double($0.values.count) }
+        // Summed by distinct value in the values' order: the same mean whatever order the
+        // customers came in.
+        let observed = grouped.map { groups -> Double in
+            let count = groups.reduce(0) { $0 + $1.value }
+            return count == 0 ? 0 : groups.reduce(0.0) { $0 + $1.key * Double($1.value) } / Double(count)
+        }
         return summarize(ids: variants.map(\.id), observed: observed, samples: samples)
     }
 

@@ -64,7 +64,7 @@ struct LedgerUpgradeTests {
             ).run()
             for table in [
                 "event_deliveries", "delivery_attempts", "disabled_destinations", "problems", "webhooks", "server_keys", "offering_versions",
-                "experiment_enrolments", "notification_bodies", "app_account_tokens",
+                "experiment_enrolments", "notification_bodies", "app_account_tokens", "experiment_outcomes",
             ] {
                 try await db.raw("DROP TABLE \(unsafeRaw: table)").run()
             }
@@ -103,7 +103,7 @@ struct LedgerUpgradeTests {
             try await Self.downgrade(database, duplicateOf: "5001")
             #expect(try await harness.store.schemaVersion() == 3)
             #expect(try await harness.store.ledger(appId: "alpha", customerId: "carol").count == 6)
-            #expect(try await harness.store.migrate() == [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17])
+            #expect(try await harness.store.migrate() == [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18])
 
             let upgraded = try await harness.store.ledger(appId: "alpha", customerId: "carol")
             #expect(upgraded.map(\.key) == ledger.map(\.key))

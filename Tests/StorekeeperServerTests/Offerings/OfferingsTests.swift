@@ -163,11 +163,20 @@ struct OfferingsTests {
                 #expect(
                     try await client.call(.post, "/v1/apps/alpha/customers/\(customer)/purchases", key: Fixture.alphaKey, body: body).status == 200)
             }
+            let bCount = seen.values.filter { $0 == "B" }.count
+            // Read while the clock is before the sales' dates: the customers pay, and no sale is
+            // counted yet (their records count sales dated after now, so they are read afresh).
+            harness.clock.set(Fixture.t0 + 1200)
+            let early = try await client.call(.get, "/v1/apps/alpha/experiments/price-test/results?environment=Sandbox", key: Fixture.alphaAdmin)
+            let earlyRows = try #require(early.json["variants"] as? [[String: Any]], "\(early.text)")
+            #expect(earlyRows.map { $0["exposed"] as? Int } == [40 - bCount, bCount])
+            #expect(earlyRows.map { $0["payingCustomers"] as? Int } == [0, bCount])
+            #expect(((earlyRows[1]["revenuePerExposed"] as? [String: Any])?["30d"] as? NSNumber)?.doubleValue == 0)
+
             harness.clock.set(Fixture.t0 + 40 * Fixture.day)
             let results = try await client.call(.get, "/v1/apps/alpha/experiments/price-test/results?environment=Sandbox", key: Fixture.alphaAdmin)
             #expect(results.status == 200, "\(results.text)")
             let rows = try #require(results.json["variants"] as? [[String: Any]])
-            let bCount = seen.values.filter { $0 == "B" }.count
             #expect(rows.map { $0["exposed"] as? Int } == [40 - bCount, bCount])
             #expect(rows.map { $0["payingCustomers"] as? Int } == [0, bCount])
             #expect(((rows[1]["revenuePerExposed"] as? [String: Any])?["30d"] as? NSNumber)?.doubleValue == 29.99)
