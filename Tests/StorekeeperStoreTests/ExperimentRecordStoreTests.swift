@@ -9,7 +9,8 @@ import Testing
 /// Experiment records kept with the figures: whatever the order in which facts and enrolments
 /// arrive, the store's sums per variant are those of the records computed from the customers'
 /// chains as they end up; records counting a sale at or after now are named instead of summed;
-/// a figure reset removes them, and schema 18 fills them from the figures already built.
+/// a figure reset removes them, and schemas 18 and 19 fill them from the figures already built;
+/// figures of many new chains written at once bring them too.
 @Suite("Store: experiment records kept with the figures")
 struct ExperimentRecordStoreTests {
     typealias Figures = FigureStoreTests
@@ -94,6 +95,48 @@ struct ExperimentRecordStoreTests {
             try await sql.resetFigures(appId: "app", environment: "Production", settings: "new")
             let reset = try await sql.experimentOutcomeSums(appId: "app", environment: "Production", experimentId: "price", now: now)
             #expect(reset.groups.isEmpty && reset.unsettled.isEmpty && reset.exposed == ["control": 4, "cheaper": 3])
+        }
+    }
+
+    @Test("figures of many new chains written at once (a build, a seed) bring their enrolled customers' records", arguments: TestBackend.available)
+    func keptByTheBulkPath(backend: TestBackend) async throws {
+        let facts = Figures.facts(seed: 11, chains: 40)
+        try await withTestStore(backend) { store in
+            var enrolling = Changeset(appId: "app", at: Figures.t0)
+            enrolling.enrolments = Self.enrolments
+            try await store.apply(enrolling)
+            var ledgers: [String: [LedgerEntry]] = [:]
+            var changeset = Changeset(appId: "app", at: Figures.t0 + 1)
+            for fact in facts {
+                let chain = fact.originalTransactionId ?? "-"
+                let entry = LedgerEntry(
+                    appId: "app", fact: fact, customerId: Figures.customer(of: chain), source: .import, recordedAt: Figures.t0 + 1)
+                ledgers[chain, default: []].append(entry)
+                changeset.entries.append(entry)
+            }
+            changeset.figures = ledgers.keys.sorted().map { chain in
+                Figures.update(ledgers[chain]!, chain: chain, facts: ledgers[chain]!.count, at: Figures.t0 + 1)
+            }
+            try await store.apply([changeset])
+            for now in [Figures.t0 + 61.3 * Figures.day, Figures.t0 + 900 * Figures.day] {
+                for experiment in ["price", "other"] {
+                    let stored = try await store.experimentOutcomeSums(appId: "app", environment: "Production", experimentId: experiment, now: now)
+                    let expected = Self.expected(ledgers, experiment: experiment, now: now)
+                    #expect(!expected.groups.isEmpty)
+                    #expect(stored == expected, "\(backend): \(experiment) at \(now)")
+                }
+            }
+            guard let sql = store as? SQLStore else { return }
+            // A database at schema 18 built without them: schema 19's step writes them.
+            let now = Figures.t0 + 900 * Figures.day
+            try await sql.backend.transaction { db in
+                try await db.raw("DELETE FROM experiment_outcomes").run()
+                try await db.raw("DELETE FROM schema_migrations WHERE version >= 19").run()
+            }
+            #expect(try await sql.experimentOutcomeSums(appId: "app", environment: "Production", experimentId: "price", now: now).groups.isEmpty)
+            #expect(try await sql.migrate() == [19])
+            let filled = try await sql.experimentOutcomeSums(appId: "app", environment: "Production", experimentId: "price", now: now)
+            #expect(filled == Self.expected(ledgers, experiment: "price", now: now), "\(backend): filled by schema 19")
         }
     }
 }

@@ -52,6 +52,9 @@ struct BenchSeedCommand: AsyncParsableCommand {
     @Flag(help: "Write no figures: a server started on the database builds them (as on a database from before the read side).")
     var noFigures = false
 
+    @Flag(help: "Keep the figure read indexes while writing (as before the bulk path), rather than building them at the end.")
+    var indexesAsWritten = false
+
     @Flag(help: "Measure the seeded database right away (as `storekeeper bench scale`).")
     var measure = false
 
@@ -72,7 +75,7 @@ struct BenchSeedCommand: AsyncParsableCommand {
         let directory = URL(fileURLWithPath: dataDir)
         let seeding = ScaleSeed(
             subscriptions: subscriptions, days: days, seed: seed, sliceSize: slice, end: endDate, databaseURL: databaseURL,
-            directory: directory, writesFigures: !noFigures, progress: { Console.err(Data(($0 + "\n").utf8)) })
+            directory: directory, writesFigures: !noFigures, defersIndexes: !indexesAsWritten, progress: { Console.err(Data(($0 + "\n").utf8)) })
         try await runningBenchmark {
             try JSONOutput.print(try await seeding.run())
             if measure { try await scale.measure(directory: directory) }

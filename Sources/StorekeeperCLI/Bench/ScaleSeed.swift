@@ -25,6 +25,8 @@ import SubscriptionEngine
 /// both environments are recorded as built with the settings of ``appConfiguration(apiKeys:)``,
 /// so a server started on the database reads them at once (unless ``writesFigures`` is off:
 /// then the server builds them at start, as on a database from before the read side). The
+/// indexes only the figure reads use are dropped while the slices are written and built once,
+/// sorted, after the last (``SQLStore/deferringFigureReadIndexes(_:)``). The
 /// seed also saves an offerings document with a running experiment and enrols one customer in
 /// ten (``offeringsChangeset(catalog:)``). A sample of the simulator's truth is kept in the
 /// ``SeedManifest`` so the measuring step can check that the server computes the same states
@@ -43,6 +45,8 @@ struct ScaleSeed: Sendable {
     var checkSample = 2_000
     /// Whether each chain's figures are written with its rows.
     var writesFigures = true
+    /// Whether the figure read indexes are built after the last slice rather than kept while writing.
+    var defersIndexes = true
     var progress: @Sendable (String) -> Void = { _ in }
 
     static let appId = "scale"
@@ -66,6 +70,8 @@ struct ScaleSeed: Sendable {
         var rowsWrittenPerSecond: Double
         /// Time spent computing the chains' figures (their writing is part of ``writeSeconds``).
         var figureSeconds: Double
+        /// Time spent building the figure read indexes after the last slice (part of ``totalSeconds``).
+        var indexSeconds: Double
         /// Chain figure updates written (one per chain, one-time purchases' included, and
         /// environment) and their rows (runs, items and churn spans over every group).
         var figureUpdates: Int
@@ -124,8 +130,18 @@ struct ScaleSeed: Sendable {
             }
             try await sql.apply(try configuration.offeringsChangeset(catalog: Set(app.catalog.products.map(\.productId))))
             var summary = Summary()
-            for slice in 0..<slices {
-                try await configuration.seedSlice(slice, of: slices, signer: signer, app: app, into: sql, summary: &summary)
+            func seedSlices() async throws {
+                for slice in 0..<slices {
+                    try await configuration.seedSlice(slice, of: slices, signer: signer, app: app, into: sql, summary: &summary)
+                }
+            }
+            if configuration.writesFigures && configuration.defersIndexes {
+                // The figure read indexes are built once, sorted, after the last slice.
+                let indexBuild = try await sql.deferringFigureReadIndexes(seedSlices).indexBuild
+                summary.indexSeconds = indexBuild.seconds
+                configuration.progress("figure read indexes built in \(Int(summary.indexSeconds)) s")
+            } else {
+                try await seedSlices()
             }
             for environment in Self.figureEnvironments where configuration.writesFigures {
                 try await sql.recordFigureProgress(appId: Self.appId, environment: environment, settings: settings, resumeAfter: nil, complete: true)
@@ -145,7 +161,8 @@ struct ScaleSeed: Sendable {
             database: databaseURL == nil ? "sqlite" : "postgresql", subscriptions: subscriptions, slices: slices, chains: summary.chains,
             ledgerRows: summary.rows, simulateSeconds: summary.simulateSeconds, writeSeconds: summary.writeSeconds, totalSeconds: total,
             rowsWrittenPerSecond: (Double(summary.rows) / max(summary.writeSeconds, 1e-9)).rounded(),
-            figureSeconds: summary.figures.seconds, figureUpdates: summary.figures.updates, figureRows: summary.figures.rows,
+            figureSeconds: summary.figures.seconds, indexSeconds: summary.indexSeconds, figureUpdates: summary.figures.updates,
+            figureRows: summary.figures.rows,
             figureSettings: writesFigures ? settings : nil, figureRetries: summary.figureRetries, experiment: Self.experimentId,
             enrolments: summary.enrolments,
             peakRSSMegabytes: ProcessMemory.of(pid: nil)?.peakMegabytes ?? 0, manifest: manifestURL.path)
@@ -164,6 +181,7 @@ struct ScaleSeed: Sendable {
         var figures = FigureCost()
         var figureRetries = 0
         var enrolments = 0
+        var indexSeconds = 0.0
     }
 
     /// What a slice's writes added, and the time the store took writing them.
@@ -216,9 +234,11 @@ struct ScaleSeed: Sendable {
                     completedIn: first + offset, chains: chains, changesets: changesets, app: app, cost: &summary.figures)
             }
             writing = Task { [before = writing, group] in
+                // Encoded while the group before is written.
+                let prepared = try SQLStore.prepare(group)
                 var written = try await before?.value ?? Written()
                 let began = ContinuousClock.now
-                written.rows += try await sql.apply(group).reduce(0) { $0 + $1.newEntries }
+                written.rows += try await sql.apply(prepared).reduce(0) { $0 + $1.newEntries }
                 written.seconds += (ContinuousClock.now - began).seconds
                 return written
             }

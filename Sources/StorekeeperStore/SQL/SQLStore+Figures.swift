@@ -187,49 +187,51 @@ extension SQLStore {
     )
         async throws
     {
-        let runs = documents.flatMap { document in document.figures.runs.map { (document.chain, $0) } }
-        for chunk in runs.chunked(by: 200) {
-            var query: SQLQueryString =
-                "INSERT INTO figure_runs (app_id, environment, grp, chain, from_ms, until_ms, slots, currency, amount, denominator) VALUES"
-            for (position, (chain, run)) in chunk.enumerated() {
-                query += position == 0 ? " " : ", "
-                query += """
-                    (\(bind: appId), \(bind: environment), \(bind: run.group), \(bind: chain), \(bind: run.from.millisecondsSince1970),
-                    \(bind: run.until?.millisecondsSince1970), \(bind: run.slots.rawValue), \(bind: run.mrr?.currency), \(bind: run.mrr?.amount),
-                    \(bind: run.mrr?.denominator))
-                    """
+        let (app, environment) = (BulkValue.text(appId), BulkValue.text(environment))
+        var values: [BulkValue] = []
+        for (chain, figures) in documents {
+            for run in figures.runs {
+                values += [
+                    app, environment, .text(run.group), .text(chain), .integer(run.from.millisecondsSince1970),
+                    BulkValue(run.until?.millisecondsSince1970), .integer(Int64(run.slots.rawValue)), BulkValue(run.mrr?.currency),
+                    BulkValue(run.mrr?.amount), BulkValue(run.mrr?.denominator),
+                ]
             }
-            try await db.raw(query).run()
         }
-        let items = documents.flatMap { document in document.figures.items.map { (document.chain, $0) } }
-        for chunk in items.chunked(by: 200) {
-            var query: SQLQueryString = """
-                INSERT INTO figure_items (app_id, environment, grp, chain, kind, at_ms, currency, amount, denominator, proceeds_amount,
-                proceeds_denominator) VALUES
-                """
-            for (position, (chain, item)) in chunk.enumerated() {
-                query += position == 0 ? " " : ", "
-                query += """
-                    (\(bind: appId), \(bind: environment), \(bind: item.group), \(bind: chain), \(bind: item.kind.rawValue),
-                    \(bind: item.at.millisecondsSince1970), \(bind: item.money?.currency ?? item.proceeds?.currency), \(bind: item.money?.amount),
-                    \(bind: item.money?.denominator), \(bind: item.proceeds?.amount), \(bind: item.proceeds?.denominator))
-                    """
+        try await figureRunRows.run(values, db)
+        values.removeAll(keepingCapacity: true)
+        for (chain, figures) in documents {
+            for item in figures.items {
+                values += [
+                    app, environment, .text(item.group), .text(chain), .text(item.kind.rawValue), .integer(item.at.millisecondsSince1970),
+                    BulkValue(item.money?.currency ?? item.proceeds?.currency), BulkValue(item.money?.amount),
+                    BulkValue(item.money?.denominator), BulkValue(item.proceeds?.amount), BulkValue(item.proceeds?.denominator),
+                ]
             }
-            try await db.raw(query).run()
         }
-        let churn = documents.flatMap { document in document.figures.churn.map { (document.chain, $0) } }
-        for chunk in churn.chunked(by: 200) {
-            var query: SQLQueryString = "INSERT INTO figure_churn (app_id, environment, grp, chain, ended_ms, from_ms, until_ms) VALUES"
-            for (position, (chain, span)) in chunk.enumerated() {
-                query += position == 0 ? " " : ", "
-                query += """
-                    (\(bind: appId), \(bind: environment), \(bind: span.group), \(bind: chain), \(bind: span.ended.millisecondsSince1970),
-                    \(bind: span.from.millisecondsSince1970), \(bind: span.until?.millisecondsSince1970))
-                    """
+        try await figureItemRows.run(values, db)
+        values.removeAll(keepingCapacity: true)
+        for (chain, figures) in documents {
+            for span in figures.churn {
+                values += [
+                    app, environment, .text(span.group), .text(chain), .integer(span.ended.millisecondsSince1970),
+                    .integer(span.from.millisecondsSince1970), BulkValue(span.until?.millisecondsSince1970),
+                ]
             }
-            try await db.raw(query).run()
         }
+        try await figureChurnRows.run(values, db)
     }
+
+    private static let figureRunRows = BulkInsert(
+        table: "figure_runs", columns: ["app_id", "environment", "grp", "chain", "from_ms", "until_ms", "slots", "currency", "amount", "denominator"])
+    private static let figureItemRows = BulkInsert(
+        table: "figure_items",
+        columns: [
+            "app_id", "environment", "grp", "chain", "kind", "at_ms", "currency", "amount", "denominator", "proceeds_amount",
+            "proceeds_denominator",
+        ])
+    private static let figureChurnRows = BulkInsert(
+        table: "figure_churn", columns: ["app_id", "environment", "grp", "chain", "ended_ms", "from_ms", "until_ms"])
 
     /// Writes, all at once, the documents of chains that have none yet (a build, a seed) and
     /// of their customers who have none either: their rows in multi-row statements, their
@@ -310,6 +312,18 @@ extension SQLStore {
             try await db.raw(query).run()
         }
         try await insertRows(documents.map { ($0.chain, $0.figures) }, appId: appId, environment: environment, db)
+        // The experiment records of those customers who are enrolled (they have none yet:
+        // none of their chains had figures).
+        var enrolled = Set<String>()
+        for part in byOwner.keys.compactMap(FigureUpdate.customer(ofOwner:)).sorted().chunked(by: 500) {
+            for row in try await db.raw(
+                "SELECT DISTINCT customer_id FROM experiment_enrolments WHERE app_id = \(bind: appId) AND customer_id IN (" + strings(Array(part))
+                    + ")"
+            ).all() { enrolled.insert(try row.string("customer_id")) }
+        }
+        for (owner, chains) in byOwner.sorted(by: { $0.key < $1.key }) where FigureUpdate.customer(ofOwner: owner).map(enrolled.contains) ?? false {
+            try await writeExperimentRecords(appId: appId, environment: environment, owner: owner, chains: chains, db)
+        }
         // The customers of fresh chains who have other chains: their cohort rows one at a time.
         return later
             + fresh.filter { $0.customer.map(elsewhere.contains) ?? false }.map { update in

@@ -13,11 +13,29 @@ extension SQLStore {
 
     @discardableResult
     public func apply(_ changesets: [Changeset]) async throws -> [ChangesetResult] {
-        guard !changesets.isEmpty else { return [] }
-        // Encoded before the writer is taken: it has other work while this is done.
-        let encoded = try changesets.map { try $0.entries.map { try StoreCoding.encode($0.fact) } }
+        try await apply(try Self.prepare(changesets))
+    }
+
+    /// Changesets with their facts, event details and figures encoded, ready for the writer.
+    public struct PreparedChangesets: Sendable {
+        fileprivate var changesets: [Changeset]
+        fileprivate var facts: [[String]]
+        fileprivate var details: [[String]]
+    }
+
+    /// Encodes what `changesets` write, without the store: a bulk load (`bench seed`) prepares
+    /// the next group while the writer writes the one before.
+    public static func prepare(_ changesets: [Changeset]) throws -> PreparedChangesets {
+        let facts = try changesets.map { try $0.entries.map { try StoreCoding.encode($0.fact) } }
         let changesets = changesets.map { $0.withPreparedFigures() }
-        let details = changesets.map { $0.events.map(\.details.json) }
+        return PreparedChangesets(changesets: changesets, facts: facts, details: changesets.map { $0.events.map(\.details.json) })
+    }
+
+    /// Writes prepared changesets (``prepare(_:)``) in one transaction.
+    @discardableResult
+    public func apply(_ prepared: PreparedChangesets) async throws -> [ChangesetResult] {
+        let (changesets, encoded, details) = (prepared.changesets, prepared.facts, prepared.details)
+        guard !changesets.isEmpty else { return [] }
         let writings = changesets.map { chainCache.beginWrite(appId: $0.appId, entries: $0.entries) }
         defer { for writing in writings { chainCache.endWrite(writing) } }
         let dialect = backend.dialect

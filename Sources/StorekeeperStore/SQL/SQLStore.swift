@@ -84,6 +84,25 @@ public struct SQLStore: StorekeeperStorage {
         try await backend.write { db in try await db.raw("PRAGMA cache_size=\(unsafeRaw: String(-mebibytes * 1024))").run() }
     }
 
+    /// Runs `body`, a bulk load of figures (`bench seed`), without the indexes only the figure
+    /// reads use (``SchemaMigrations/figureReadIndexes``), then builds them, whether or not
+    /// `body` succeeded. Reads are slow meanwhile; the writes are not (they find rows by chain).
+    /// A load that is killed leaves them to the next migration, which builds any missing.
+    /// Returns `body`'s result and how long the indexes took to build.
+    public func deferringFigureReadIndexes<T>(_ body: () async throws -> T) async throws -> (result: T, indexBuild: Duration) {
+        let dialect = backend.dialect
+        try await backend.transaction { db in
+            for index in SchemaMigrations.figureReadIndexes {
+                try await db.raw("DROP INDEX IF EXISTS \(unsafeRaw: index.name)").run()
+            }
+        }
+        let outcome: Result<T, any Error>
+        do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
+        let began = ContinuousClock.now
+        _ = try await backend.transaction { db in try await SchemaMigrations.buildMissingFigureReadIndexes(db, dialect: dialect) }
+        return (try outcome.get(), ContinuousClock.now - began)
+    }
+
     /// Opens the store, runs `body` with it (migrated first, unless told not to), and closes it.
     public static func withStore<T: Sendable>(
         _ location: DatabaseLocation, logger: Logger, migrate: Bool = true,

@@ -254,21 +254,17 @@ enum SchemaMigrations {
                     CREATE TABLE IF NOT EXISTS figure_runs (app_id TEXT NOT NULL, environment TEXT NOT NULL, grp TEXT NOT NULL, chain TEXT NOT NULL,
                     from_ms BIGINT NOT NULL, until_ms BIGINT, slots INTEGER NOT NULL, currency TEXT, amount BIGINT, denominator BIGINT)
                     """,
-                    "CREATE INDEX IF NOT EXISTS figure_runs_from ON figure_runs (app_id, environment, grp, from_ms)",
-                    "CREATE INDEX IF NOT EXISTS figure_runs_until ON figure_runs (app_id, environment, grp, until_ms)",
                     "CREATE INDEX IF NOT EXISTS figure_runs_chain ON figure_runs (app_id, environment, chain)",
                     """
                     CREATE TABLE IF NOT EXISTS figure_items (app_id TEXT NOT NULL, environment TEXT NOT NULL, grp TEXT NOT NULL, chain TEXT NOT NULL,
                     kind TEXT NOT NULL, at_ms BIGINT NOT NULL, currency TEXT, amount BIGINT, denominator BIGINT,
                     proceeds_amount BIGINT, proceeds_denominator BIGINT)
                     """,
-                    "CREATE INDEX IF NOT EXISTS figure_items_at ON figure_items (app_id, environment, grp, at_ms)",
                     "CREATE INDEX IF NOT EXISTS figure_items_chain ON figure_items (app_id, environment, chain)",
                     """
                     CREATE TABLE IF NOT EXISTS figure_churn (app_id TEXT NOT NULL, environment TEXT NOT NULL, grp TEXT NOT NULL, chain TEXT NOT NULL,
                     ended_ms BIGINT NOT NULL, from_ms BIGINT NOT NULL, until_ms BIGINT)
                     """,
-                    "CREATE INDEX IF NOT EXISTS figure_churn_ended ON figure_churn (app_id, environment, grp, ended_ms)",
                     "CREATE INDEX IF NOT EXISTS figure_churn_chain ON figure_churn (app_id, environment, chain)",
                     """
                     CREATE TABLE IF NOT EXISTS figure_days (app_id TEXT NOT NULL, environment TEXT NOT NULL, grp TEXT NOT NULL, series TEXT NOT NULL,
@@ -283,11 +279,39 @@ enum SchemaMigrations {
                     CREATE TABLE IF NOT EXISTS figure_state (app_id TEXT NOT NULL, environment TEXT NOT NULL, settings TEXT NOT NULL,
                     resume_after TEXT, complete INTEGER NOT NULL, PRIMARY KEY (app_id, environment))
                     """,
-                ]
+                ] + figureReadIndexes.map(\.statement)
             ),
             (17, dialect == .sqlite ? clusteredFigureDays : figureDaysCoveringKey),
             (18, experimentOutcomes),
+            // No statement: the records written again (below). Before this step a build or a
+            // seed, which write many new chains at once, wrote no records for their customers.
+            (19, []),
         ]
+    }
+
+    /// The indexes only the figure reads use, by group and instant (docs/read-side.md). The
+    /// writes find a chain's rows by the chain's indexes, so a bulk load can drop these while it
+    /// writes and build them once at its end, sorting each table once rather than inserting
+    /// tens of millions of rows into them in no order (``SQLStore/deferringFigureReadIndexes(_:)``);
+    /// every migration builds any that are missing (a bulk load that did not finish).
+    static let figureReadIndexes: [(name: String, statement: String)] = [
+        ("figure_runs_from", "CREATE INDEX IF NOT EXISTS figure_runs_from ON figure_runs (app_id, environment, grp, from_ms)"),
+        ("figure_runs_until", "CREATE INDEX IF NOT EXISTS figure_runs_until ON figure_runs (app_id, environment, grp, until_ms)"),
+        ("figure_items_at", "CREATE INDEX IF NOT EXISTS figure_items_at ON figure_items (app_id, environment, grp, at_ms)"),
+        ("figure_churn_ended", "CREATE INDEX IF NOT EXISTS figure_churn_ended ON figure_churn (app_id, environment, grp, ended_ms)"),
+    ]
+
+    /// Builds the figure read indexes that are missing; returns their names.
+    static func buildMissingFigureReadIndexes(_ db: any SQLDatabase, dialect: SQLStoreDialect) async throws -> [String] {
+        let present: SQLQueryString =
+            switch dialect {
+            case .sqlite: "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'figure_%'"
+            case .postgresql: "SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND indexname LIKE 'figure_%'"
+            }
+        let names = Set(try await db.raw(present).all().map { try $0.string("name") })
+        let missing = figureReadIndexes.filter { !names.contains($0.name) }
+        for index in missing { try await db.raw("\(unsafeRaw: index.statement)").run() }
+        return missing.map(\.name)
     }
 
     /// Each exposed customer's outcome in an experiment, kept with the customer's figures
@@ -403,7 +427,7 @@ enum SchemaMigrations {
     ]
 
     /// The newest version this build knows.
-    static let latestVersion = 18
+    static let latestVersion = 19
 
     /// Applies the missing steps; returns their versions.
     static func migrate(_ db: any SQLDatabase, dialect: SQLStoreDialect, now: Int64) async throws -> [Int] {
@@ -424,10 +448,11 @@ enum SchemaMigrations {
                 try await db.raw("\(unsafeRaw: statement)").run()
             }
             if step.version == 4 { try await LedgerRekeying.run(db) }
-            if step.version == 18 { try await SQLStore.writeAllExperimentRecords(db) }
+            if step.version == 18 || (step.version == 19 && current >= 18) { try await SQLStore.writeAllExperimentRecords(db) }
             try await db.raw("INSERT INTO schema_migrations (version, applied_at) VALUES (\(bind: step.version), \(bind: now))").run()
             applied.append(step.version)
         }
+        _ = try await buildMissingFigureReadIndexes(db, dialect: dialect)
         return applied
     }
 

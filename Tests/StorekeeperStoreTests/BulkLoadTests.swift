@@ -1,0 +1,77 @@
+import Foundation
+import SQLKit
+import Testing
+
+@testable import StorekeeperStore
+
+/// The bulk path of the figure rows (``BulkInsert``) and of a seed (the figure read indexes
+/// dropped while it writes, ``SQLStore/deferringFigureReadIndexes(_:)``), on SQLite and
+/// PostgreSQL.
+@Suite("Bulk loads: rows bound in multi-row statements, read indexes built at the end")
+struct BulkLoadTests {
+    static var backends: [TestBackend] { TestBackend.available.filter { $0 != .memory } }
+
+    struct Failure: Error {}
+
+    @Test("every row and value reads back as written, across statements and with nulls", arguments: backends)
+    func rowsReadBack(_ backend: TestBackend) async throws {
+        try await withTestStore(backend) { storage in
+            let store = try #require(storage as? SQLStore)
+            let insert = BulkInsert(
+                table: "figure_churn", columns: ["app_id", "environment", "grp", "chain", "ended_ms", "from_ms", "until_ms"],
+                rowsPerStatement: 7)
+            // 23 rows: three full statements and a shorter one; odd rows without an end.
+            var values: [BulkValue] = []
+            for row in 0..<23 {
+                values += [
+                    .text("a"), .text("Production"), .text(row % 3 == 0 ? "" : "product=p'\(row)"), .text("chain-\(row)"),
+                    .integer(1_700_000_000_000 + Int64(row)), .integer(-Int64(row)), BulkValue(row % 2 == 1 ? nil : Int64(row) * 1_000),
+                ]
+            }
+            try await store.backend.transaction { [values] db in try await insert.run(values, db) }
+            let read = try await store.backend.read { db in
+                try await db.raw("SELECT grp, chain, ended_ms, from_ms, until_ms FROM figure_churn ORDER BY ended_ms").all().map {
+                    [
+                        BulkValue.text(try $0.string("grp")), .text(try $0.string("chain")), .integer(try $0.int64("ended_ms")),
+                        .integer(try $0.int64("from_ms")), BulkValue(try $0.decode(column: "until_ms", as: Int64?.self)),
+                    ]
+                }
+            }
+            let expected = stride(from: 0, to: values.count, by: 7).map { Array(values[($0 + 2)..<($0 + 7)]) }
+            #expect(read == expected)
+        }
+    }
+
+    @Test("the read indexes are gone while a load runs and back after it, even when it fails", arguments: backends)
+    func readIndexesDeferred(_ backend: TestBackend) async throws {
+        try await withTestStore(backend) { storage in
+            let store = try #require(storage as? SQLStore)
+            let all = Set(SchemaMigrations.figureReadIndexes.map(\.name))
+            #expect(try await Self.readIndexes(store) == all)
+            let (during, _) = try await store.deferringFigureReadIndexes { try await Self.readIndexes(store) }
+            #expect(during.isEmpty)
+            #expect(try await Self.readIndexes(store) == all)
+            // A failing load still leaves the indexes built, and its error is the one thrown.
+            await #expect(throws: Failure.self) {
+                _ = try await store.deferringFigureReadIndexes { throw Failure() }
+            }
+            #expect(try await Self.readIndexes(store) == all)
+            // A load killed midway: the next migration builds what is missing and nothing else.
+            try await store.backend.transaction { db in try await db.raw("DROP INDEX figure_items_at").run() }
+            #expect(try await Self.readIndexes(store) == all.subtracting(["figure_items_at"]))
+            #expect(try await store.migrate() == [])
+            #expect(try await Self.readIndexes(store) == all)
+        }
+    }
+
+    /// The figure read indexes the database has.
+    static func readIndexes(_ store: SQLStore) async throws -> Set<String> {
+        let query: SQLQueryString =
+            switch store.backend.dialect {
+            case .sqlite: "SELECT name FROM sqlite_master WHERE type = 'index'"
+            case .postgresql: "SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema()"
+            }
+        let names = try await store.backend.read { db in try await db.raw(query).all().map { try $0.string("name") } }
+        return Set(names).intersection(SchemaMigrations.figureReadIndexes.map(\.name))
+    }
+}
