@@ -18,6 +18,26 @@ struct WriterThreadTests {
         #expect(names == ["test.writer", "test.writer"])
     }
 
+    @Test("many writers started at once each carry their own name, whichever thread runs first")
+    func namesUnderContention() async throws {
+        // A thread that ran before Foundation recorded it kept the name it inherited from the
+        // pool thread that created it, once in about 25 starts.
+        let names = try await withThrowingTaskGroup(of: String.self) { group in
+            for index in 0..<200 {
+                group.addTask {
+                    let writer = WriterThread(name: "test.w\(index)")
+                    defer { writer.stop() }
+                    return try await writer.run {
+                        try await Task.sleep(for: .milliseconds(1))
+                        return threadName() == "test.w\(index)" ? "" : threadName()
+                    }
+                }
+            }
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(names.filter { !$0.isEmpty } == [])
+    }
+
     @Test("work arriving after stop still runs")
     func afterStop() async throws {
         let writer = WriterThread(name: "test.writer")

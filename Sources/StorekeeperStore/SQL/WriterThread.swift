@@ -17,10 +17,15 @@ final class WriterThread: TaskExecutor, @unchecked Sendable {
 
     /// `name` (at most 15 bytes, the kernel's limit) is what `top -H` and a profiler show.
     init(name: String) {
+        // Foundation names the system thread only once `start()` has recorded it: a name set
+        // before then stays the creating thread's inherited one, so the thread waits for that.
+        let started = DispatchSemaphore(value: 0)
         Thread { [self] in
+            started.wait()
             Thread.current.name = name
             loop()
         }.start()
+        started.signal()
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
