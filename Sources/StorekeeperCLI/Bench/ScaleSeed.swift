@@ -221,18 +221,20 @@ struct ScaleSeed: Sendable {
         summary.enrolments += enrol(&changesets, in: experiment)
         summary.simulateSeconds += (clock.now - simulating).seconds
 
-        // Figures are computed for a group of changesets at a time, just before it is written,
-        // so at most one group's figures are held.
-        // The next group's figures are computed while the store writes the group before
-        // (on its writing thread), each group written after the one before it.
+        // Figures are computed for a group of changesets at a time, and encoded, while the store
+        // writes the group before (on its writing thread), each group written after the one
+        // before it. At most three groups are held: one written, one encoded, one computed.
         let chains = SliceChains(changesets)
         var writing: Task<Written, any Error>?
+        var beforeWriting: Task<Written, any Error>?
         for first in stride(from: 0, to: changesets.count, by: 4) {
             var group = Array(changesets[first..<min(first + 4, changesets.count)])
             for offset in group.indices where writesFigures {
                 group[offset].figures = figures(
                     completedIn: first + offset, chains: chains, changesets: changesets, app: app, cost: &summary.figures)
             }
+            _ = try await beforeWriting?.value
+            beforeWriting = writing
             writing = Task { [before = writing, group] in
                 // Encoded while the group before is written.
                 let prepared = try SQLStore.prepare(group)

@@ -35,7 +35,7 @@ struct BulkInsert: Sendable {
             if let direct = db as? DirectSQLiteDatabase, !direct.offloaded {
                 try direct.connection.execute(statement(rows: count), part.map(Self.sqlite)) { _ in }
             } else {
-                try await db.raw(Self.query(prefix: prefix, values: part, width: width)).run()
+                try await db.raw(query(part)).run()
             }
             first += count
         }
@@ -57,7 +57,9 @@ struct BulkInsert: Sendable {
         }
     }
 
-    private static func query(prefix: String, values: ArraySlice<BulkValue>, width: Int) -> SQLQueryString {
+    /// The statement for the rows of `values` with SQLKit's binds (PostgreSQL).
+    private func query(_ values: ArraySlice<BulkValue>) -> SQLQueryString {
+        let width = columns.count
         var query: SQLQueryString = "\(unsafeRaw: prefix)"
         for (offset, value) in values.enumerated() {
             let column = offset % width
