@@ -70,15 +70,19 @@ extension SQLStore {
     }
 
     public func aliases(appId: String, customerId: String) async throws -> [CustomerAlias] {
+        // Ordered here, by kind then value in bytes as SQLite orders text: with `ORDER BY` in the
+        // statement, SQLite walked every alias of the app by the primary key to spare itself a
+        // sort (2.4 s at a million customers) instead of reading the customer's few.
         try await backend.read { db in
             try await db.raw(
-                """
-                SELECT kind, value FROM customer_aliases WHERE app_id = \(bind: appId) AND customer_id = \(bind: customerId)
-                ORDER BY kind, value
-                """
+                "SELECT kind, value FROM customer_aliases WHERE app_id = \(bind: appId) AND customer_id = \(bind: customerId)"
             ).all().map { row in
                 CustomerAlias(kind: CustomerAlias.Kind(rawValue: try row.string("kind")), value: try row.string("value"))
             }
+        }.sorted { first, second in
+            first.kind.rawValue == second.kind.rawValue
+                ? first.value.utf8.lexicographicallyPrecedes(second.value.utf8)
+                : first.kind.rawValue.utf8.lexicographicallyPrecedes(second.kind.rawValue.utf8)
         }
     }
 
