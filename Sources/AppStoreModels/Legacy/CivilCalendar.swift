@@ -1,6 +1,6 @@
 /// Proleptic Gregorian calendar arithmetic on days since 1970-01-01 (H. Hinnant's algorithms).
-enum CivilCalendar {
-    static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
+public enum CivilCalendar {
+    public static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
         let shiftedYear = month <= 2 ? year - 1 : year
         let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
         let yearOfEra = shiftedYear - era * 400
@@ -9,7 +9,7 @@ enum CivilCalendar {
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    static func date(daysSinceEpoch days: Int) -> (year: Int, month: Int, day: Int) {
+    public static func date(daysSinceEpoch days: Int) -> (year: Int, month: Int, day: Int) {
         let shifted = days + 719_468
         let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
         let dayOfEra = shifted - era * 146_097
@@ -22,7 +22,7 @@ enum CivilCalendar {
     }
 
     /// 0 = Sunday … 6 = Saturday.
-    static func weekday(daysSinceEpoch days: Int) -> Int {
+    public static func weekday(daysSinceEpoch days: Int) -> Int {
         ((days % 7) + 7 + 4) % 7
     }
 }

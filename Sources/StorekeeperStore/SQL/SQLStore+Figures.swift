@@ -348,7 +348,7 @@ extension SQLStore {
     public func resetFigures(appId: String, environment: String, settings: String) async throws {
         try await backend.transaction { db in
             for table in [
-                "figure_chains", "figure_runs", "figure_items", "figure_churn", "figure_days", "figure_groups", "figure_state",
+                "figure_chains", "figure_runs", "figure_items", "figure_churn", "figure_days", "figure_months", "figure_groups", "figure_state",
                 "experiment_outcomes",
             ] {
                 try await db.raw("DELETE FROM \(unsafeRaw: table) WHERE app_id = \(bind: appId) AND environment = \(bind: environment)").run()
@@ -431,34 +431,86 @@ public struct SQLFigureRows: FigureRowQueries {
         }
     }
 
-    /// The most ranges one statement sums (cohorts, weeks and months); more read the cells.
+    /// The most ranges one statement sums; more short ranges (a year by day) read their days'
+    /// cells instead.
     static let summedRanges = 40
 
+    /// The longest gap between two short ranges read together as one span of days' cells.
+    static let joinedGap = 31
+
+    /// Each range as its whole months, summed from the monthly rollups, and the days at its
+    /// edges, from the daily ones: a snapshot's range from the first day of the data, or a
+    /// cohort's from its start, reads a cell a month rather than one a day.
     public func daySums(group: String, series: [String], ranges: [Range<Int>]) async throws -> [[FigureDayKey: Int64]] {
-        // Many short ranges (a year by day) read their days' cells: SQLite would join each range
-        // with the rows through an index it builds for the statement.
-        guard ranges.count <= Self.summedRanges else { return try await sumsOfCells(group: group, series: series, ranges: ranges) }
         var result = [[FigureDayKey: Int64]](repeating: [:], count: ranges.count)
-        let wanted = ranges.indices.filter { !ranges[$0].isEmpty }
-        guard !series.isEmpty, !wanted.isEmpty else { return result }
-        let (appId, environment) = (appId, environment)
-        // One statement (at most `summedRanges` ranges, as checked above): each an index range
-        // of days, summed by the database.
+        guard !series.isEmpty else { return result }
+        var days: [Piece] = []
+        var months: [Piece] = []
+        for (position, range) in ranges.enumerated() where !range.isEmpty {
+            let low = range.lowerBound
+            let first = FigureCalendar.monthStart(ofDay: low) == low ? low : FigureCalendar.nextMonthStart(afterDay: low)
+            let last = FigureCalendar.monthStart(ofDay: range.upperBound)
+            guard first < last else {
+                days.append(Piece(position: position, days: range))
+                continue
+            }
+            months.append(Piece(position: position, days: first..<last))
+            for edge in [low..<first, last..<range.upperBound] where !edge.isEmpty { days.append(Piece(position: position, days: edge)) }
+        }
+        for chunk in months.chunked(by: Self.summedRanges) {
+            try await sum("figure_months", "month", group: group, series: series, pieces: chunk, into: &result)
+        }
+        guard days.count > Self.summedRanges else {
+            if !days.isEmpty { try await sum("figure_days", "day", group: group, series: series, pieces: days, into: &result) }
+            return result
+        }
+        // Many short pieces read their days' cells, a span of neighbouring pieces at a time:
+        // SQLite would join each range with the rows through an index it builds for the statement.
+        var start = 0
+        while start < days.count {
+            var end = start + 1
+            while end < days.count, days[end].days.lowerBound - days[end - 1].days.upperBound <= Self.joinedGap { end += 1 }
+            let span = Array(days[start..<end])
+            let cells = try await dayCells(group: group, series: series, days: span.first!.days.lowerBound..<span.last!.days.upperBound)
+            for (key, value) in cells {
+                let index = span.partitioningIndex { $0.days.upperBound > key.day }
+                guard index < span.count, span[index].days.contains(key.day) else { continue }
+                var summed = key
+                summed.day = 0
+                result[span[index].position][summed, default: 0] += value
+            }
+            start = end
+        }
+        return result
+    }
+
+    /// A span of days of one of ``daySums(group:series:ranges:)``'s ranges.
+    struct Piece {
+        var position: Int
+        var days: Range<Int>
+    }
+
+    /// Adds to `result` the cells of `table` (keyed by `column`) summed over each of `pieces` (at
+    /// most ``summedRanges``) in one statement, each piece an index range of the rows.
+    private func sum(
+        _ table: String, _ column: String, group: String, series: [String], pieces: some Collection<Piece>,
+        into result: inout [[FigureDayKey: Int64]]
+    ) async throws {
         var query: SQLQueryString = "WITH ranges (position, low, high) AS (VALUES "
-        for (index, position) in wanted.enumerated() {
+        for (index, piece) in pieces.enumerated() {
             query += index == 0 ? "" : ", "
             query +=
-                "(\(unsafeRaw: String(position)), CAST(\(bind: ranges[position].lowerBound) AS BIGINT), CAST(\(bind: ranges[position].upperBound) AS BIGINT))"
+                "(\(unsafeRaw: String(piece.position)), CAST(\(bind: piece.days.lowerBound) AS BIGINT), CAST(\(bind: piece.days.upperBound) AS BIGINT))"
         }
         query += """
-            ) SELECT ranges.position AS position, figure_days.series AS series, figure_days.currency AS currency,
-            figure_days.denominator AS denominator, CAST(SUM(figure_days.value) AS BIGINT) AS value
-            FROM ranges JOIN figure_days ON figure_days.app_id = \(bind: appId) AND figure_days.environment = \(bind: environment)
-            AND figure_days.grp = \(bind: group) AND figure_days.day >= ranges.low AND figure_days.day < ranges.high
-            AND figure_days.series IN (
+            ) SELECT ranges.position AS position, cells.series AS series, cells.currency AS currency,
+            cells.denominator AS denominator, CAST(SUM(cells.value) AS BIGINT) AS value
+            FROM ranges JOIN \(unsafeRaw: table) AS cells ON cells.app_id = \(bind: appId) AND cells.environment = \(bind: environment)
+            AND cells.grp = \(bind: group) AND cells.\(unsafeRaw: column) >= ranges.low AND cells.\(unsafeRaw: column) < ranges.high
+            AND cells.series IN (
             """
         for (index, name) in series.enumerated() { query += index == 0 ? "\(bind: name)" : ", \(bind: name)" }
-        query += ") GROUP BY ranges.position, figure_days.series, figure_days.currency, figure_days.denominator"
+        query += ") GROUP BY ranges.position, cells.series, cells.currency, cells.denominator"
         let statement = query
         let rows = try await store.backend.read { db in try await db.raw(statement).all() }
         for row in rows {
@@ -469,7 +521,6 @@ public struct SQLFigureRows: FigureRowQueries {
                 denominator: try row.int64("denominator"))
             result[try row.int("position")][key, default: 0] += value
         }
-        return result
     }
 
     public func runs(group: String, boundaryFrom from: Date, through: Date) async throws -> (starting: [FigureRun], ending: [FigureRun]) {
@@ -555,32 +606,42 @@ public struct SQLFigureRows: FigureRowQueries {
     }
 }
 
-/// What a transaction's documents add to the daily rollups and the group counts, summed, to be
-/// written with a few statements at the end.
+/// What a transaction's documents add to the daily (and so monthly) rollups and the group
+/// counts, summed, to be written with a few statements at the end.
 struct RollupChanges {
     var cells: [FigureDayKey: Int64] = [:]
     var groups: [String: Int] = [:]
 
-    /// Adds the changes to the rollup cells and the group counts, many a statement; `ordered`:
-    /// in the cells' order, so that concurrent transactions (PostgreSQL) take their rows' locks
-    /// in one order.
+    /// Adds the changes to the rollup cells (the days', then the months' that sum them) and the
+    /// group counts, many a statement; `ordered`: in the cells' order, so that concurrent
+    /// transactions (PostgreSQL) take their rows' locks in one order.
     func write(appId: String, environment: String, ordered: Bool, _ db: any SQLDatabase) async throws {
-        let changed = cells.filter { $0.value != 0 }
-        let cells = ordered ? changed.sorted(by: { $0.key < $1.key }) : Array(changed)
-        for chunk in cells.chunked(by: 200) {
-            var query: SQLQueryString = "INSERT INTO figure_days (app_id, environment, grp, series, day, currency, denominator, value) VALUES"
-            for (position, (cell, value)) in chunk.enumerated() {
-                query += position == 0 ? " " : ", "
-                query += """
-                    (\(bind: appId), \(bind: environment), \(bind: cell.group), \(bind: cell.series), \(bind: cell.day), \(bind: cell.currency),
-                    \(bind: cell.denominator), \(bind: value))
+        var months: [FigureDayKey: Int64] = [:]
+        for (cell, value) in cells where value != 0 {
+            var month = cell
+            month.day = FigureCalendar.monthStart(ofDay: cell.day)
+            months[month, default: 0] += value
+        }
+        for (table, column, changes) in [("figure_days", "day", cells), ("figure_months", "month", months)] {
+            let changed = changes.filter { $0.value != 0 }
+            let cells = ordered ? changed.sorted(by: { $0.key < $1.key }) : Array(changed)
+            for chunk in cells.chunked(by: 200) {
+                var query: SQLQueryString = """
+                    INSERT INTO \(unsafeRaw: table) (app_id, environment, grp, series, \(unsafeRaw: column), currency, denominator, value) VALUES
                     """
+                for (position, (cell, value)) in chunk.enumerated() {
+                    query += position == 0 ? " " : ", "
+                    query += """
+                        (\(bind: appId), \(bind: environment), \(bind: cell.group), \(bind: cell.series), \(bind: cell.day), \(bind: cell.currency),
+                        \(bind: cell.denominator), \(bind: value))
+                        """
+                }
+                query += """
+                     ON CONFLICT (app_id, environment, grp, series, \(unsafeRaw: column), currency, denominator)
+                    DO UPDATE SET value = \(unsafeRaw: table).value + excluded.value
+                    """
+                try await db.raw(query).run()
             }
-            query += """
-                 ON CONFLICT (app_id, environment, grp, series, day, currency, denominator)
-                DO UPDATE SET value = figure_days.value + excluded.value
-                """
-            try await db.raw(query).run()
         }
         for chunk in groups.filter({ $0.value != 0 }).sorted(by: { $0.key < $1.key }).chunked(by: 200) {
             var query: SQLQueryString = "INSERT INTO figure_groups (app_id, environment, grp, chains) VALUES"

@@ -286,7 +286,47 @@ enum SchemaMigrations {
             // No statement: the records written again (below). Before this step a build or a
             // seed, which write many new chains at once, wrote no records for their customers.
             (19, []),
+            (20, figureMonths(dialect)),
         ]
+    }
+
+    /// The monthly rollups: each month's cells are the sums of its days' (the month keyed by the
+    /// number of its first day), kept with them (``RollupChanges``), so that a long range reads
+    /// its whole months rather than every day: a snapshot is a sum from the first day of the
+    /// data, a cohort's from its start. Filled from the days already written.
+    static func figureMonths(_ dialect: SQLStoreDialect) -> [String] {
+        // The number of the first day of the month of day `day`, in each database's calendar
+        // arithmetic (``FigureCalendar/monthStart(ofDay:)`` in Swift).
+        let month =
+            switch dialect {
+            case .sqlite: "CAST(julianday(date(day * 86400, 'unixepoch', 'start of month')) - 2440587.5 AS INTEGER)"
+            case .postgresql: "(CAST(date_trunc('month', CAST(DATE '1970-01-01' + CAST(day AS INTEGER) AS TIMESTAMP)) AS DATE) - DATE '1970-01-01')"
+            }
+        let (rowless, covering) =
+            switch dialect {
+            case .sqlite: (" WITHOUT ROWID", "")
+            case .postgresql: ("", " INCLUDE (value)")
+            }
+        var statements = [
+            """
+            CREATE TABLE IF NOT EXISTS figure_months (app_id TEXT NOT NULL, environment TEXT NOT NULL, grp TEXT NOT NULL, series TEXT NOT NULL,
+            month INTEGER NOT NULL, currency TEXT NOT NULL, denominator BIGINT NOT NULL, value BIGINT NOT NULL,
+            PRIMARY KEY (app_id, environment, grp, series, month, currency, denominator)\(covering))\(rowless)
+            """,
+            // From the days as they are, whatever a step run before left (the step is whole
+            // again when it runs again).
+            "DELETE FROM figure_months",
+            """
+            INSERT INTO figure_months (app_id, environment, grp, series, month, currency, denominator, value)
+            SELECT app_id, environment, grp, series, \(month), currency, denominator, SUM(value) FROM figure_days
+            GROUP BY app_id, environment, grp, series, \(month), currency, denominator HAVING SUM(value) <> 0
+            """,
+        ]
+        if dialect == .postgresql {
+            statements.append(
+                "ALTER TABLE figure_months SET (autovacuum_vacuum_scale_factor = 0.02, autovacuum_vacuum_insert_scale_factor = 0.02)")
+        }
+        return statements
     }
 
     /// The indexes only the figure reads use, by group and instant (docs/read-side.md). The
@@ -427,7 +467,7 @@ enum SchemaMigrations {
     ]
 
     /// The newest version this build knows.
-    static let latestVersion = 19
+    static let latestVersion = 20
 
     /// Applies the missing steps; returns their versions.
     static func migrate(_ db: any SQLDatabase, dialect: SQLStoreDialect, now: Int64) async throws -> [Int] {

@@ -1,3 +1,4 @@
+import AppStoreModels
 import Foundation
 import SubscriptionEngine
 
@@ -30,6 +31,20 @@ public struct FigureCalendar: Sendable, Hashable {
     public func firstDay(startingAtOrAfter date: Date) -> Int {
         let day = day(of: date)
         return start(ofDay: day) < date ? day + 1 : day
+    }
+
+    /// The number of the first day of the month (proleptic Gregorian) that contains day `day`,
+    /// as the monthly rollups are keyed. Days are local already: no time zone is involved.
+    public static func monthStart(ofDay day: Int) -> Int {
+        day - (CivilCalendar.date(daysSinceEpoch: day).day - 1)
+    }
+
+    /// The number of the first day of the month after the one that contains day `day`.
+    public static func nextMonthStart(afterDay day: Int) -> Int {
+        let date = CivilCalendar.date(daysSinceEpoch: day)
+        return date.month == 12
+            ? CivilCalendar.daysSinceEpoch(year: date.year + 1, month: 1, day: 1)
+            : CivilCalendar.daysSinceEpoch(year: date.year, month: date.month + 1, day: 1)
     }
 }
 

@@ -225,7 +225,7 @@ public struct FigureRowsInMemory: FigureRowQueries {
 extension Array {
     /// The first index whose element satisfies `belongs` (a predicate false then true along the
     /// array), by binary search.
-    func partitioningIndex(where belongs: (Element) -> Bool) -> Int {
+    public func partitioningIndex(where belongs: (Element) -> Bool) -> Int {
         var low = 0
         var high = count
         while low < high {
