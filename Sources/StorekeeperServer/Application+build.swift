@@ -156,8 +156,6 @@ public func buildApplication(configuration: ServerConfiguration, dependencies: S
     app.beforeServerStarts {
         let applied = try await store.migrate()
         if !applied.isEmpty { logger.info("migrated the database", metadata: ["versions": "\(applied)"]) }
-        let scrubbed = try await store.removeStoredV1Passwords()
-        if scrubbed > 0 { logger.notice("removed stored V1 passwords an earlier version kept", metadata: ["rows": "\(scrubbed)"]) }
         for app in apps {
             try await store.saveApp(AppRecord(id: app.id, bundleId: app.bundleId, createdAt: clock()))
         }

@@ -1,5 +1,5 @@
 import Foundation
-import StorekeeperStore
+@testable import StorekeeperStore
 import SubscriptionEngine
 import Testing
 
@@ -229,6 +229,42 @@ struct InboxContractTests {
             #expect(!stored.body.contains("the-shared-secret") && stored.body.contains("DID_RENEW"))
             let ledger = try await store.ledger(appId: "a", originalTransactionId: "grant:1")
             #expect(ledger.count == 1 && ledger.allSatisfy { $0.raw?.contains("the-shared-secret") == false })
+            #expect(try await store.removeStoredV1Passwords() == 0)
+        }
+    }
+
+    @Test(
+        "schema 21 removes the V1 passwords an earlier version stored, once: a start no longer reads the ledger for them",
+        arguments: TestBackend.available.filter { $0 != .memory })
+    func storedPasswordsRemovedBySchemaStep(backend: TestBackend) async throws {
+        try await withTestStore(backend) { storage in
+            let store = try #require(storage as? SQLStore)
+            let body = #"{"notification_type":"DID_RENEW","password":"the-shared-secret","bid":"com.example"}"#
+            var ids: [Int64] = []
+            for index in 0..<3 {
+                ids.append(
+                    try await store.receive(
+                        InboxNotification(appId: "a", idempotencyKey: "v1:old-\(index)", version: .v1, body: body, receivedAt: Self.t0)
+                    ).id)
+            }
+            // More rows than one batch of the scrub, a few of them with the password.
+            let entries = (0..<1_203).map { index in
+                LedgerEntry(
+                    appId: "a",
+                    fact: .purchase(PurchaseFact.manualGrant(id: "grant:\(index)", productId: "p", startDate: Self.t0, endDate: nil)),
+                    source: "notificationV1", raw: index % 2 == 0 ? body : #"{"notification_type":"DID_RENEW"}"#, recordedAt: Self.t0)
+            }
+            try await store.apply(Changeset(appId: "a", at: Self.t0, entries: entries))
+            try await store.backend.transaction { db in try await db.raw("DELETE FROM schema_migrations WHERE version >= 21").run() }
+            #expect(try await store.migrate() == [21])
+            for id in ids {
+                let stored = try #require(try await store.notification(id: id))
+                #expect(!stored.body.contains("the-shared-secret") && stored.body.contains("DID_RENEW"))
+            }
+            for index in [0, 1, 600, 1_202] {
+                let ledger = try await store.ledger(appId: "a", originalTransactionId: "grant:\(index)")
+                #expect(ledger.count == 1 && ledger[0].raw?.contains("the-shared-secret") == false && ledger[0].raw?.contains("DID_RENEW") == true)
+            }
             #expect(try await store.removeStoredV1Passwords() == 0)
         }
     }

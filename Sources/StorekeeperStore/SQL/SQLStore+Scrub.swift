@@ -3,33 +3,38 @@ import SQLKit
 
 extension SQLStore {
     public func removeStoredV1Passwords() async throws -> Int {
+        try await backend.transaction { db in try await Self.removeStoredV1Passwords(db) }
+    }
+
+    /// Removes the V1 passwords an earlier version stored, in the caller's transaction: once,
+    /// by schema step 21 (every start did it before, reading the whole ledger: 23–60 s at a
+    /// million subscriptions), and whenever asked.
+    static func removeStoredV1Passwords(_ db: any SQLDatabase) async throws -> Int {
         let inbox = try await scrub(
             select: """
                 SELECT id, body AS text FROM notification_bodies WHERE body LIKE '%"password"%'
                 AND id IN (SELECT id FROM notification_inbox WHERE version = 1)
                 """,
-            update: { id, text in "UPDATE notification_bodies SET body = \(bind: text) WHERE id = \(bind: id)" })
+            update: { id, text in "UPDATE notification_bodies SET body = \(bind: text) WHERE id = \(bind: id)" }, db)
         let ledger = try await scrub(
             select: "SELECT id, raw AS text FROM ledger WHERE source = 'notificationV1' AND raw LIKE '%\"password\"%'",
-            update: { id, text in "UPDATE ledger SET raw = \(bind: text) WHERE id = \(bind: id)" })
+            update: { id, text in "UPDATE ledger SET raw = \(bind: text) WHERE id = \(bind: id)" }, db)
         return inbox + ledger
     }
 
     /// Rewrites every row the query finds with the `password` member of its JSON text removed
-    /// (text that is not a JSON object is emptied), in batches.
-    private func scrub(select: String, update: @escaping @Sendable (Int64, String) -> SQLQueryString) async throws -> Int {
+    /// (text that is not a JSON object is emptied), 500 at a time in the order of their ids.
+    private static func scrub(select: String, update: (Int64, String) -> SQLQueryString, _ db: any SQLDatabase) async throws -> Int {
         var total = 0
+        var after: Int64 = 0
         while true {
-            let changed = try await backend.transaction { db in
-                let rows = try await db.raw("\(unsafeRaw: select) ORDER BY id LIMIT 500").all()
-                for row in rows {
-                    let text = try row.string("text")
-                    try await db.raw(update(try row.int64("id"), Self.removingPassword(from: text))).run()
-                }
-                return rows.count
+            let rows = try await db.raw("\(unsafeRaw: select) AND id > \(bind: after) ORDER BY id LIMIT 500").all()
+            for row in rows {
+                after = try row.int64("id")
+                try await db.raw(update(after, Self.removingPassword(from: try row.string("text")))).run()
             }
-            total += changed
-            if changed < 500 { return total }
+            total += rows.count
+            if rows.count < 500 { return total }
         }
     }
 

@@ -287,6 +287,9 @@ enum SchemaMigrations {
             // seed, which write many new chains at once, wrote no records for their customers.
             (19, []),
             (20, figureMonths(dialect)),
+            // No statement: the V1 passwords an earlier version stored are removed (below),
+            // once, rather than by reading the whole ledger at every start.
+            (21, []),
         ]
     }
 
@@ -467,7 +470,7 @@ enum SchemaMigrations {
     ]
 
     /// The newest version this build knows.
-    static let latestVersion = 20
+    static let latestVersion = 21
 
     /// Applies the missing steps; returns their versions.
     static func migrate(_ db: any SQLDatabase, dialect: SQLStoreDialect, now: Int64) async throws -> [Int] {
@@ -489,6 +492,7 @@ enum SchemaMigrations {
             }
             if step.version == 4 { try await LedgerRekeying.run(db) }
             if step.version == 18 || (step.version == 19 && current >= 18) { try await SQLStore.writeAllExperimentRecords(db) }
+            if step.version == 21 { _ = try await SQLStore.removeStoredV1Passwords(db) }
             try await db.raw("INSERT INTO schema_migrations (version, applied_at) VALUES (\(bind: step.version), \(bind: now))").run()
             applied.append(step.version)
         }
