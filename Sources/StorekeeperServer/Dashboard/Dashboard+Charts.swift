@@ -159,7 +159,7 @@ extension Dashboard {
         return MetricReader(
             app: configuration,
             analytics: SubscriptionAnalytics(catalog: configuration.catalog, configuration: configuration.analytics, environment: environment),
-            sums: sums, now: clock())
+            sums: RememberedFigureSums(sums), now: clock())
     }
 
     // MARK: - Overview

@@ -72,7 +72,8 @@ extension SubscriptionAnalytics {
         var result: [Cohort] = []
         for interval in cohortIntervals {
             let group = ChainFigures.cohortGroup(period, start: interval.start, base: base, calendar: calendar)
-            let members = try await sums.itemSums(group: group, over: [interval], now: max(now, interval.end))[0].counts[.cohortMember] ?? 0
+            let members =
+                try await sums.itemSums(group: group, over: [interval], now: max(now, interval.end), money: [])[0].counts[.cohortMember] ?? 0
             var cohort = Cohort(start: interval.start, end: interval.end, customers: members, periods: [])
             guard members > 0, interval.start < now else {
                 result.append(cohort)
@@ -88,7 +89,8 @@ extension SubscriptionAnalytics {
             let active = try await sums.snapshotSums(group: group, at: ends.map { $0.addingTimeInterval(-0.001) }).map { $0.counts[0] }
             var starts = [Date.distantPast]
             starts += ends.dropLast()
-            let money = try await sums.itemSums(group: group, over: zip(starts, ends).map { DateInterval(start: $0, end: max($0, $1)) }, now: now)
+            let money = try await sums.itemSums(
+                group: group, over: zip(starts, ends).map { DateInterval(start: $0, end: max($0, $1)) }, now: now, money: [.revenue, .refunded])
             var net = MoneySum()
             for (position, cell) in periods.enumerated() {
                 net.add(money[position].revenue)

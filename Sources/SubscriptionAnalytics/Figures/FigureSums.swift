@@ -8,13 +8,47 @@ public protocol FigureSums: Sendable {
     /// The sum of the runs of `group` that cover each instant.
     func snapshotSums(group: String, at instants: [Date]) async throws -> [SnapshotSums]
     /// The sum of the items of `group` dated in each interval (sorted, not overlapping) at or
-    /// before `now`.
-    func itemSums(group: String, over intervals: [DateInterval], now: Date) async throws -> [ItemSums]
+    /// before `now`: the count of every kind, and at least the sums of `money` (the others may
+    /// be left empty).
+    func itemSums(group: String, over intervals: [DateInterval], now: Date, money: ItemMoney) async throws -> [ItemSums]
     /// How many churn rows of `group` count in each interval (sorted, not overlapping) as known
     /// at `now` (``ChurnSpan/counts(in:now:)``, in the interval containing their end of access).
     func churned(group: String, over intervals: [DateInterval], now: Date) async throws -> [Int]
     /// The groups of `breakdown` that have rows.
     func groups(of breakdown: Breakdown) async throws -> [String]
+}
+
+extension FigureSums {
+    /// The sum of the items of `group` in each interval, every sum of money included.
+    public func itemSums(group: String, over intervals: [DateInterval], now: Date) async throws -> [ItemSums] {
+        try await itemSums(group: group, over: intervals, now: now, money: .all)
+    }
+}
+
+/// The sums of money of ``ItemSums`` a question reads: a series of money has a cell per
+/// currency and price a day, where a count has one.
+public struct ItemMoney: OptionSet, Sendable, Hashable {
+    public let rawValue: Int
+
+    public init(rawValue: Int) {
+        self.rawValue = rawValue
+    }
+
+    public static let revenue = ItemMoney(rawValue: 1)
+    public static let proceeds = ItemMoney(rawValue: 2)
+    public static let refunded = ItemMoney(rawValue: 4)
+    public static let all: ItemMoney = [.revenue, .proceeds, .refunded]
+
+    /// What the points of `metric` read.
+    public init(reading metric: MetricName) {
+        switch metric {
+        case .revenue: self = .revenue
+        case .proceeds: self = .proceeds
+        case .refundAmount: self = .refunded
+        case .netRevenue: self = [.revenue, .refunded]
+        default: self = []
+        }
+    }
 }
 
 /// Runs summed at one instant: a count per ``SnapshotSlots`` slot and the MRR.
@@ -97,7 +131,7 @@ public struct FigureBook: FigureSums {
         return result
     }
 
-    public func itemSums(group: String, over intervals: [DateInterval], now: Date) -> [ItemSums] {
+    public func itemSums(group: String, over intervals: [DateInterval], now: Date, money: ItemMoney) -> [ItemSums] {
         var result = [ItemSums](repeating: ItemSums(), count: intervals.count)
         for figures in chains.values {
             for item in figures.items where item.group == group && item.at <= now {
@@ -150,18 +184,20 @@ extension SubscriptionAnalytics {
                 return MetricPoint(interval, snapshot, metric)
             }
         }
-        let items = try await sums.itemSums(group: group, over: intervals, now: now)
+        // Churn is counted from its own rows, not the items.
+        let churn = [MetricName.churnedSubscriptions, .churnRate].contains(metric)
+        let items = churn ? [] : try await sums.itemSums(group: group, over: intervals, now: now, money: ItemMoney(reading: metric))
         switch metric {
         case .revenue, .proceeds, .refunds, .refundAmount, .netRevenue:
             return zip(intervals, items).map { $1.money.point(metric, $0, configuration) }
         default:
             var churned = [Int](repeating: 0, count: intervals.count)
-            if [.churnedSubscriptions, .churnRate].contains(metric) { churned = try await sums.churned(group: group, over: intervals, now: now) }
+            if churn { churned = try await sums.churned(group: group, over: intervals, now: now) }
             var active: [Int] = []
             if metric == .churnRate { active = try await sums.snapshotSums(group: group, at: intervals.map(\.start)).map { $0.counts[0] } }
             return intervals.indices.map { position in
                 let interval = intervals[position]
-                let counts = items[position].counts
+                let counts = churn ? [:] : items[position].counts
                 switch metric {
                 case .newTrials: return point(interval, Decimal(counts[.newTrial] ?? 0))
                 case .newSubscriptions: return point(interval, Decimal(counts[.newSubscription] ?? 0))

@@ -96,7 +96,7 @@ public struct RollupSums<Rows: FigureRowQueries>: FigureSums {
         return result
     }
 
-    public func itemSums(group: String, over intervals: [DateInterval], now: Date) async throws -> [ItemSums] {
+    public func itemSums(group: String, over intervals: [DateInterval], now: Date, money: ItemMoney) async throws -> [ItemSums] {
         // Per interval, its whole days at or before now, and the edges outside them.
         let spans: [(days: Range<Int>, edges: [(Date, Date)])?] = intervals.map { interval in
             guard interval.start <= now else { return nil }
@@ -106,7 +106,10 @@ public struct RollupSums<Rows: FigureRowQueries>: FigureSums {
             guard first < last else { return (0..<0, [(interval.start, interval.end)]) }
             return (first..<last, [(interval.start, calendar.start(ofDay: first)), (calendar.start(ofDay: last), interval.end)])
         }
-        let series = FlowKind.allCases.map(\.rawValue) + [FigureDayKey.revenueSeries, FigureDayKey.proceedsSeries, FigureDayKey.refundedSeries]
+        let series =
+            FlowKind.allCases.map(\.rawValue)
+            + [(ItemMoney.revenue, FigureDayKey.revenueSeries), (.proceeds, FigureDayKey.proceedsSeries), (.refunded, FigureDayKey.refundedSeries)]
+            .filter { money.contains($0.0) }.map(\.1)
         let covered = spans.indices.filter { !(spans[$0]?.days.isEmpty ?? true) }
         let sums = try await rows.daySums(group: group, series: series, ranges: covered.map { spans[$0]!.days })
         var result = [ItemSums](repeating: ItemSums(), count: intervals.count)
