@@ -134,7 +134,7 @@ struct ExperimentRecordStoreTests {
                 try await db.raw("DELETE FROM schema_migrations WHERE version >= 19").run()
             }
             #expect(try await sql.experimentOutcomeSums(appId: "app", environment: "Production", experimentId: "price", now: now).groups.isEmpty)
-            #expect(try await sql.migrate() == [19, 20, 21])
+            #expect(try await sql.migrate() == [19, 20, 21, 22])
             let filled = try await sql.experimentOutcomeSums(appId: "app", environment: "Production", experimentId: "price", now: now)
             #expect(filled == Self.expected(ledgers, experiment: "price", now: now), "\(backend): filled by schema 19")
         }
