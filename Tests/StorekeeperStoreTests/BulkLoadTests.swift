@@ -1,5 +1,6 @@
 import Foundation
 import SQLKit
+import SubscriptionEngine
 import Testing
 
 @testable import StorekeeperStore
@@ -61,6 +62,84 @@ struct BulkLoadTests {
             #expect(try await Self.readIndexes(store) == all.subtracting(["figure_items_at"]))
             #expect(try await store.migrate() == [])
             #expect(try await Self.readIndexes(store) == all)
+        }
+    }
+
+    @Test("rollups held back by a load, flushed midway and at its end, are those each transaction writes", arguments: backends)
+    func rollupsDeferred(_ backend: TestBackend) async throws {
+        let written = try await withTestStore(backend) { storage in
+            let store = try #require(storage as? SQLStore)
+            try await Self.writeFigures(store, from: 0, to: Self.facts.count)
+            return try await Self.rollups(store)
+        }
+        #expect(written.count > 100)
+        try await withTestStore(backend) { storage in
+            let store = try #require(storage as? SQLStore)
+            let half = Self.facts.count / 2
+            try await store.deferringRollups {
+                try await Self.writeFigures(store, from: 0, to: half)
+                #expect(try await Self.rollups(store).isEmpty, "held back, not written")
+                try await store.flushDeferredRollups(over: 1_000_000)
+                #expect(try await Self.rollups(store).isEmpty, "fewer cells held than the bound")
+                try await store.flushDeferredRollups(over: 0)
+                #expect(try await !Self.rollups(store).isEmpty)
+                try await Self.writeFigures(store, from: half, to: Self.facts.count)
+            }
+            #expect(try await Self.rollups(store) == written, "\(backend)")
+            // Outside a load each transaction writes its own again.
+            try await store.resetFigures(appId: "app", environment: "Production", settings: "s")
+            try await Self.writeFigures(store, from: 0, to: Self.facts.count)
+            #expect(try await Self.rollups(store) == written)
+        }
+        // A load that fails still writes what its committed transactions held.
+        try await withTestStore(backend) { storage in
+            let store = try #require(storage as? SQLStore)
+            await #expect(throws: Failure.self) {
+                try await store.deferringRollups {
+                    try await Self.writeFigures(store, from: 0, to: Self.facts.count)
+                    throw Failure()
+                }
+            }
+            #expect(try await Self.rollups(store) == written)
+        }
+    }
+
+    /// Random chains' facts in a random order.
+    static let facts = FigureStoreTests.shuffled(FigureStoreTests.facts(seed: 31, chains: 16), seed: 7)
+
+    /// Writes facts `from..<to` of ``facts`` one transaction each, with their chains' figures
+    /// computed from every fact of the chain written so far.
+    static func writeFigures(_ store: SQLStore, from: Int, to: Int) async throws {
+        var ledgers: [String: [LedgerEntry]] = [:]
+        for (step, fact) in facts.enumerated() where step < to {
+            let at = FigureStoreTests.t0 + Double(step)
+            let chain = fact.originalTransactionId ?? "-"
+            let entry = LedgerEntry(
+                appId: "app", fact: fact, customerId: FigureStoreTests.customer(of: chain), source: .notificationV2, recordedAt: at)
+            ledgers[chain, default: []].append(entry)
+            guard step >= from else { continue }
+            var changeset = Changeset(appId: "app", at: at, entries: [entry])
+            changeset.figures = [FigureStoreTests.update(ledgers[chain]!, chain: chain, facts: ledgers[chain]!.count, at: at)]
+            try await store.apply(changeset)
+        }
+    }
+
+    /// Every non-zero day and month cell and group count.
+    static func rollups(_ store: SQLStore) async throws -> [String: Int64] {
+        try await store.backend.read { db in
+            var cells: [String: Int64] = [:]
+            for (table, column) in [("figure_days", "day"), ("figure_months", "month")] {
+                for row in try await db.raw(
+                    "SELECT grp, series, \(unsafeRaw: column) AS day, currency, denominator, value FROM \(unsafeRaw: table) WHERE value <> 0"
+                ).all() {
+                    let key = try [table, row.string("grp"), row.string("series"), String(row.int("day")), row.string("currency")]
+                    cells[key.joined(separator: "|") + "|\(try row.int64("denominator"))"] = try row.int64("value")
+                }
+            }
+            for row in try await db.raw("SELECT grp, chains FROM figure_groups WHERE chains <> 0").all() {
+                cells["groups|" + (try row.string("grp"))] = Int64(try row.int("chains"))
+            }
+            return cells
         }
     }
 

@@ -26,7 +26,9 @@ import SubscriptionEngine
 /// so a server started on the database reads them at once (unless ``writesFigures`` is off:
 /// then the server builds them at start, as on a database from before the read side). The
 /// indexes only the figure reads use are dropped while the slices are written and built once,
-/// sorted, after the last (``SQLStore/deferringFigureReadIndexes(_:)``). The
+/// sorted, after the last (``SQLStore/deferringFigureReadIndexes(_:)``), and the rollup cells
+/// of the transactions are summed in memory and written once per million cells held
+/// (``SQLStore/deferringRollups(_:)``). The
 /// seed also saves an offerings document with a running experiment and enrols one customer in
 /// ten (``offeringsChangeset(catalog:)``). A sample of the simulator's truth is kept in the
 /// ``SeedManifest`` so the measuring step can check that the server computes the same states
@@ -55,6 +57,8 @@ struct ScaleSeed: Sendable {
     /// Transaction ids of slice `k` follow `firstTransaction + k × sliceSize × idsPerCustomer`.
     static let firstTransaction: Int64 = 2_000_000_000_000_000
     static let idsPerCustomer: Int64 = 1_000
+    /// How many rollup cells the seed holds back before writing them (about 200 bytes each).
+    static let heldRollupCells = 1_000_000
     /// The writing connection's page cache while seeding (a server's is 16 MiB).
     static let writerCacheMebibytes = 1_024
 
@@ -131,8 +135,11 @@ struct ScaleSeed: Sendable {
             try await sql.apply(try configuration.offeringsChangeset(catalog: Set(app.catalog.products.map(\.productId))))
             var summary = Summary()
             func seedSlices() async throws {
-                for slice in 0..<slices {
-                    try await configuration.seedSlice(slice, of: slices, signer: signer, app: app, into: sql, summary: &summary)
+                try await sql.deferringRollups {
+                    for slice in 0..<slices {
+                        try await configuration.seedSlice(slice, of: slices, signer: signer, app: app, into: sql, summary: &summary)
+                        try await sql.flushDeferredRollups(over: Self.heldRollupCells)
+                    }
                 }
             }
             if configuration.writesFigures && configuration.defersIndexes {

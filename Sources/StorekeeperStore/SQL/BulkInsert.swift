@@ -21,6 +21,8 @@ enum BulkValue: Sendable, Equatable {
 struct BulkInsert: Sendable {
     let table: String
     let columns: [String]
+    /// What follows the rows of each statement (an `ON CONFLICT` clause), if anything.
+    var conflict: String?
     var rowsPerStatement = 200
 
     /// Writes `values`, the rows one after another (`columns.count` values a row).
@@ -43,10 +45,12 @@ struct BulkInsert: Sendable {
 
     private var prefix: String { "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES " }
 
+    private var suffix: String { conflict.map { " " + $0 } ?? "" }
+
     /// The statement for `rows` rows with `?` placeholders (SQLite).
     private func statement(rows: Int) -> String {
         let row = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
-        return prefix + Array(repeating: row, count: rows).joined(separator: ", ")
+        return prefix + Array(repeating: row, count: rows).joined(separator: ", ") + suffix
     }
 
     private static func sqlite(_ value: BulkValue) -> SQLiteData {
@@ -71,6 +75,6 @@ struct BulkInsert: Sendable {
             }
             if column == width - 1 { query += ")" }
         }
-        return query
+        return query + "\(unsafeRaw: suffix)"
     }
 }

@@ -7,20 +7,24 @@ extension SQLStore {
     /// whose ledger still has the rows the figures were computed from, the difference from the
     /// chain's stored figures goes to the daily rollups and the groups, and its rows are
     /// replaced. Returns the chains whose figures were not written (another intake of the chain
-    /// came between): their retry jobs are added instead.
-    static func writeFigures(_ updates: [FigureUpdate], appId: String, dialect: SQLStoreDialect, _ db: any SQLDatabase) async throws {
+    /// came between): their retry jobs are added instead. The rollup changes go to `rollups`
+    /// while a bulk load holds them back (``deferringRollups(_:)``).
+    static func writeFigures(
+        _ updates: [FigureUpdate], appId: String, dialect: SQLStoreDialect, rollups deferral: RollupDeferral, _ db: any SQLDatabase
+    ) async throws {
         var stale: [JobRecord] = []
         // Updates come one environment at a time from each caller; group them so.
         for (_, part) in Dictionary(grouping: updates, by: \.environment).sorted(by: { $0.key < $1.key }) {
             // Documents locked in one order by every transaction (PostgreSQL).
-            try await writeFigures(part.sorted { $0.chain < $1.chain }, appId: appId, dialect: dialect, stale: &stale, db)
+            try await writeFigures(part.sorted { $0.chain < $1.chain }, appId: appId, dialect: dialect, deferral: deferral, stale: &stale, db)
         }
         for job in stale { try await addJob(job, appId: appId, db) }
     }
 
     /// Writes the figures of chains in one environment, then the cohort rows of their customers.
     private static func writeFigures(
-        _ updates: [FigureUpdate], appId: String, dialect: SQLStoreDialect, stale: inout [JobRecord], _ db: any SQLDatabase
+        _ updates: [FigureUpdate], appId: String, dialect: SQLStoreDialect, deferral: RollupDeferral, stale: inout [JobRecord],
+        _ db: any SQLDatabase
     ) async throws {
         var owners = Set<String>()
         var calendar: FigureCalendar?
@@ -83,7 +87,9 @@ extension SQLStore {
                 try await writeExperimentRecords(appId: appId, environment: environment, owner: owner, chains: chains, db)
             }
         }
-        try await rollups.write(appId: appId, environment: updates.first?.environment ?? "", ordered: dialect == .postgresql, db)
+        let rollupEnvironment = updates.first?.environment ?? ""
+        guard !deferral.hold(rollups, appId: appId, environment: rollupEnvironment) else { return }
+        try await rollups.write(appId: appId, environment: rollupEnvironment, ordered: dialect == .postgresql, db)
     }
 
     /// The document row of `key`, made when missing and locked until the transaction ends.
@@ -608,7 +614,7 @@ public struct SQLFigureRows: FigureRowQueries {
 
 /// What a transaction's documents add to the daily (and so monthly) rollups and the group
 /// counts, summed, to be written with a few statements at the end.
-struct RollupChanges {
+struct RollupChanges: Sendable {
     var cells: [FigureDayKey: Int64] = [:]
     var groups: [String: Int] = [:]
 
@@ -622,26 +628,18 @@ struct RollupChanges {
             month.day = FigureCalendar.monthStart(ofDay: cell.day)
             months[month, default: 0] += value
         }
-        for (table, column, changes) in [("figure_days", "day", cells), ("figure_months", "month", months)] {
+        for (insert, changes) in [(Self.dayCells, cells), (Self.monthCells, months)] {
             let changed = changes.filter { $0.value != 0 }
             let cells = ordered ? changed.sorted(by: { $0.key < $1.key }) : Array(changed)
-            for chunk in cells.chunked(by: 200) {
-                var query: SQLQueryString = """
-                    INSERT INTO \(unsafeRaw: table) (app_id, environment, grp, series, \(unsafeRaw: column), currency, denominator, value) VALUES
-                    """
-                for (position, (cell, value)) in chunk.enumerated() {
-                    query += position == 0 ? " " : ", "
-                    query += """
-                        (\(bind: appId), \(bind: environment), \(bind: cell.group), \(bind: cell.series), \(bind: cell.day), \(bind: cell.currency),
-                        \(bind: cell.denominator), \(bind: value))
-                        """
-                }
-                query += """
-                     ON CONFLICT (app_id, environment, grp, series, \(unsafeRaw: column), currency, denominator)
-                    DO UPDATE SET value = \(unsafeRaw: table).value + excluded.value
-                    """
-                try await db.raw(query).run()
+            var values: [BulkValue] = []
+            values.reserveCapacity(cells.count * 8)
+            for (cell, value) in cells {
+                values += [
+                    .text(appId), .text(environment), .text(cell.group), .text(cell.series), .integer(Int64(cell.day)), .text(cell.currency),
+                    .integer(cell.denominator), .integer(value),
+                ]
             }
+            try await insert.run(values, db)
         }
         for chunk in groups.filter({ $0.value != 0 }).sorted(by: { $0.key < $1.key }).chunked(by: 200) {
             var query: SQLQueryString = "INSERT INTO figure_groups (app_id, environment, grp, chains) VALUES"
@@ -651,6 +649,26 @@ struct RollupChanges {
             query += " ON CONFLICT (app_id, environment, grp) DO UPDATE SET chains = figure_groups.chains + excluded.chains"
             try await db.raw(query).run()
         }
+    }
+}
+
+extension RollupChanges {
+    private static func cells(table: String, column: String) -> BulkInsert {
+        BulkInsert(
+            table: table, columns: ["app_id", "environment", "grp", "series", column, "currency", "denominator", "value"],
+            conflict: """
+                ON CONFLICT (app_id, environment, grp, series, \(column), currency, denominator)
+                DO UPDATE SET value = \(table).value + excluded.value
+                """)
+    }
+
+    static let dayCells = cells(table: "figure_days", column: "day")
+    static let monthCells = cells(table: "figure_months", column: "month")
+
+    /// Adds `other`'s changes to these.
+    mutating func add(_ other: RollupChanges) {
+        cells.merge(other.cells, uniquingKeysWith: +)
+        groups.merge(other.groups, uniquingKeysWith: +)
     }
 }
 

@@ -7,8 +7,8 @@ extension SQLStore {
         let changeset = changeset.withPreparedFigures()
         let writing = chainCache.beginWrite(appId: changeset.appId, entries: changeset.entries)
         defer { chainCache.endWrite(writing) }
-        let dialect = backend.dialect
-        return try await commit([changeset]) { db in try await Self.write(changeset, dialect: dialect, db) }
+        let (dialect, rollups) = (backend.dialect, rollupDeferral)
+        return try await commit([changeset]) { db in try await Self.write(changeset, dialect: dialect, rollups: rollups, db) }
     }
 
     @discardableResult
@@ -38,8 +38,10 @@ extension SQLStore {
         guard !changesets.isEmpty else { return [] }
         let writings = changesets.map { chainCache.beginWrite(appId: $0.appId, entries: $0.entries) }
         defer { for writing in writings { chainCache.endWrite(writing) } }
-        let dialect = backend.dialect
-        return try await commit(changesets) { db in try await Self.writeAll(changesets, facts: encoded, details: details, dialect: dialect, db) }
+        let (dialect, rollups) = (backend.dialect, rollupDeferral)
+        return try await commit(changesets) { db in
+            try await Self.writeAll(changesets, facts: encoded, details: details, dialect: dialect, rollups: rollups, db)
+        }
     }
 
     /// Whether every changeset records an inbox row's outcome, and so can be worked out again
@@ -64,7 +66,8 @@ extension SQLStore {
     /// in in the changesets' order, so the result is the one writing them one after another
     /// gives: a fact or event already there, or earlier in the batch, is not new.
     private static func writeAll(
-        _ changesets: [Changeset], facts: [[String]], details: [[String]], dialect: SQLStoreDialect, _ db: any SQLDatabase
+        _ changesets: [Changeset], facts: [[String]], details: [[String]], dialect: SQLStoreDialect, rollups: RollupDeferral,
+        _ db: any SQLDatabase
     ) async throws -> [ChangesetResult] {
         for changeset in changesets { try await writeOfferingEnrolmentsAndLinks(changeset, db) }
         // Ledger entries, each counted new for the first changeset that brings it.
@@ -174,7 +177,7 @@ extension SQLStore {
             }
             let kept = updates.indices.filter { latest[updates[$0].environment + "\u{1F}" + updates[$0].chain] == $0 }
             for index in Set(updates.indices).subtracting(kept).sorted() { try await addJob(updates[index].retry, appId: appId, db) }
-            try await writeFigures(kept.map { updates[$0] }, appId: appId, dialect: dialect, db)
+            try await writeFigures(kept.map { updates[$0] }, appId: appId, dialect: dialect, rollups: rollups, db)
         }
         let outcomes = changesets.compactMap { changeset in changeset.inboxOutcome.map { (changeset.appId, $0) } }
         for chunk in outcomes.chunked(by: 64) { try await updateInbox(Array(chunk), db) }
@@ -224,7 +227,9 @@ extension SQLStore {
         ).run()
     }
 
-    private static func write(_ changeset: Changeset, dialect: SQLStoreDialect, _ db: any SQLDatabase) async throws -> ChangesetResult {
+    private static func write(
+        _ changeset: Changeset, dialect: SQLStoreDialect, rollups: RollupDeferral, _ db: any SQLDatabase
+    ) async throws -> ChangesetResult {
         let appId = changeset.appId
         let now = changeset.at.millisecondsSince1970
         try await writeOfferingEnrolmentsAndLinks(changeset, db)
@@ -249,7 +254,7 @@ extension SQLStore {
         }
         for job in changeset.jobs { try await addJob(job, appId: appId, db) }
         for entry in changeset.audit { try await insertAudit(entry, appId: appId, db) }
-        try await writeFigures(changeset.figures, appId: appId, dialect: dialect, db)
+        try await writeFigures(changeset.figures, appId: appId, dialect: dialect, rollups: rollups, db)
         if let outcome = changeset.inboxOutcome { try await updateInbox(outcome, appId: appId, db) }
         return ChangesetResult(newEntries: newEntries, newEvents: newEvents)
     }

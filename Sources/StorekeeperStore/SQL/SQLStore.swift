@@ -14,6 +14,8 @@ public struct SQLStore: StorekeeperStorage {
     let factCache = LedgerFactCache()
     /// Chains' ledgers, while this process is the database's writer (SQLite, served).
     let chainCache = ChainLedgerCache()
+    /// The rollup changes of a bulk load, while one runs (``deferringRollups(_:)``).
+    let rollupDeferral = RollupDeferral()
     /// Notifications arriving together share one durable commit.
     let inboxWrites: GroupCommit<Incoming, InboxInsertion>
 
@@ -101,6 +103,43 @@ public struct SQLStore: StorekeeperStorage {
         let began = ContinuousClock.now
         _ = try await backend.transaction { db in try await SchemaMigrations.buildMissingFigureReadIndexes(db, dialect: dialect) }
         return (try outcome.get(), ContinuousClock.now - began)
+    }
+
+    /// Runs `body`, a bulk load of figures (`bench seed`), holding back the rollup changes of
+    /// its transactions (``RollupDeferral``): they are summed in memory and written, each cell
+    /// once, by ``flushDeferredRollups(over:)`` and at the end, whether or not `body` succeeded.
+    /// Meanwhile the rollups lag the documents, so the load keeps its figures marked as being
+    /// built (``resetFigures(appId:environment:settings:)``) until it is done: a load that is
+    /// killed, or whose transaction fails after adding to what is held, leaves them incomplete,
+    /// and a server builds them afresh.
+    public func deferringRollups<T>(_ body: () async throws -> T) async throws -> T {
+        guard rollupDeferral.begin() else { return try await body() }
+        let outcome: Result<T, any Error>
+        do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
+        let held = rollupDeferral.take(ending: true)
+        do {
+            try await writeRollups(held)
+        } catch {
+            _ = try outcome.get()
+            throw error
+        }
+        return try outcome.get()
+    }
+
+    /// Writes the rollup changes held back (``deferringRollups(_:)``) if they are more than
+    /// `cells` cells: a bulk load calls it between its transactions to bound its memory.
+    public func flushDeferredRollups(over cells: Int) async throws {
+        guard rollupDeferral.cellCount > cells else { return }
+        try await writeRollups(rollupDeferral.take(ending: false))
+    }
+
+    private func writeRollups(_ held: [(key: RollupDeferral.Key, changes: RollupChanges)]) async throws {
+        let ordered = backend.dialect == .postgresql
+        for (key, changes) in held {
+            try await backend.transaction { db in
+                try await changes.write(appId: key.appId, environment: key.environment, ordered: ordered, db)
+            }
+        }
     }
 
     /// Opens the store, runs `body` with it (migrated first, unless told not to), and closes it.
