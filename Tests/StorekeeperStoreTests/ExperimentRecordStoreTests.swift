@@ -83,12 +83,15 @@ struct ExperimentRecordStoreTests {
                 try await store.experimentOutcomeSums(appId: "other-app", environment: "Production", experimentId: "price", now: Date()) == .init())
 
             guard let sql = store as? SQLStore else { return }
-            // Schema 18's step fills the records of every enrolled customer from the figures.
+            // Schema 18's step fills the records of every enrolled customer from the figures,
+            // schema 23's their sums from the records.
             let now = Figures.t0 + 120.6 * Figures.day
             try await sql.backend.transaction { db in
                 try await db.raw("DELETE FROM experiment_outcomes").run()
-                try await SQLStore.writeAllExperimentRecords(db)
+                try await db.raw("UPDATE experiment_outcome_sums SET customers = customers + 5, paying = 0").run()
+                try await db.raw("DELETE FROM schema_migrations WHERE version >= 18").run()
             }
+            #expect(try await sql.migrate() == [18, 19, 20, 21, 22, 23])
             let filled = try await sql.experimentOutcomeSums(appId: "app", environment: "Production", experimentId: "price", now: now)
             #expect(filled == Self.expected(ledgers, experiment: "price", now: now), "\(backend): filled by the migration")
             // A reset of the figures removes their records with them.
@@ -131,10 +134,11 @@ struct ExperimentRecordStoreTests {
             let now = Figures.t0 + 900 * Figures.day
             try await sql.backend.transaction { db in
                 try await db.raw("DELETE FROM experiment_outcomes").run()
+                try await db.raw("DELETE FROM experiment_outcome_sums").run()
                 try await db.raw("DELETE FROM schema_migrations WHERE version >= 19").run()
             }
             #expect(try await sql.experimentOutcomeSums(appId: "app", environment: "Production", experimentId: "price", now: now).groups.isEmpty)
-            #expect(try await sql.migrate() == [19, 20, 21, 22])
+            #expect(try await sql.migrate() == [19, 20, 21, 22, 23])
             let filled = try await sql.experimentOutcomeSums(appId: "app", environment: "Production", experimentId: "price", now: now)
             #expect(filled == Self.expected(ledgers, experiment: "price", now: now), "\(backend): filled by schema 19")
         }

@@ -16,7 +16,7 @@ struct ReadPlanTests {
         }.joined(separator: "; ")
     }
 
-    @Test("a range's churn spans are read from a covering index; exposed customers are counted without a sort")
+    @Test("a range's churn spans are read from a covering index; exposed customers are counted without a sort; late records by sale")
     func plans() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-plans-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -38,6 +38,17 @@ struct ReadPlanTests {
                 AND experiment_id = \(bind: "e") GROUP BY variant
                 """)
             #expect(exposed.contains("experiment_enrolments_variant") && !exposed.contains("TEMP B-TREE"), "\(exposed)")
+            // An experiment's results read its records with a sale at or after now by sale,
+            // not every record.
+            let late = try await Self.plan(
+                store,
+                """
+                SELECT variant, money, COUNT(*) AS customers FROM experiment_outcomes
+                WHERE app_id = \(bind: "a") AND environment = \(bind: "Production") AND experiment_id = \(bind: "e")
+                AND last_sale >= \(bind: 1) GROUP BY variant, money
+                """)
+            #expect(
+                late.contains("COVERING INDEX experiment_outcomes_late (app_id=? AND environment=? AND experiment_id=? AND last_sale>?)"), "\(late)")
         }
     }
 }

@@ -6,9 +6,11 @@ extension SQLStore {
     /// Rewrites the experiment records (``ExperimentRecord``) of `owner`'s customer in
     /// `environment` inside the caller's transaction, from the figures of all of the customer's
     /// chains there (`chains`): one per enrolment, none for an outcome with nothing in it. A
-    /// chain that owns itself is no customer's, and no experiment's.
+    /// chain that owns itself is no customer's, and no experiment's. `keepingSums`: the
+    /// difference goes to the sums per variant and windows (schema 23's step fills them from
+    /// the records a migration's earlier steps write).
     static func writeExperimentRecords(
-        appId: String, environment: String, owner: String, chains: [ChainFigures], _ db: any SQLDatabase
+        appId: String, environment: String, owner: String, chains: [ChainFigures], keepingSums: Bool = true, _ db: any SQLDatabase
     ) async throws {
         guard let customer = FigureUpdate.customer(ofOwner: owner) else { return }
         try await lockRecords(appId: appId, customer: customer, db)
@@ -16,14 +18,29 @@ extension SQLStore {
             "SELECT experiment_id, variant, enrolled_at FROM experiment_enrolments WHERE app_id = \(bind: appId) AND customer_id = \(bind: customer)"
         ).all()
         guard !enrolments.isEmpty else { return }
-        try await db.raw(
-            """
-            DELETE FROM experiment_outcomes WHERE app_id = \(bind: appId) AND environment = \(bind: environment) AND customer_id = \(bind: customer)
-            """
-        ).run()
+        let customerRecords: SQLQueryString =
+            " WHERE app_id = \(bind: appId) AND environment = \(bind: environment) AND customer_id = \(bind: customer)"
+        var sums = OutcomeSumChanges()
+        if keepingSums {
+            for row in try await db.raw(
+                "SELECT experiment_id, variant, money, trial, converted, paying, refunded FROM experiment_outcomes" + customerRecords
+            ).all() {
+                sums.add(
+                    OutcomeSumChanges.Key(
+                        experiment: try row.string("experiment_id"), variant: try row.string("variant"), money: try row.string("money")),
+                    flags: [try row.int("trial"), try row.int("converted"), try row.int("paying"), try row.int("refunded")], sign: -1)
+            }
+        }
+        try await db.raw("DELETE FROM experiment_outcomes" + customerRecords).run()
         for enrolment in enrolments {
             let record = ExperimentRecord(of: chains, exposure: try enrolment.date("enrolled_at"), days: ExperimentOutcome.windows)
             guard !record.isEmpty else { continue }
+            if keepingSums {
+                sums.add(
+                    OutcomeSumChanges.Key(
+                        experiment: try enrolment.string("experiment_id"), variant: try enrolment.string("variant"), money: record.moneyText),
+                    flags: [record.trialStarted, record.converted, record.paying, record.refunded].map { $0 ? 1 : 0 }, sign: 1)
+            }
             try await db.raw(
                 """
                 INSERT INTO experiment_outcomes (app_id, environment, experiment_id, customer_id, variant, trial, converted, paying,
@@ -35,11 +52,12 @@ extension SQLStore {
                 """
             ).run()
         }
+        try await sums.write(appId: appId, environment: environment, db)
     }
 
     /// Rewrites the experiment records of `customer` in every environment it has figures in:
     /// after it is enrolled.
-    static func writeExperimentRecords(appId: String, customer: String, _ db: any SQLDatabase) async throws {
+    static func writeExperimentRecords(appId: String, customer: String, keepingSums: Bool = true, _ db: any SQLDatabase) async throws {
         let owner = FigureUpdate.owner(customer: customer)
         try await lockRecords(appId: appId, customer: customer, db)
         for environment in try await figureEnvironments(appId: appId, db) {
@@ -52,7 +70,7 @@ extension SQLStore {
                 """
             ).all().map { try document($0, keeping: { $0.isEmpty }) }
             guard !chains.isEmpty else { continue }
-            try await writeExperimentRecords(appId: appId, environment: environment, owner: owner, chains: chains, db)
+            try await writeExperimentRecords(appId: appId, environment: environment, owner: owner, chains: chains, keepingSums: keepingSums, db)
         }
     }
 
@@ -77,11 +95,12 @@ extension SQLStore {
         try await db.raw("SELECT pg_advisory_xact_lock(\(bind: Int64(bitPattern: hash)))").run()
     }
 
-    /// Schema 18: the records of every enrolled customer, from the figures already built.
+    /// Schema 18 (and 19): the records of every enrolled customer, from the figures already
+    /// built. Their sums are left to schema 23's step, which fills them from the records.
     static func writeAllExperimentRecords(_ db: any SQLDatabase) async throws {
         let customers = try await db.raw("SELECT DISTINCT app_id, customer_id FROM experiment_enrolments ORDER BY app_id, customer_id").all()
         for row in customers {
-            try await writeExperimentRecords(appId: try row.string("app_id"), customer: try row.string("customer_id"), db)
+            try await writeExperimentRecords(appId: try row.string("app_id"), customer: try row.string("customer_id"), keepingSums: false, db)
         }
     }
 
@@ -90,13 +109,19 @@ extension SQLStore {
         return try await backend.read { db in
             var sums = ExperimentOutcomeSums()
             // Records first: each is written with its enrolment, so the enrolments counted after
-            // them include every one they belong to.
+            // them include every one they belong to. The sums of every record less those of the
+            // records with a sale at or after now, in one statement (one snapshot of both).
             sums.groups = try await db.raw(
                 """
+                SELECT s.variant, s.money, s.customers - COALESCE(l.customers, 0) AS customers, s.trials - COALESCE(l.trials, 0) AS trials,
+                s.conversions - COALESCE(l.conversions, 0) AS conversions, s.paying - COALESCE(l.paying, 0) AS paying,
+                s.refunded - COALESCE(l.refunded, 0) AS refunded FROM experiment_outcome_sums s LEFT JOIN (
                 SELECT variant, money, COUNT(*) AS customers, SUM(trial) AS trials, SUM(converted) AS conversions, SUM(paying) AS paying,
                 SUM(refunded) AS refunded FROM experiment_outcomes
                 WHERE app_id = \(bind: appId) AND environment = \(bind: environment) AND experiment_id = \(bind: experimentId)
-                AND (last_sale IS NULL OR last_sale < \(bind: at)) GROUP BY variant, money
+                AND last_sale >= \(bind: at) GROUP BY variant, money) l ON l.variant = s.variant AND l.money = s.money
+                WHERE s.app_id = \(bind: appId) AND s.environment = \(bind: environment) AND s.experiment_id = \(bind: experimentId)
+                AND s.customers - COALESCE(l.customers, 0) > 0
                 """
             ).all().map { row in
                 ExperimentOutcomeSums.Group(
@@ -125,5 +150,51 @@ extension SQLStore {
             sums.unsettled.sort { $0.customerId < $1.customerId }
             return sums
         }
+    }
+}
+
+/// What a transaction's records change in the sums per variant and windows
+/// (`experiment_outcome_sums`), written with one statement.
+struct OutcomeSumChanges {
+    struct Key: Hashable, Comparable {
+        var experiment: String
+        var variant: String
+        var money: String
+
+        static func < (a: Key, b: Key) -> Bool { (a.experiment, a.variant, a.money) < (b.experiment, b.variant, b.money) }
+    }
+
+    /// Per key: customers, trials, conversions, paying, refunded.
+    private var changes: [Key: [Int]] = [:]
+
+    /// Adds (`sign` 1) or removes (-1) a record of `key` with its flags (trial, converted,
+    /// paying, refunded: 0 or 1).
+    mutating func add(_ key: Key, flags: [Int], sign: Int) {
+        let change = ([1] + flags).map { $0 * sign }
+        changes[key] = zip(changes[key] ?? [0, 0, 0, 0, 0], change).map { $0 + $1 }
+    }
+
+    /// Adds the changes to the sums, in the keys' order (concurrent transactions on PostgreSQL
+    /// take the rows' locks in one order); a record rewritten as it was changes nothing.
+    func write(appId: String, environment: String, _ db: any SQLDatabase) async throws {
+        let changed = changes.filter { $0.value.contains { $0 != 0 } }.sorted { $0.key < $1.key }
+        guard !changed.isEmpty else { return }
+        var query: SQLQueryString = """
+            INSERT INTO experiment_outcome_sums (app_id, environment, experiment_id, variant, money, customers, trials, conversions,
+            paying, refunded) VALUES
+            """
+        for (position, (key, values)) in changed.enumerated() {
+            query += position == 0 ? " (" : ", ("
+            query += "\(bind: appId), \(bind: environment), \(bind: key.experiment), \(bind: key.variant), \(bind: key.money)"
+            for value in values { query += ", \(bind: Int64(value))" }
+            query += ")"
+        }
+        query += """
+             ON CONFLICT (app_id, environment, experiment_id, variant, money) DO UPDATE SET
+            customers = experiment_outcome_sums.customers + excluded.customers, trials = experiment_outcome_sums.trials + excluded.trials,
+            conversions = experiment_outcome_sums.conversions + excluded.conversions,
+            paying = experiment_outcome_sums.paying + excluded.paying, refunded = experiment_outcome_sums.refunded + excluded.refunded
+            """
+        try await db.raw(query).run()
     }
 }

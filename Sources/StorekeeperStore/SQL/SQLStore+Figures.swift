@@ -355,7 +355,7 @@ extension SQLStore {
         try await backend.transaction { db in
             for table in [
                 "figure_chains", "figure_runs", "figure_items", "figure_churn", "figure_days", "figure_months", "figure_groups", "figure_state",
-                "experiment_outcomes",
+                "experiment_outcomes", "experiment_outcome_sums",
             ] {
                 try await db.raw("DELETE FROM \(unsafeRaw: table) WHERE app_id = \(bind: appId) AND environment = \(bind: environment)").run()
             }

@@ -7,10 +7,16 @@ enum PosteriorSampling {
         (Double(generator.next() >> 11) + 0.5) / 9_007_199_254_740_992
     }
 
-    /// A standard normal draw (Box–Muller).
+    /// A standard normal draw: Marsaglia's polar method, a point drawn in the unit disc, which
+    /// needs one logarithm and no cosine (Box–Muller's cosine was a sixth of an experiment's
+    /// results at a million subscriptions).
     static func normal(using generator: inout some RandomNumberGenerator) -> Double {
-        let (u, v) = (uniform(using: &generator), uniform(using: &generator))
-        return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
+        while true {
+            let x = 2 * uniform(using: &generator) - 1
+            let y = 2 * uniform(using: &generator) - 1
+            let s = x * x + y * y
+            if s < 1 { return x * (-2 * log(s) / s).squareRoot() }
+        }
     }
 
     /// A Gamma(shape, 1) draw: Marsaglia and Tsang's method, boosted for shapes below 1.

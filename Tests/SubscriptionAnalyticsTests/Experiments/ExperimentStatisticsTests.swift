@@ -1,6 +1,8 @@
 import Foundation
-import SubscriptionAnalytics
+import AppStoreModels
 import Testing
+
+@testable import SubscriptionAnalytics
 
 @Suite("Experiment statistics")
 struct ExperimentStatisticsTests {
@@ -50,5 +52,25 @@ struct ExperimentStatisticsTests {
         #expect(results.count == 2 && results[0].observed == 0)
         #expect(ExperimentStatistics.amounts([("A", []), ("B", [])], draws: 100).count == 2)
         #expect(ExperimentStatistics.conversions([]).isEmpty)
+    }
+
+    @Test("normal and Gamma draws have their distributions' moments and tails")
+    func drawMoments() {
+        var generator = SplitMix64(seed: 3)
+        let normals = (0..<200_000).map { _ in PosteriorSampling.normal(using: &generator) }
+        let mean = normals.reduce(0, +) / Double(normals.count)
+        let variance = normals.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(normals.count)
+        #expect(abs(mean) < 0.01 && abs(variance - 1) < 0.015, "\(mean) \(variance)")
+        // P(|Z| > 1.96) = 0.05; P(Z > 0) = 0.5.
+        let tails = Double(normals.filter { abs($0) > 1.96 }.count) / Double(normals.count)
+        let positive = Double(normals.filter { $0 > 0 }.count) / Double(normals.count)
+        #expect(abs(tails - 0.05) < 0.003 && abs(positive - 0.5) < 0.005, "\(tails) \(positive)")
+        for shape in [0.5, 1, 3, 250] {
+            let draws = (0..<50_000).map { _ in PosteriorSampling.gamma(shape: shape, using: &generator) }
+            let mean = draws.reduce(0, +) / Double(draws.count)
+            let variance = draws.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(draws.count)
+            // Gamma(k, 1): mean k, variance k.
+            #expect(abs(mean - shape) < 0.03 * shape.squareRoot() + 0.01 && abs(variance / shape - 1) < 0.06, "\(shape): \(mean) \(variance)")
+        }
     }
 }
