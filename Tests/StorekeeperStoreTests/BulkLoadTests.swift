@@ -14,18 +14,24 @@ struct BulkLoadTests {
 
     struct Failure: Error {}
 
+    /// Texts COPY's text format must escape (a tab, a line feed, a carriage return, a backslash,
+    /// its end-of-data and null markers), quotes, and bytes beyond ASCII.
+    static let awkwardTexts = ["", "product=p'1", "tab\there", "line\nfeed", "carriage\rreturn", "back\\slash", "\\.", "\\N", "ö→🎉"]
+
+    /// Churn rows, seven a statement (COPY on PostgreSQL: the statement size does not matter there).
+    static let churnRows = BulkInsert(
+        table: "figure_churn", columns: ["app_id", "environment", "grp", "chain", "ended_ms", "from_ms", "until_ms"], rowsPerStatement: 7)
+
     @Test("every row and value reads back as written, across statements and with nulls", arguments: backends)
     func rowsReadBack(_ backend: TestBackend) async throws {
         try await withTestStore(backend) { storage in
             let store = try #require(storage as? SQLStore)
-            let insert = BulkInsert(
-                table: "figure_churn", columns: ["app_id", "environment", "grp", "chain", "ended_ms", "from_ms", "until_ms"],
-                rowsPerStatement: 7)
+            let insert = Self.churnRows
             // 23 rows: three full statements and a shorter one; odd rows without an end.
             var values: [BulkValue] = []
             for row in 0..<23 {
                 values += [
-                    .text("a"), .text("Production"), .text(row % 3 == 0 ? "" : "product=p'\(row)"), .text("chain-\(row)"),
+                    .text("a"), .text("Production"), .text(Self.awkwardTexts[row % Self.awkwardTexts.count] + "\(row)"), .text("chain-\(row)"),
                     .integer(1_700_000_000_000 + Int64(row)), .integer(-Int64(row)), BulkValue(row % 2 == 1 ? nil : Int64(row) * 1_000),
                 ]
             }
@@ -40,6 +46,31 @@ struct BulkLoadTests {
             }
             let expected = stride(from: 0, to: values.count, by: 7).map { Array(values[($0 + 2)..<($0 + 7)]) }
             #expect(read == expected)
+        }
+    }
+
+    @Test("a row the table refuses fails the whole load, leaves nothing, and the store goes on", arguments: backends)
+    func refusedRowRollsBack(_ backend: TestBackend) async throws {
+        try await withTestStore(backend) { storage in
+            let store = try #require(storage as? SQLStore)
+            let insert = Self.churnRows
+            func rows(_ count: Int, missingChainAt refused: Int?) -> [BulkValue] {
+                (0..<count).flatMap { row -> [BulkValue] in
+                    [
+                        .text("a"), .text("Production"), .text(""), row == refused ? .null : .text("chain-\(row)"),
+                        .integer(Int64(row)), .integer(0), .null,
+                    ]
+                }
+            }
+            let refused = rows(5_000, missingChainAt: 4_321)
+            await #expect(throws: (any Error).self) {
+                try await store.backend.transaction { db in try await insert.run(refused, db) }
+            }
+            let count = { try await store.backend.read { db in try await db.raw("SELECT COUNT(*) AS n FROM figure_churn").first()?.int64("n") } }
+            #expect(try await count() == 0)
+            let accepted = rows(3, missingChainAt: nil)
+            try await store.backend.transaction { db in try await insert.run(accepted, db) }
+            #expect(try await count() == 3)
         }
     }
 

@@ -128,4 +128,51 @@ struct MonthlyRollupTests {
             #expect(checked > 500)
         }
     }
+
+    @Test("run boundaries in many windows, read a few hundred at a statement, are the runs each window holds", arguments: sqlBackends)
+    func runBoundariesInWindows(backend: TestBackend) async throws {
+        try await Self.withFigures(backend) { store in
+            let calendar = FigureCalendar(timeZone: TimeZone(identifier: FigureStoreTests.zone)!)
+            let rows = store.figureRows(appId: "app", environment: "Production", calendar: calendar)
+            let stored = try await store.backend.read { db in
+                try await db.raw("SELECT grp, from_ms, until_ms, slots, currency, amount, denominator FROM figure_runs").all().map { row in
+                    FigureRun(
+                        group: try row.string("grp"), from: Date(millisecondsSince1970: try row.int64("from_ms")),
+                        until: try row.optionalInt64("until_ms").map(Date.init(millisecondsSince1970:)),
+                        slots: SnapshotSlots(rawValue: try row.int("slots")),
+                        mrr: try row.optionalString("currency").map {
+                            MoneyPart(currency: $0, amount: try row.int64("amount"), denominator: try row.int64("denominator"))
+                        })
+                }
+            }
+            #expect(stored.count > 20)
+            var random = SplitMix64(seed: 29)
+            // The part of its day before an instant (what a snapshot reads), the instant a run's
+            // start or end to the millisecond, or a random one; a few wide windows.
+            let edges = stored.flatMap { [$0.from] + ($0.until.map { [$0] } ?? []) }
+            let windows = (0..<(2 * MonthlyRollupTests.windowsPerStatement + 50)).map { index -> ClosedRange<Date> in
+                let instant =
+                    index % 3 == 0
+                    ? FigureStoreTests.t0.addingTimeInterval(Double(Int.random(in: -86_400...(400 * 86_400), using: &random)))
+                    : edges[Int.random(in: 0..<edges.count, using: &random)].addingTimeInterval(index % 3 == 1 ? 0 : -0.001)
+                guard index % 50 != 7 else { return instant.addingTimeInterval(-90 * 86_400)...instant }
+                return calendar.start(ofDay: calendar.day(of: instant))...instant
+            }
+            func counted(_ runs: [FigureRun]) -> [FigureRun: Int] { runs.reduce(into: [:]) { $0[$1, default: 0] += 1 } }
+            var found = 0
+            for group in ["", "product=pro.monthly", "storefront=FRA"] {
+                let answers = try await rows.runs(group: group, boundariesIn: windows)
+                #expect(answers.count == windows.count)
+                for (window, answer) in zip(windows, answers) {
+                    let mine = stored.filter { $0.group == group }
+                    #expect(counted(answer.starting) == counted(mine.filter { window.contains($0.from) }), "\(backend) \(group) \(window)")
+                    #expect(counted(answer.ending) == counted(mine.filter { $0.until.map(window.contains) ?? false }), "\(backend) \(group)")
+                    found += answer.starting.count + answer.ending.count
+                }
+            }
+            #expect(found > 200)
+        }
+    }
+
+    static var windowsPerStatement: Int { SQLFigureRows.runWindows }
 }

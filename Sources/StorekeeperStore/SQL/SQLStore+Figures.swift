@@ -529,30 +529,47 @@ public struct SQLFigureRows: FigureRowQueries {
         }
     }
 
-    public func runs(group: String, boundaryFrom from: Date, through: Date) async throws -> (starting: [FigureRun], ending: [FigureRun]) {
-        let (appId, environment) = (appId, environment)
-        let (low, high) = (from.millisecondsSince1970, through.millisecondsSince1970)
-        return try await store.backend.read { db in
-            func runs(_ column: String) async throws -> [FigureRun] {
-                try await db.raw(
+    public func runs(group: String, boundariesIn windows: [ClosedRange<Date>]) async throws -> [RunBoundaries] {
+        var result = [RunBoundaries](repeating: RunBoundaries(), count: windows.count)
+        for chunk in Array(windows.enumerated()).chunked(by: Self.runWindows) {
+            // Each window an index range of the runs by start, and one by end.
+            var query: SQLQueryString = "WITH windows (position, low, high) AS (VALUES "
+            for (index, (position, window)) in chunk.enumerated() {
+                query += index == 0 ? "" : ", "
+                query += """
+                    (\(unsafeRaw: String(position)), CAST(\(bind: window.lowerBound.millisecondsSince1970) AS BIGINT),
+                    CAST(\(bind: window.upperBound.millisecondsSince1970) AS BIGINT))
                     """
-                    SELECT from_ms, until_ms, slots, currency, amount, denominator FROM figure_runs
-                    WHERE app_id = \(bind: appId) AND environment = \(bind: environment) AND grp = \(bind: group)
-                    AND \(unsafeRaw: column) >= \(bind: low) AND \(unsafeRaw: column) <= \(bind: high)
-                    """
-                ).all().map { row in
-                    let mrr = try row.decode(column: "currency", as: String?.self).map {
-                        MoneyPart(currency: $0, amount: try row.int64("amount"), denominator: try row.int64("denominator"))
-                    }
-                    return FigureRun(
-                        group: group, from: Date(millisecondsSince1970: try row.int64("from_ms")),
-                        until: try row.optionalInt64("until_ms").map(Date.init(millisecondsSince1970:)),
-                        slots: SnapshotSlots(rawValue: try row.int("slots")), mrr: mrr)
-                }
             }
-            return (try await runs("from_ms"), try await runs("until_ms"))
+            query += ")"
+            for (ending, column) in ["from_ms", "until_ms"].enumerated() {
+                query += ending == 0 ? " " : " UNION ALL "
+                query += """
+                    SELECT windows.position AS position, \(unsafeRaw: String(ending)) AS ending, runs.from_ms AS from_ms,
+                    runs.until_ms AS until_ms, runs.slots AS slots, runs.currency AS currency, runs.amount AS amount,
+                    runs.denominator AS denominator
+                    FROM windows JOIN figure_runs AS runs ON runs.app_id = \(bind: appId) AND runs.environment = \(bind: environment)
+                    AND runs.grp = \(bind: group) AND runs.\(unsafeRaw: column) >= windows.low AND runs.\(unsafeRaw: column) <= windows.high
+                    """
+            }
+            let statement = query
+            for row in try await store.backend.read({ db in try await db.raw(statement).all() }) {
+                let mrr = try row.decode(column: "currency", as: String?.self).map {
+                    MoneyPart(currency: $0, amount: try row.int64("amount"), denominator: try row.int64("denominator"))
+                }
+                let run = FigureRun(
+                    group: group, from: Date(millisecondsSince1970: try row.int64("from_ms")),
+                    until: try row.optionalInt64("until_ms").map(Date.init(millisecondsSince1970:)),
+                    slots: SnapshotSlots(rawValue: try row.int("slots")), mrr: mrr)
+                let position = try row.int("position")
+                if try row.int("ending") == 0 { result[position].starting.append(run) } else { result[position].ending.append(run) }
+            }
         }
+        return result
     }
+
+    /// How many windows one statement of ``runs(group:boundariesIn:)`` reads.
+    static let runWindows = 200
 
     public func items(group: String, from: Date, to: Date, now: Date) async throws -> [FigureItem] {
         let (appId, environment) = (appId, environment)

@@ -19,8 +19,16 @@ enum PosteriorSampling {
         }
     }
 
-    /// A Gamma(shape, 1) draw: Marsaglia and Tsang's method, boosted for shapes below 1.
+    /// A Gamma(shape, 1) draw: for a whole shape up to ``exponentialSumShapes``, the sum of that
+    /// many exponential draws (one logarithm of a product of uniforms: the revenue values most
+    /// customers share with few others); otherwise Marsaglia and Tsang's method, boosted for
+    /// shapes below 1.
     static func gamma(shape: Double, using generator: inout some RandomNumberGenerator) -> Double {
+        if shape <= exponentialSumShapes, shape >= 1, shape == shape.rounded(.down) {
+            var product = uniform(using: &generator)
+            for _ in 1..<Int(shape) { product *= uniform(using: &generator) }
+            return -log(product)
+        }
         guard shape >= 1 else {
             return gamma(shape: shape + 1, using: &generator) * pow(uniform(using: &generator), 1 / shape)
         }
@@ -38,6 +46,10 @@ enum PosteriorSampling {
             if u < 1 - 0.0331 * x * x * x * x || log(u) < 0.5 * x * x + d * (1 - v + log(v)) { return d * v }
         }
     }
+
+    /// The largest whole shape ``gamma(shape:using:)`` draws as a sum of exponentials: up to
+    /// about four uniform draws and a logarithm cost less than a normal, a uniform and a test.
+    static let exponentialSumShapes = 4.0
 
     /// A Beta(alpha, beta) draw, from two Gamma draws.
     static func beta(alpha: Double, beta: Double, using generator: inout some RandomNumberGenerator) -> Double {

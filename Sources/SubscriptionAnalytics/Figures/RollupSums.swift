@@ -12,8 +12,9 @@ public protocol FigureRowQueries: Sendable {
     /// The rollup cells of `group` for `series` summed over each of `ranges` (sorted, not
     /// overlapping), keyed with the day 0: one answer per range, whatever the days it covers.
     func daySums(group: String, series: [String], ranges: [Range<Int>]) async throws -> [[FigureDayKey: Int64]]
-    /// The runs of `group` that start in `[from, through]`, and those that end in it.
-    func runs(group: String, boundaryFrom from: Date, through: Date) async throws -> (starting: [FigureRun], ending: [FigureRun])
+    /// For each of `windows` (`[from, through]`, milliseconds included), the runs of `group`
+    /// that start in it, and those that end in it: one answer per window.
+    func runs(group: String, boundariesIn windows: [ClosedRange<Date>]) async throws -> [RunBoundaries]
     /// The items of `group` dated in `[from, to)` and at or before `now`.
     func items(group: String, from: Date, to: Date, now: Date) async throws -> [FigureItem]
     /// The churn rows of `group` whose access ended in `[from, to)` and at or before `now`.
@@ -41,6 +42,17 @@ extension FigureRowQueries {
             result[position][summed, default: 0] += value
         }
         return result
+    }
+}
+
+/// The runs that start in a span of time, and those that end in it.
+public struct RunBoundaries: Sendable, Equatable {
+    public var starting: [FigureRun]
+    public var ending: [FigureRun]
+
+    public init(starting: [FigureRun] = [], ending: [FigureRun] = []) {
+        self.starting = starting
+        self.ending = ending
     }
 }
 
@@ -79,17 +91,23 @@ public struct RollupSums<Rows: FigureRowQueries>: FigureSums {
         }
         let series = FigureDayKey.slotSeries + [FigureDayKey.mrrSeries]
         let sums = try await rows.daySums(group: group, series: series, ranges: ranges)
+        // The part of its day before each instant not at a day's end, all read at once (a year by
+        // day asks for the runs at each midnight).
+        let partial = order.indices.filter { throughs[$0] < calendar.day(of: instants[order[$0]]) }
+        let windows = partial.map { step in
+            let instant = instants[order[step]]
+            return calendar.start(ofDay: calendar.day(of: instant))...instant
+        }
+        var boundaries = [RunBoundaries?](repeating: nil, count: order.count)
+        for (step, found) in zip(partial, try await rows.runs(group: group, boundariesIn: windows)) { boundaries[step] = found }
         var result = [SnapshotSums](repeating: SnapshotSums(), count: instants.count)
         var running = SnapshotSums()
         for (step, position) in order.enumerated() {
             for (key, value) in sums[step] { running.add(key, value) }
-            let instant = instants[position]
-            let day = calendar.day(of: instant)
             var total = running
-            if throughs[step] < day {
-                let boundaries = try await rows.runs(group: group, boundaryFrom: calendar.start(ofDay: day), through: instant)
-                for run in boundaries.starting { total.add(run) }
-                for run in boundaries.ending { total.add(run, sign: -1) }
+            if let found = boundaries[step] {
+                for run in found.starting { total.add(run) }
+                for run in found.ending { total.add(run, sign: -1) }
             }
             result[position] = total
         }
@@ -207,9 +225,12 @@ public struct FigureRowsInMemory: FigureRowQueries {
         return cells.filter { $0.key.group == group && wanted.contains($0.key.series) && days.contains($0.key.day) }
     }
 
-    public func runs(group: String, boundaryFrom from: Date, through: Date) -> (starting: [FigureRun], ending: [FigureRun]) {
+    public func runs(group: String, boundariesIn windows: [ClosedRange<Date>]) -> [RunBoundaries] {
         let runs = chains.values.flatMap(\.runs).filter { $0.group == group }
-        return (runs.filter { from <= $0.from && $0.from <= through }, runs.filter { $0.until.map { from <= $0 && $0 <= through } ?? false })
+        return windows.map { window in
+            RunBoundaries(
+                starting: runs.filter { window.contains($0.from) }, ending: runs.filter { $0.until.map(window.contains) ?? false })
+        }
     }
 
     public func items(group: String, from: Date, to: Date, now: Date) -> [FigureItem] {

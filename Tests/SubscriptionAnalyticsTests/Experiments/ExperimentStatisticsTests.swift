@@ -65,12 +65,26 @@ struct ExperimentStatisticsTests {
         let tails = Double(normals.filter { abs($0) > 1.96 }.count) / Double(normals.count)
         let positive = Double(normals.filter { $0 > 0 }.count) / Double(normals.count)
         #expect(abs(tails - 0.05) < 0.003 && abs(positive - 0.5) < 0.005, "\(tails) \(positive)")
-        for shape in [0.5, 1, 3, 250] {
+        // Whole shapes up to 4 are sums of exponentials, 5 and above Marsaglia and Tsang's.
+        for shape in [0.5, 1, 2, 3, 4, 5, 250] {
             let draws = (0..<50_000).map { _ in PosteriorSampling.gamma(shape: shape, using: &generator) }
             let mean = draws.reduce(0, +) / Double(draws.count)
             let variance = draws.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(draws.count)
             // Gamma(k, 1): mean k, variance k.
             #expect(abs(mean - shape) < 0.03 * shape.squareRoot() + 0.01 && abs(variance / shape - 1) < 0.06, "\(shape): \(mean) \(variance)")
+            guard shape == shape.rounded(), shape < 10 else { continue }
+            // A whole shape's tails: P(X > x) = e^-x * sum of x^i / i! for i < k.
+            for x in [0.5 * shape, shape, shape + 2 * shape.squareRoot()] {
+                var term = 1.0
+                var sum = 0.0
+                for i in 0..<Int(shape) {
+                    sum += term
+                    term *= x / Double(i + 1)
+                }
+                let exact = exp(-x) * sum
+                let seen = Double(draws.filter { $0 > x }.count) / Double(draws.count)
+                #expect(abs(seen - exact) < 0.007, "\(shape) above \(x): \(seen) against \(exact)")
+            }
         }
     }
 }
