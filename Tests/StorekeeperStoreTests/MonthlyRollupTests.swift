@@ -129,7 +129,7 @@ struct MonthlyRollupTests {
         }
     }
 
-    @Test("run boundaries in many windows, read a few hundred at a statement, are the runs each window holds", arguments: sqlBackends)
+    @Test("run boundaries in many windows (on PostgreSQL a few hundred a statement) are the runs each window holds", arguments: sqlBackends)
     func runBoundariesInWindows(backend: TestBackend) async throws {
         try await Self.withFigures(backend) { store in
             let calendar = FigureCalendar(timeZone: TimeZone(identifier: FigureStoreTests.zone)!)
