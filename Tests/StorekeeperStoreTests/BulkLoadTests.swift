@@ -135,6 +135,55 @@ struct BulkLoadTests {
         }
     }
 
+    @Test("a load that dies with rollups held resumes by holding its documents' changes again", arguments: backends)
+    func rollupsHeldAgain(_ backend: TestBackend) async throws {
+        let written = try await withTestStore(backend) { storage in
+            let store = try #require(storage as? SQLStore)
+            try await Self.writeFigures(store, from: 0, to: Self.facts.count)
+            return try await Self.rollups(store)
+        }
+        try await withTestStore(backend) { storage in
+            let store = try #require(storage as? SQLStore)
+            try await store.resetFigures(appId: "app", environment: "Production", settings: SQLStore.bulkLoadSettings("s"))
+            let half = Self.facts.count / 2
+            let checkpoint = BulkLoadCheckpoint(appId: "app", marker: "half")
+            try await store.deferringRollups {
+                try await Self.writeFigures(store, from: 0, to: half)
+                #expect(try await store.flushDeferredRollups(over: 0, checkpoint: checkpoint))
+                #expect(try await !Self.rollups(store).isEmpty)
+                try await Self.writeFigures(store, from: half, to: Self.facts.count)
+                // The process dies: what it held since the checkpoint is lost.
+                _ = store.rollupDeferral.take(ending: false)
+            }
+            #expect(try await store.figureState(appId: "app", environment: "Production")?.resumeAfter == "half")
+            #expect(try await Self.rollups(store) != written)
+
+            // Written again from nothing, as a resumed load does for documents written since its
+            // last checkpoint (here every chain's, since the chains' facts came in any order).
+            try await store.resetFigures(appId: "app", environment: "Production", settings: SQLStore.bulkLoadSettings("s"))
+            try await store.deferringRollups {
+                try await Self.writeFigures(store, from: 0, to: half)
+                _ = store.rollupDeferral.take(ending: false)
+            }
+            let documents = try await store.deferringRollups {
+                // Chain ids are digits; the customers' cohort documents ("cohort:…") sort after ":".
+                let documents = try await store.holdRollups(ofChainsFrom: "", to: ":", appId: "app", environment: "Production")
+                try await Self.writeFigures(store, from: half, to: Self.facts.count)
+                return documents
+            }
+            #expect(documents > 0, "the documents half the facts made, and their customers'")
+            #expect(try await Self.rollups(store) == written, "\(backend)")
+            try await store.completeBulkLoad(appId: "app", environment: "Production", settings: "s")
+            let state = try await store.figureState(appId: "app", environment: "Production")
+            #expect(state?.settings == "s" && state?.complete == true && state?.resumeAfter == nil)
+        }
+        await #expect(throws: StoreError.self, "only inside a load") {
+            try await withTestStore(backend) { storage in
+                _ = try await #require(storage as? SQLStore).holdRollups(ofChainsFrom: "", to: ":", appId: "app", environment: "Production")
+            }
+        }
+    }
+
     /// Random chains' facts in a random order.
     static let facts = FigureStoreTests.shuffled(FigureStoreTests.facts(seed: 31, chains: 16), seed: 7)
 

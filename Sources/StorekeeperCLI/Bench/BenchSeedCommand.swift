@@ -24,7 +24,10 @@ struct BenchSeedCommand: AsyncParsableCommand {
             (or the PostgreSQL database of --database-url), and with it seed-manifest.json: the \
             app, a fresh API key, chains to read and a sample of the simulator's truth, for \
             `storekeeper bench scale` and `storekeeper bench read --data-dir DIR`. Prints progress on standard error and one \
-            JSON object; with --measure, then runs `bench scale` and prints its object too.
+            JSON object; with --measure, then runs `bench scale` and prints its object too. \
+            After every slice the seed saves its progress in seed-progress.json; a seed that was \
+            stopped (killed, or its machine restarted) goes on from there with --resume and the \
+            same --data-dir (and --database-url), with the parameters it began with.
             """
     )
 
@@ -55,6 +58,15 @@ struct BenchSeedCommand: AsyncParsableCommand {
     @Flag(help: "Keep the figure read indexes while writing (as before the bulk path), rather than building them at the end.")
     var indexesAsWritten = false
 
+    @Flag(help: "Go on with the stopped seed of --data-dir (its seed-progress.json), with the parameters it began with.")
+    var resume = false
+
+    @Option(help: .hidden)
+    var heldRollupCells: Int = 1_000_000
+
+    @Option(help: .hidden)
+    var exitAfterWrites: Int?
+
     @Flag(help: "Measure the seeded database right away (as `storekeeper bench scale`).")
     var measure = false
 
@@ -73,9 +85,27 @@ struct BenchSeedCommand: AsyncParsableCommand {
             endDate = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 / 86_400).rounded(.down) * 86_400)
         }
         let directory = URL(fileURLWithPath: dataDir)
-        let seeding = ScaleSeed(
+        var seeding = ScaleSeed(
             subscriptions: subscriptions, days: days, seed: seed, sliceSize: slice, end: endDate, databaseURL: databaseURL,
-            directory: directory, writesFigures: !noFigures, defersIndexes: !indexesAsWritten, progress: { Console.err(Data(($0 + "\n").utf8)) })
+            directory: directory, writesFigures: !noFigures, defersIndexes: !indexesAsWritten, resume: resume, heldRollupCells: heldRollupCells,
+            exitAfterWrites: exitAfterWrites, progress: { Console.err(Data(($0 + "\n").utf8)) })
+        if resume {
+            let saved: SeedProgress
+            do {
+                saved = try SeedProgress.read(from: directory.appendingPathComponent(SeedProgress.fileName))
+            } catch {
+                throw CLIFailure.usage("--resume: \(error)")
+            }
+            guard databaseURL == nil || databaseURL == saved.databaseURL else {
+                throw CLIFailure.usage("--resume: the stopped seed wrote to another database than --database-url")
+            }
+            let parameters = saved.parameters
+            seeding.databaseURL = saved.databaseURL
+            (seeding.subscriptions, seeding.days, seeding.seed, seeding.sliceSize) = (
+                parameters.subscriptions, parameters.days, parameters.seed, parameters.sliceSize
+            )
+            (seeding.end, seeding.writesFigures, seeding.defersIndexes) = (parameters.end, parameters.writesFigures, parameters.defersIndexes)
+        }
         try await runningBenchmark {
             try JSONOutput.print(try await seeding.run())
             if measure { try await scale.measure(directory: directory) }

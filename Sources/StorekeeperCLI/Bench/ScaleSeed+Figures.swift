@@ -45,7 +45,7 @@ extension ScaleSeed {
     static let figureEnvironments = ["Production", "Sandbox"]
 
     /// What computing the figures cost, added up over the slices.
-    struct FigureCost {
+    struct FigureCost: Codable, Sendable {
         /// Time spent in ``ChainFigureUpdates`` (the writing is part of the changesets' time).
         var seconds = 0.0
         /// Chain-and-environment updates written.

@@ -7,6 +7,7 @@ import StorekeeperServer
 import StorekeeperStore
 import SubscriptionAnalytics
 import SubscriptionEngine
+import Synchronization
 
 /// Fills a database with a large simulated population, one slice of customers at a time, so
 /// memory stays bounded whatever the number of subscriptions.
@@ -32,7 +33,9 @@ import SubscriptionEngine
 /// seed also saves an offerings document with a running experiment and enrols one customer in
 /// ten (``offeringsChangeset(catalog:)``). A sample of the simulator's truth is kept in the
 /// ``SeedManifest`` so the measuring step can check that the server computes the same states
-/// from these rows.
+/// from these rows. A seed saves its progress after every slice (``SeedProgress``) and one that
+/// was stopped resumes from it (``resume``); until it finishes, its figures are recorded with
+/// ``SQLStore/bulkLoadSettings(_:)``, so a server started on it builds them afresh.
 struct ScaleSeed: Sendable {
     var subscriptions: Int
     var days: Double = 730
@@ -49,6 +52,14 @@ struct ScaleSeed: Sendable {
     var writesFigures = true
     /// Whether the figure read indexes are built after the last slice rather than kept while writing.
     var defersIndexes = true
+    /// Whether to go on with the stopped seed whose ``SeedProgress`` the directory holds (this
+    /// seed's parameters must be the ones it saved).
+    var resume = false
+    /// How many rollup cells the seed holds back before writing them (about 200 bytes each).
+    var heldRollupCells = 1_000_000
+    /// For the tests of ``resume``: the process exits (status 75) after this many of its writes,
+    /// as if killed, leaving what it held unwritten.
+    var exitAfterWrites: Int?
     var progress: @Sendable (String) -> Void = { _ in }
 
     static let appId = "scale"
@@ -57,8 +68,8 @@ struct ScaleSeed: Sendable {
     /// Transaction ids of slice `k` follow `firstTransaction + k × sliceSize × idsPerCustomer`.
     static let firstTransaction: Int64 = 2_000_000_000_000_000
     static let idsPerCustomer: Int64 = 1_000
-    /// How many rollup cells the seed holds back before writing them (about 200 bytes each).
-    static let heldRollupCells = 1_000_000
+    /// The writes of the process so far (for ``exitAfterWrites``).
+    private static let writes = Atomic<Int>(0)
     /// The writing connection's page cache while seeding (a server's is 16 MiB).
     static let writerCacheMebibytes = 1_024
 
@@ -84,6 +95,8 @@ struct ScaleSeed: Sendable {
         var figureSettings: String?
         /// Chains whose figures the store did not write (it queued a job instead): 0 expected.
         var figureRetries: Int
+        /// When the run resumed a stopped seed: how many slices that one had written (nil otherwise).
+        var resumedAfterSlices: Int?
         var experiment: String
         var enrolments: Int
         /// The seeding process's peak resident memory (VmHWM), in MB.
@@ -105,12 +118,39 @@ struct ScaleSeed: Sendable {
         var description: String
     }
 
+    /// The parameters a resumed seed must share with the one it resumes.
+    var parameters: SeedProgress.Parameters {
+        SeedProgress.Parameters(
+            subscriptions: subscriptions, days: days, seed: seed, sliceSize: sliceSize, end: end, writesFigures: writesFigures,
+            defersIndexes: defersIndexes)
+    }
+
+    /// The first chain id of slice `slice` (ids are decimal numbers of one length, so their
+    /// order as text is their order as numbers).
+    static func firstChain(ofSlice slice: Int, sliceSize: Int) -> String {
+        String(firstTransaction + Int64(slice) * Int64(sliceSize) * idsPerCustomer)
+    }
+
+    /// The checkpoint recorded with the rollups written after slice `slice`.
+    static func checkpoint(after slice: Int) -> BulkLoadCheckpoint { BulkLoadCheckpoint(appId: appId, marker: "slices:\(slice + 1)") }
+
     func run() async throws -> Report {
         let clock = ContinuousClock()
         let began = clock.now
         let start = end.addingTimeInterval(-days * 86_400)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let location = try DatabaseLocation.resolve(databaseURL: databaseURL, dataDirectory: directory.path)
+        let progressURL = directory.appendingPathComponent(SeedProgress.fileName)
+        var saved = SeedProgress(
+            parameters: parameters, databaseURL: databaseURL, apiKey: "scale-\(UUID().uuidString.lowercased())", completedSlices: 0,
+            summary: Summary(), elapsedSeconds: 0, resumptions: 0)
+        if resume {
+            saved = try SeedProgress.read(from: progressURL)
+            guard saved.parameters == parameters else {
+                throw Failure(description: "the stopped seed was asked for other parameters: \(saved.parameters)")
+            }
+            saved.resumptions += 1
+        }
         let ca = try TestCertificateAuthority.generate(notBefore: start.addingTimeInterval(-86_400), notAfter: end.addingTimeInterval(86_400))
         let receipts = try ReceiptSigningAuthority.generate(validFrom: start.addingTimeInterval(-86_400), validUntil: end.addingTimeInterval(86_400))
         let signer = SimulatorSigner(certificateAuthority: ca, receiptAuthority: receipts)
@@ -118,42 +158,49 @@ struct ScaleSeed: Sendable {
         logger.logLevel = .error
         let slices = (subscriptions + sliceSize - 1) / sliceSize
         let configuration = self
-        let apiKey = "scale-\(UUID().uuidString.lowercased())"
+        let apiKey = saved.apiKey
         let app = try AppRuntime(configuration: Self.appConfiguration(apiKeys: [APIKeyConfiguration(key: apiKey, role: .app)]))
         let settings = FigureBuild.settings(of: app.configuration)
+        let (before, resumedAfterSlices) = (saved, resume ? saved.completedSlices : nil)
         let summary = try await SQLStore.withStore(location, logger: logger) { sql in
+            var saved = before
             // Inserts into large indexes read most of their pages back with SQLite's default cache.
             try await sql.setWriterCache(mebibytes: Self.writerCacheMebibytes)
-            guard try await sql.ledgerVersion(appId: Self.appId).count == 0 else {
-                throw Failure(description: "the database already holds app \(Self.appId)'s ledger: seed a fresh data directory or database")
+            if configuration.resume {
+                try await configuration.checkResumable(sql, settings: settings)
+            } else {
+                try await configuration.begin(sql, settings: settings, app: app)
+                try saved.write(to: progressURL)
             }
-            try await sql.saveApp(AppRecord(id: Self.appId, bundleId: Self.bundleId, createdAt: configuration.end))
-            // Figures being built: a server started before the end builds them again itself.
-            for environment in Self.figureEnvironments where configuration.writesFigures {
-                try await sql.resetFigures(appId: Self.appId, environment: environment, settings: settings)
-            }
-            try await sql.apply(try configuration.offeringsChangeset(catalog: Set(app.catalog.products.map(\.productId))))
-            var summary = Summary()
+            let firstSlice = saved.completedSlices
+            var summary = saved.summary
             func seedSlices() async throws {
                 try await sql.deferringRollups {
-                    for slice in 0..<slices {
+                    if configuration.resume { try await configuration.holdRollupsAgain(sql, slices: slices) }
+                    for slice in firstSlice..<slices {
                         try await configuration.seedSlice(slice, of: slices, signer: signer, app: app, into: sql, summary: &summary)
-                        try await sql.flushDeferredRollups(over: Self.heldRollupCells)
+                        try await sql.flushDeferredRollups(over: configuration.heldRollupCells, checkpoint: Self.checkpoint(after: slice))
+                        saved.completedSlices = slice + 1
+                        saved.summary = summary
+                        saved.elapsedSeconds = before.elapsedSeconds + (clock.now - began).seconds
+                        try saved.write(to: progressURL)
                     }
                 }
             }
             if configuration.writesFigures && configuration.defersIndexes {
                 // The figure read indexes are built once, sorted, after the last slice.
                 let indexBuild = try await sql.deferringFigureReadIndexes(seedSlices).indexBuild
-                summary.indexSeconds = indexBuild.seconds
-                configuration.progress("figure read indexes built in \(Int(summary.indexSeconds)) s")
+                summary.indexSeconds += indexBuild.seconds
+                configuration.progress("figure read indexes built in \(Int(indexBuild.seconds)) s")
             } else {
                 try await seedSlices()
             }
             for environment in Self.figureEnvironments where configuration.writesFigures {
-                try await sql.recordFigureProgress(appId: Self.appId, environment: environment, settings: settings, resumeAfter: nil, complete: true)
+                try await sql.completeBulkLoad(appId: Self.appId, environment: environment, settings: settings)
             }
             summary.figureRetries = try await sql.pendingJobKeys(appId: Self.appId, kind: JobKind.transitions.rawValue).count
+            // A resumed seed wrote again some rows of the run before it: count them in the ledger.
+            if configuration.resume { summary.rows = try await sql.ledgerVersion(appId: Self.appId).count }
             return summary
         }
         let manifest = SeedManifest(
@@ -163,20 +210,62 @@ struct ScaleSeed: Sendable {
             enrolments: summary.enrolments, figureSettings: writesFigures ? settings : nil)
         let manifestURL = directory.appendingPathComponent(SeedManifest.fileName)
         try manifest.write(to: manifestURL)
-        let total = (clock.now - began).seconds
+        try? FileManager.default.removeItem(at: progressURL)
+        let total = before.elapsedSeconds + (clock.now - began).seconds
         return Report(
             database: databaseURL == nil ? "sqlite" : "postgresql", subscriptions: subscriptions, slices: slices, chains: summary.chains,
             ledgerRows: summary.rows, simulateSeconds: summary.simulateSeconds, writeSeconds: summary.writeSeconds, totalSeconds: total,
             rowsWrittenPerSecond: (Double(summary.rows) / max(summary.writeSeconds, 1e-9)).rounded(),
             figureSeconds: summary.figures.seconds, indexSeconds: summary.indexSeconds, figureUpdates: summary.figures.updates,
             figureRows: summary.figures.rows,
-            figureSettings: writesFigures ? settings : nil, figureRetries: summary.figureRetries, experiment: Self.experimentId,
-            enrolments: summary.enrolments,
+            figureSettings: writesFigures ? settings : nil, figureRetries: summary.figureRetries, resumedAfterSlices: resumedAfterSlices,
+            experiment: Self.experimentId, enrolments: summary.enrolments,
             peakRSSMegabytes: ProcessMemory.of(pid: nil)?.peakMegabytes ?? 0, manifest: manifestURL.path)
     }
 
+    /// Starts a seed on an empty database: the app, its figures marked as being built by a bulk
+    /// load (a server started before the end builds them again itself), and the offerings.
+    private func begin(_ sql: SQLStore, settings: String, app: AppRuntime) async throws {
+        guard try await sql.ledgerVersion(appId: Self.appId).count == 0 else {
+            throw Failure(
+                description: "the database already holds app \(Self.appId)'s ledger: seed a fresh data directory or database "
+                    + "(or go on with a stopped seed: --resume)")
+        }
+        try await sql.saveApp(AppRecord(id: Self.appId, bundleId: Self.bundleId, createdAt: end))
+        for environment in Self.figureEnvironments where writesFigures {
+            try await sql.resetFigures(appId: Self.appId, environment: environment, settings: SQLStore.bulkLoadSettings(settings))
+        }
+        try await sql.apply(try offeringsChangeset(catalog: Set(app.catalog.products.map(\.productId))))
+    }
+
+    /// Checks that the database holds a seed stopped before its end, whose figures are being
+    /// built with `settings`.
+    private func checkResumable(_ sql: SQLStore, settings: String) async throws {
+        for environment in Self.figureEnvironments where writesFigures {
+            let state = try await sql.figureState(appId: Self.appId, environment: environment)
+            guard state?.settings == SQLStore.bulkLoadSettings(settings), state?.complete == false else {
+                throw Failure(description: "the database does not hold a stopped seed of app \(Self.appId) (its figures are not being loaded)")
+            }
+        }
+    }
+
+    /// Holds again the rollup changes of the documents written since the database's last
+    /// checkpoint: they were held when the seed stopped, and lost.
+    private func holdRollupsAgain(_ sql: SQLStore, slices: Int) async throws {
+        guard writesFigures else { return }
+        let marker = try await sql.figureState(appId: Self.appId, environment: Self.figureEnvironments[0])?.resumeAfter
+        let written = marker.flatMap { Int($0.dropFirst("slices:".count)) } ?? 0
+        var documents = 0
+        for environment in Self.figureEnvironments {
+            documents += try await sql.holdRollups(
+                ofChainsFrom: Self.firstChain(ofSlice: written, sliceSize: sliceSize),
+                to: Self.firstChain(ofSlice: slices, sliceSize: sliceSize), appId: Self.appId, environment: environment)
+        }
+        progress("resuming: the rollups of slices before \(written + 1) are written; \(documents) documents written since held again")
+    }
+
     /// What the slices add up to.
-    struct Summary {
+    struct Summary: Codable, Sendable {
         var chains = 0
         var rows = 0
         var simulateSeconds = 0.0
@@ -249,6 +338,7 @@ struct ScaleSeed: Sendable {
                 let began = ContinuousClock.now
                 written.rows += try await sql.apply(prepared).reduce(0) { $0 + $1.newEntries }
                 written.seconds += (ContinuousClock.now - began).seconds
+                if let stop = exitAfterWrites, Self.writes.add(1, ordering: .relaxed).newValue >= stop { exit(75) }
                 return written
             }
         }

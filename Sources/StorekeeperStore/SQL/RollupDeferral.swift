@@ -35,6 +35,9 @@ final class RollupDeferral: Sendable {
         }
     }
 
+    /// Whether changes are being held.
+    var isHolding: Bool { held.withLock { $0 != nil } }
+
     /// How many cells are held.
     var cellCount: Int { held.withLock { $0?.values.reduce(0) { $0 + $1.cells.count } ?? 0 } }
 
