@@ -241,6 +241,11 @@ struct PostgresBackend: SQLBackend {
 
 /// SQLKit over a leased connection (PostgresKit's own database), keeping the connection within
 /// reach of the bulk paths that bind their values without SQLKit (``BulkInsert``).
+///
+/// Statements run through the connection's row callback and their rows decode through
+/// ``StorePostgresRow``: PostgresKit's own path hands each row over an
+/// async sequence and builds a coding path for each cell it decodes, which was most of a
+/// breakdown's time on the server.
 struct LeasedPostgresDatabase: SQLDatabase {
     let connection: PostgresConnection
     private let database: any SQLDatabase
@@ -261,7 +266,14 @@ struct LeasedPostgresDatabase: SQLDatabase {
     }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
-        try await database.execute(sql: query, onRow)
+        let (sql, binds) = database.serialize(query)
+        guard let bindings = try StorePostgresRow.bindings(binds) else {
+            // A value PostgresKit encodes through Encodable: its own path.
+            return try await database.execute(sql: query, onRow)
+        }
+        _ = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: connection.logger) { row in
+            onRow(StorePostgresRow(row))
+        }.get()
     }
 }
 
