@@ -68,44 +68,53 @@ extension SubscriptionAnalytics {
         let calendar = FigureCalendar(timeZone: TimeZone(identifier: configuration.timeZone) ?? .gmt)
         let cohortIntervals = try period.intervals(from: from, to: to, timeZone: calendar.timeZone)
         let base = product.map { ChainFigures.group(.product, $0) } ?? ""
+        let groups = cohortIntervals.map { ChainFigures.cohortGroup(period, start: $0.start, base: base, calendar: calendar) }
+        let members = try await Array(zip(groups, cohortIntervals)).concurrentMap(width: Self.concurrentReads) { group, interval in
+            try await sums.itemSums(group: group, over: [interval], now: max(now, interval.end), money: [])[0].counts[.cohortMember] ?? 0
+        }
         var cells = 0
-        var result: [Cohort] = []
-        for interval in cohortIntervals {
-            let group = ChainFigures.cohortGroup(period, start: interval.start, base: base, calendar: calendar)
-            let members =
-                try await sums.itemSums(group: group, over: [interval], now: max(now, interval.end), money: [])[0].counts[.cohortMember] ?? 0
-            var cohort = Cohort(start: interval.start, end: interval.end, customers: members, periods: [])
-            guard members > 0, interval.start < now else {
-                result.append(cohort)
-                continue
-            }
-            let later = try period.intervals(from: interval.start, to: max(now, interval.end), timeZone: calendar.timeZone)
-            cells += later.count
+        for (interval, members) in zip(cohortIntervals, members) where members > 0 && interval.start < now {
+            cells += try period.intervals(from: interval.start, to: max(now, interval.end), timeZone: calendar.timeZone).count
             guard cells <= 20_000 else {
                 throw ReportingInterval.Problem(description: "more than 20000 cohort cells: ask for a shorter range or a longer period")
             }
-            let periods = later.filter { $0.start < now }
-            let ends = periods.map { min($0.end, now) }
-            let active = try await sums.snapshotSums(group: group, at: ends.map { $0.addingTimeInterval(-0.001) }).map { $0.counts[0] }
-            var starts = [Date.distantPast]
-            starts += ends.dropLast()
-            let money = try await sums.itemSums(
-                group: group, over: zip(starts, ends).map { DateInterval(start: $0, end: max($0, $1)) }, now: now, money: [.revenue, .refunded])
-            var net = MoneySum()
-            for (position, cell) in periods.enumerated() {
-                net.add(money[position].revenue)
-                net.subtract(money[position].refunded)
-                let (perCustomer, unconverted) = net.divided(by: Int64(members)).total(in: configuration)
-                var retention = Decimal(active[position]) / Decimal(members)
-                var rounded = Decimal()
-                NSDecimalRound(&rounded, &retention, 4, .plain)
-                cohort.periods.append(
-                    CohortPeriod(
-                        index: position, start: cell.start, end: cell.end, active: active[position], retention: rounded,
-                        revenuePerCustomer: perCustomer, unconverted: unconverted))
-            }
-            result.append(cohort)
         }
-        return result
+        return try await cohortIntervals.indices.concurrentMap(width: Self.concurrentReads) { index in
+            try await self.cohort(
+                cohortIntervals[index], members: members[index], group: groups[index], period: period, calendar: calendar, now: now,
+                from: sums)
+        }
+    }
+
+    /// The cohort of the customers of `group` (`members` of them) who first paid in `interval`,
+    /// followed by `period` until `now`.
+    private func cohort(
+        _ interval: DateInterval, members: Int, group: String, period: ReportingInterval, calendar: FigureCalendar, now: Date,
+        from sums: some FigureSums
+    ) async throws -> Cohort {
+        var cohort = Cohort(start: interval.start, end: interval.end, customers: members, periods: [])
+        guard members > 0, interval.start < now else { return cohort }
+        let later = try period.intervals(from: interval.start, to: max(now, interval.end), timeZone: calendar.timeZone)
+        let periods = later.filter { $0.start < now }
+        let ends = periods.map { min($0.end, now) }
+        let active = try await sums.snapshotSums(group: group, at: ends.map { $0.addingTimeInterval(-0.001) }).map { $0.counts[0] }
+        var starts = [Date.distantPast]
+        starts += ends.dropLast()
+        let money = try await sums.itemSums(
+            group: group, over: zip(starts, ends).map { DateInterval(start: $0, end: max($0, $1)) }, now: now, money: [.revenue, .refunded])
+        var net = MoneySum()
+        for (position, cell) in periods.enumerated() {
+            net.add(money[position].revenue)
+            net.subtract(money[position].refunded)
+            let (perCustomer, unconverted) = net.divided(by: Int64(members)).total(in: configuration)
+            var retention = Decimal(active[position]) / Decimal(members)
+            var rounded = Decimal()
+            NSDecimalRound(&rounded, &retention, 4, .plain)
+            cohort.periods.append(
+                CohortPeriod(
+                    index: position, start: cell.start, end: cell.end, active: active[position], retention: rounded,
+                    revenuePerCustomer: perCustomer, unconverted: unconverted))
+        }
+        return cohort
     }
 }

@@ -220,12 +220,12 @@ extension SubscriptionAnalytics {
     )
         async throws -> [String: [MetricPoint]]
     {
-        var result: [String: [MetricPoint]] = [:]
         let prefix = breakdown.rawValue + "="
-        for group in try await sums.groups(of: breakdown) {
-            result[String(group.dropFirst(prefix.count))] = try await series(metric, group: group, over: intervals, now: now, from: sums)
+        let groups = try await sums.groups(of: breakdown)
+        let series = try await groups.concurrentMap(width: Self.concurrentReads) { group in
+            try await self.series(metric, group: group, over: intervals, now: now, from: sums)
         }
-        return result
+        return Dictionary(zip(groups.map { String($0.dropFirst(prefix.count)) }, series), uniquingKeysWith: { first, _ in first })
     }
 }
 
