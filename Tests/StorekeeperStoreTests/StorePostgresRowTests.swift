@@ -9,12 +9,12 @@ import Testing
 /// PostgresKit's own path does, failures included.
 @Suite("PostgreSQL rows read as PostgresKit reads them")
 struct StorePostgresRowTests {
-    /// Columns of every type the store reads, and some it does not.
+    /// Columns of every type the store reads, some it does not, and a name given twice.
     static let statement = """
         SELECT 'text' AS t, CAST(NULL AS TEXT) AS tn, CAST(42 AS BIGINT) AS i8, CAST(-7 AS INTEGER) AS i4, CAST(3 AS SMALLINT) AS i2,
         CAST(NULL AS BIGINT) AS i8n, TRUE AS b, CAST(NULL AS BOOLEAN) AS bn, CAST(1.5 AS DOUBLE PRECISION) AS d,
         CAST(2.25 AS NUMERIC) AS n, SUM(x) AS s, CAST('2026-11-29 12:00:00+00' AS TIMESTAMPTZ) AS ts, CAST('ö→🎉' AS TEXT) AS u,
-        CAST('' AS TEXT) AS e
+        CAST('' AS TEXT) AS e, CAST(99 AS BIGINT) AS i2
         FROM (VALUES (CAST(1 AS BIGINT)), (CAST(2 AS BIGINT))) AS v (x)
         """
 
@@ -53,6 +53,7 @@ struct StorePostgresRowTests {
                 }
                 #expect(try ours.decode(column: "n", as: Double.self) == 2.25, "a numeric read as a real, as PostgresKit reads it")
                 #expect(try ours.decode(column: "i4", as: Int64.self) == -7)
+                #expect(try ours.decode(column: "i2", as: Int.self) == 99, "of two columns with one name, the last")
             }
         }
     }

@@ -8,25 +8,28 @@ import SQLKit
 /// lookups it makes for every cell; any other type, and the cells its translation treats
 /// apart (user-defined types read as text, numerics read as reals), go through PostgresKit's
 /// own row, so every value decodes as it did.
+///
+/// A column is found by comparing names, the last of a name as PostgresNIO's lookup finds it:
+/// a statement's few short names compare faster than they hash.
 struct StorePostgresRow: SQLRow {
     private let row: PostgresRow
-    private let cells: PostgresRandomAccessRow
+    private let cells: [PostgresCell]
 
     init(_ row: PostgresRow) {
         self.row = row
-        cells = PostgresRandomAccessRow(row)
+        cells = Array(row)
     }
+
+    private func cell(_ column: String) -> PostgresCell? { cells.last { $0.columnName == column } }
 
     var allColumns: [String] { cells.map(\.columnName) }
 
-    func contains(column: String) -> Bool { cells.contains(column) }
+    func contains(column: String) -> Bool { cell(column) != nil }
 
-    func decodeNil(column: String) throws -> Bool { !cells.contains(column) || cells[column].bytes == nil }
+    func decodeNil(column: String) throws -> Bool { cell(column)?.bytes == nil }
 
     func decode<D: Decodable>(column: String, as type: D.Type) throws -> D {
-        guard cells.contains(column) else { return try row.sql().decode(column: column, as: type) }
-        let cell = cells[column]
-        guard !cell.dataType.isUserDefined else { return try row.sql().decode(column: column, as: type) }
+        guard let cell = cell(column), !cell.dataType.isUserDefined else { return try row.sql().decode(column: column, as: type) }
         switch ObjectIdentifier(type) {
         case ObjectIdentifier(String.self): return try cell.decode(String.self) as! D
         case ObjectIdentifier(String?.self): return try cell.decode(String?.self) as! D
