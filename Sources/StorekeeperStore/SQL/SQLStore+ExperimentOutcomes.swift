@@ -21,17 +21,14 @@ extension SQLStore {
         let customerRecords: SQLQueryString =
             " WHERE app_id = \(bind: appId) AND environment = \(bind: environment) AND customer_id = \(bind: customer)"
         var sums = OutcomeSumChanges()
-        if keepingSums {
-            for row in try await db.raw(
-                "SELECT experiment_id, variant, money, trial, converted, paying, refunded FROM experiment_outcomes" + customerRecords
-            ).all() {
-                sums.add(
-                    OutcomeSumChanges.Key(
-                        experiment: try row.string("experiment_id"), variant: try row.string("variant"), money: try row.string("money")),
-                    flags: [try row.int("trial"), try row.int("converted"), try row.int("paying"), try row.int("refunded")], sign: -1)
-            }
+        // The old records go, and what they added to the sums with them (one statement).
+        let returning: SQLQueryString = keepingSums ? " RETURNING experiment_id, variant, money, trial, converted, paying, refunded" : ""
+        for row in try await db.raw("DELETE FROM experiment_outcomes" + customerRecords + returning).all() {
+            sums.add(
+                OutcomeSumChanges.Key(
+                    experiment: try row.string("experiment_id"), variant: try row.string("variant"), money: try row.string("money")),
+                flags: [try row.int("trial"), try row.int("converted"), try row.int("paying"), try row.int("refunded")], sign: -1)
         }
-        try await db.raw("DELETE FROM experiment_outcomes" + customerRecords).run()
         for enrolment in enrolments {
             let record = ExperimentRecord(of: chains, exposure: try enrolment.date("enrolled_at"), days: ExperimentOutcome.windows)
             guard !record.isEmpty else { continue }
