@@ -10,7 +10,7 @@ extension SQLStore {
     /// difference goes to the sums per variant and windows (schema 23's step fills them from
     /// the records a migration's earlier steps write).
     static func writeExperimentRecords(
-        appId: String, environment: String, owner: String, chains: [ChainFigures], keepingSums: Bool = true, _ db: any SQLDatabase
+        appId: String, environment: String, owner: String, chains: [ChainFigures], keepingSums: Bool, _ db: any SQLDatabase
     ) async throws {
         guard let customer = FigureUpdate.customer(ofOwner: owner) else { return }
         try await lockRecords(appId: appId, customer: customer, db)
@@ -27,7 +27,9 @@ extension SQLStore {
             sums.add(
                 OutcomeSumChanges.Key(
                     experiment: try row.string("experiment_id"), variant: try row.string("variant"), money: try row.string("money")),
-                flags: [try row.int("trial"), try row.int("converted"), try row.int("paying"), try row.int("refunded")], sign: -1)
+                OutcomeSumChanges.Counts(
+                    customers: -1, trials: -(try row.int("trial")), conversions: -(try row.int("converted")), paying: -(try row.int("paying")),
+                    refunded: -(try row.int("refunded"))))
         }
         for enrolment in enrolments {
             let record = ExperimentRecord(of: chains, exposure: try enrolment.date("enrolled_at"), days: ExperimentOutcome.windows)
@@ -36,7 +38,7 @@ extension SQLStore {
                 sums.add(
                     OutcomeSumChanges.Key(
                         experiment: try enrolment.string("experiment_id"), variant: try enrolment.string("variant"), money: record.moneyText),
-                    flags: [record.trialStarted, record.converted, record.paying, record.refunded].map { $0 ? 1 : 0 }, sign: 1)
+                    OutcomeSumChanges.Counts(of: record))
             }
             try await db.raw(
                 """
@@ -54,7 +56,7 @@ extension SQLStore {
 
     /// Rewrites the experiment records of `customer` in every environment it has figures in:
     /// after it is enrolled.
-    static func writeExperimentRecords(appId: String, customer: String, keepingSums: Bool = true, _ db: any SQLDatabase) async throws {
+    static func writeExperimentRecords(appId: String, customer: String, keepingSums: Bool, _ db: any SQLDatabase) async throws {
         let owner = FigureUpdate.owner(customer: customer)
         try await lockRecords(appId: appId, customer: customer, db)
         for environment in try await figureEnvironments(appId: appId, db) {
@@ -161,29 +163,52 @@ struct OutcomeSumChanges {
         static func < (a: Key, b: Key) -> Bool { (a.experiment, a.variant, a.money) < (b.experiment, b.variant, b.money) }
     }
 
-    /// Per key: customers, trials, conversions, paying, refunded.
-    private var changes: [Key: [Int]] = [:]
+    /// What records add to a key's sums (a record removed: their negation).
+    struct Counts: Equatable {
+        var customers = 0
+        var trials = 0
+        var conversions = 0
+        var paying = 0
+        var refunded = 0
 
-    /// Adds (`sign` 1) or removes (-1) a record of `key` with its flags (trial, converted,
-    /// paying, refunded: 0 or 1).
-    mutating func add(_ key: Key, flags: [Int], sign: Int) {
-        let change = ([1] + flags).map { $0 * sign }
-        changes[key] = zip(changes[key] ?? [0, 0, 0, 0, 0], change).map { $0 + $1 }
+        /// What `record` adds.
+        init(of record: ExperimentRecord) {
+            (customers, trials, conversions, paying, refunded) = (
+                1, record.trialStarted ? 1 : 0, record.converted ? 1 : 0, record.paying ? 1 : 0, record.refunded ? 1 : 0
+            )
+        }
+
+        init(customers: Int = 0, trials: Int = 0, conversions: Int = 0, paying: Int = 0, refunded: Int = 0) {
+            (self.customers, self.trials, self.conversions, self.paying, self.refunded) = (customers, trials, conversions, paying, refunded)
+        }
+
+        static func += (a: inout Counts, b: Counts) {
+            a = Counts(
+                customers: a.customers + b.customers, trials: a.trials + b.trials, conversions: a.conversions + b.conversions,
+                paying: a.paying + b.paying, refunded: a.refunded + b.refunded)
+        }
+    }
+
+    private var changes: [Key: Counts] = [:]
+
+    /// Adds `counts` to the changes of `key`.
+    mutating func add(_ key: Key, _ counts: Counts) {
+        changes[key, default: Counts()] += counts
     }
 
     /// Adds the changes to the sums, in the keys' order (concurrent transactions on PostgreSQL
     /// take the rows' locks in one order); a record rewritten as it was changes nothing.
     func write(appId: String, environment: String, _ db: any SQLDatabase) async throws {
-        let changed = changes.filter { $0.value.contains { $0 != 0 } }.sorted { $0.key < $1.key }
+        let changed = changes.filter { $0.value != Counts() }.sorted { $0.key < $1.key }
         guard !changed.isEmpty else { return }
         var query: SQLQueryString = """
             INSERT INTO experiment_outcome_sums (app_id, environment, experiment_id, variant, money, customers, trials, conversions,
             paying, refunded) VALUES
             """
-        for (position, (key, values)) in changed.enumerated() {
+        for (position, (key, counts)) in changed.enumerated() {
             query += position == 0 ? " (" : ", ("
             query += "\(bind: appId), \(bind: environment), \(bind: key.experiment), \(bind: key.variant), \(bind: key.money)"
-            for value in values { query += ", \(bind: Int64(value))" }
+            for value in [counts.customers, counts.trials, counts.conversions, counts.paying, counts.refunded] { query += ", \(bind: Int64(value))" }
             query += ")"
         }
         query += """

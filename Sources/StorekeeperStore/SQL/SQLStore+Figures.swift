@@ -84,7 +84,7 @@ extension SQLStore {
                 try await replaceDocument(
                     old: try document(stored), new: (rows, rows.text, rows.days(in: calendar)), key: key,
                     calendar: calendar, rollups: &rollups, db)
-                try await writeExperimentRecords(appId: appId, environment: environment, owner: owner, chains: chains, db)
+                try await writeExperimentRecords(appId: appId, environment: environment, owner: owner, chains: chains, keepingSums: true, db)
             }
         }
         let rollupEnvironment = updates.first?.environment ?? ""
@@ -328,7 +328,7 @@ extension SQLStore {
             ).all() { enrolled.insert(try row.string("customer_id")) }
         }
         for (owner, chains) in byOwner.sorted(by: { $0.key < $1.key }) where FigureUpdate.customer(ofOwner: owner).map(enrolled.contains) ?? false {
-            try await writeExperimentRecords(appId: appId, environment: environment, owner: owner, chains: chains, db)
+            try await writeExperimentRecords(appId: appId, environment: environment, owner: owner, chains: chains, keepingSums: true, db)
         }
         // The customers of fresh chains who have other chains: their cohort rows one at a time.
         return later

@@ -275,7 +275,7 @@ extension SQLStore {
                 ON CONFLICT (app_id, experiment_id, customer_id) DO NOTHING
                 """
             ).run()
-            try await writeExperimentRecords(appId: changeset.appId, customer: enrolment.customerId, db)
+            try await writeExperimentRecords(appId: changeset.appId, customer: enrolment.customerId, keepingSums: true, db)
         }
         try await Self.link(changeset.links, appId: changeset.appId, at: now, db)
     }

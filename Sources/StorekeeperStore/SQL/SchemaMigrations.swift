@@ -306,7 +306,7 @@ enum SchemaMigrations {
     }
 
     /// The experiment records summed per variant and windows, kept with them
-    /// (``SQLStore/writeExperimentRecords(appId:environment:owner:chains:_:)``): the results read
+    /// (``SQLStore/writeExperimentRecords(appId:environment:owner:chains:keepingSums:_:)``): the results read
     /// a row per group instead of every exposed customer's record (100,000 at a million
     /// subscriptions, 100 ms a request), and only the records of sales after now, from an index
     /// by sale that holds what they read. Filled from the records already there; the step runs whole again if repeated.
@@ -402,7 +402,7 @@ enum SchemaMigrations {
     /// Each exposed customer's outcome in an experiment, kept with the customer's figures
     /// (``ExperimentRecord``, docs/read-side.md): the results sum them per variant and windows,
     /// from an index that holds every column they read. Filled from the figures already built
-    /// when the step runs (``SQLStore/writeExperimentRecords(appId:environment:owner:chains:_:)``).
+    /// when the step runs (``SQLStore/writeExperimentRecords(appId:environment:owner:chains:keepingSums:_:)``).
     static let experimentOutcomes: [String] = [
         """
         CREATE TABLE IF NOT EXISTS experiment_outcomes (app_id TEXT NOT NULL, environment TEXT NOT NULL, experiment_id TEXT NOT NULL,
