@@ -185,6 +185,9 @@ struct ScaleSeed: Sendable {
                         saved.elapsedSeconds = before.elapsedSeconds + (clock.now - began).seconds
                         try saved.write(to: progressURL)
                     }
+                    // The last held changes, with a checkpoint after every slice (a seed stopped
+                    // while it builds its indexes resumes with nothing to hold again).
+                    try await sql.flushDeferredRollups(over: 0, checkpoint: Self.checkpoint(after: slices - 1))
                 }
             }
             if configuration.writesFigures && configuration.defersIndexes {
