@@ -106,6 +106,12 @@ struct ExperimentOutcomeTests {
         for text in ["7", "7:", "x:/", "7:/ 7:/", "7:USD:1/", "7:USD:1:0/", "7:USD:1:2:3/", "7:/,", "7:/ "] {
             #expect(ExperimentRecord.windows(fromMoneyText: text) == nil, "\(text)")
         }
+        // Amounts and days read as Int64 reads them: signs, 64 bits and not one more.
+        for amount in ["-9223372036854775808", "+5", "007", "9223372036854775808", "-", "1_0", "٣", " 1", ""] {
+            let text = "7:USD:\(amount):1/"
+            let read = ExperimentRecord.windows(fromMoneyText: text)?[7]?.revenue.first?.amount
+            #expect(read == Int64(amount), "\(text)")
+        }
     }
 
     @Test("sales of one currency and denominator add up in one part; a sum past 64 bits stays in two parts with the same total")

@@ -74,7 +74,7 @@ extension StorekeeperAPI {
         }
         var variants: [ExperimentResultsResponse.Variant] = []
         var conversions: [(id: String, exposed: Int, converted: Int)] = []
-        var revenues: [(id: String, values: [Double])] = []
+        var revenues: [(id: String, counts: [Double: Int])] = []
         for variant in experiment.variants {
             let tally = tallies[variant.id] ?? VariantTally()
             var row = ExperimentResultsResponse.Variant(
@@ -88,14 +88,14 @@ extension StorekeeperAPI {
             }
             variants.append(row)
             conversions.append((variant.id, row.exposed, row.payingCustomers))
-            revenues.append((variant.id, tally.values))
+            revenues.append((variant.id, tally.revenueCounts))
         }
         let seed = UInt64(truncatingIfNeeded: ExperimentAssignment.bucket(experimentId: id, customerId: "statistics"))
         return ExperimentResultsResponse(
             experiment: id, status: experiment.status.rawValue, winner: experiment.winner, environment: environment,
             currency: app.configuration.analytics.reportingCurrency, asOf: now, variants: variants,
-            conversion: ExperimentStatistics.conversions(conversions, seed: seed),
-            revenuePerCustomer: ExperimentStatistics.amounts(revenues, seed: seed))
+            conversion: await ExperimentStatistics.conversions(conversions, seed: seed),
+            revenuePerCustomer: await ExperimentStatistics.amounts(revenues, seed: seed))
     }
 
     /// What a variant's exposed customers did, added up: the counts, the money per window, and
@@ -108,7 +108,9 @@ extension StorekeeperAPI {
         var refunded = 0
         var revenue: [Int: Decimal] = [:]
         var proceeds: [Int: Decimal] = [:]
-        var values: [Double] = []
+        /// Each customer's revenue within 30 days, as distinct values and how many customers had
+        /// each.
+        var revenueCounts: [Double: Int] = [:]
 
         /// Adds `customers` exposed customers who each had `outcome`.
         mutating func add(_ outcome: ExperimentOutcome, customers: Int = 1) {
@@ -125,7 +127,7 @@ extension StorekeeperAPI {
                 revenue[days, default: 0] += (outcome.revenue[days] ?? 0) * Decimal(customers)
                 proceeds[days, default: 0] += (outcome.proceeds[days] ?? 0) * Decimal(customers)
             }
-            values += repeatElement(NSDecimalNumber(decimal: outcome.revenue[30] ?? 0).doubleValue, count: customers)
+            revenueCounts[NSDecimalNumber(decimal: outcome.revenue[30] ?? 0).doubleValue, default: 0] += customers
         }
     }
 
@@ -139,19 +141,28 @@ extension StorekeeperAPI {
         let sums = try await store.experimentOutcomeSums(appId: app.id, environment: environment, experimentId: experimentId, now: now)
         var tallies: [String: VariantTally] = [:]
         var recorded: [String: Int] = [:]
+        // Variants share most of their distinct money: each converted once.
+        var outcomes: [String: ExperimentOutcome] = [:]
         for group in sums.groups {
-            guard let windows = ExperimentRecord.windows(fromMoneyText: group.moneyText) else {
-                throw StoreError(code: .corruptRow, message: "an experiment record's money does not decode")
+            let outcome: ExperimentOutcome
+            if let known = outcomes[group.moneyText] {
+                outcome = known
+            } else {
+                guard let windows = ExperimentRecord.windows(fromMoneyText: group.moneyText) else {
+                    throw StoreError(code: .corruptRow, message: "an experiment record's money does not decode")
+                }
+                var record = ExperimentRecord()
+                record.windows = windows
+                outcome = analytics.experimentOutcome(of: record, days: ExperimentOutcome.windows)
+                outcomes[group.moneyText] = outcome
             }
-            var record = ExperimentRecord()
-            record.windows = windows
             var tally = tallies[group.variant] ?? VariantTally()
             tally.exposed += group.customers
             tally.trialsStarted += group.trialsStarted
             tally.trialConversions += group.trialConversions
             tally.paying += group.paying
             tally.refunded += group.refunded
-            tally.addMoney(analytics.experimentOutcome(of: record, days: ExperimentOutcome.windows), customers: group.customers)
+            tally.addMoney(outcome, customers: group.customers)
             tallies[group.variant] = tally
             recorded[group.variant, default: 0] += group.customers
         }

@@ -96,30 +96,56 @@ extension ExperimentRecord {
         }.joined(separator: " ")
     }
 
-    /// The windows of ``moneyText``; nil when the text is not one.
+    /// The windows of ``moneyText``; nil when the text is not one. Read byte by byte (the
+    /// separators are ASCII, and so is every escaped currency's text around them): an
+    /// experiment's results read one text per variant and distinct money.
     public static func windows(fromMoneyText text: String) -> [Int: Window]? {
-        var windows: [Int: Window] = [:]
-        guard !text.isEmpty else { return windows }
-        for field in text.split(separator: " ", omittingEmptySubsequences: false) {
-            let halves = field.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-            guard halves.count == 2, let days = Int(halves[0]), windows[days] == nil else { return nil }
-            let money = halves[1].split(separator: "/", omittingEmptySubsequences: false)
-            guard money.count == 2, let revenue = parts(money[0]), let proceeds = parts(money[1]) else { return nil }
-            windows[days] = Window(revenue: revenue, proceeds: proceeds)
+        var text = text
+        return text.withUTF8 { bytes -> [Int: Window]? in
+            var windows: [Int: Window] = [:]
+            guard !bytes.isEmpty else { return windows }
+            for field in bytes.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false) {
+                guard let colon = field.firstIndex(of: UInt8(ascii: ":")), let days = integer(field[..<colon]).flatMap({ Int(exactly: $0) }),
+                    windows[days] == nil
+                else { return nil }
+                let money = field[(colon + 1)...].split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+                guard money.count == 2, let revenue = parts(money[0]), let proceeds = parts(money[1]) else { return nil }
+                windows[days] = Window(revenue: revenue, proceeds: proceeds)
+            }
+            return windows
         }
-        return windows
     }
 
-    private static func parts(_ text: Substring) -> [MoneyPart]? {
+    private static func parts(_ text: Slice<UnsafeBufferPointer<UInt8>>) -> [MoneyPart]? {
         guard !text.isEmpty else { return [] }
         var parts: [MoneyPart] = []
-        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
-            let fields = part.split(separator: ":", omittingEmptySubsequences: false)
-            guard fields.count == 3, !fields[0].isEmpty, let amount = Int64(fields[1]), let denominator = Int64(fields[2]), denominator > 0
+        for part in text.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
+            let fields = part.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false)
+            guard fields.count == 3, !fields[0].isEmpty, let amount = integer(fields[1]), let denominator = integer(fields[2]), denominator > 0
             else { return nil }
-            parts.append(MoneyPart(currency: Self.unescaped(fields[0]), amount: amount, denominator: denominator))
+            parts.append(
+                MoneyPart(currency: unescaped(Substring(String(decoding: fields[0], as: UTF8.self))), amount: amount, denominator: denominator))
         }
         return parts
+    }
+
+    /// A decimal integer with an optional sign, as `Int64(_:)` reads it; nil when it is not one
+    /// or leaves 64 bits.
+    static func integer(_ digits: Slice<UnsafeBufferPointer<UInt8>>) -> Int64? {
+        var rest = digits[...]
+        let negative = rest.first == UInt8(ascii: "-")
+        if negative || rest.first == UInt8(ascii: "+") { rest = rest.dropFirst() }
+        guard !rest.isEmpty else { return nil }
+        var value: Int64 = 0
+        for byte in rest {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let digit = Int64(byte - UInt8(ascii: "0"))
+            let (shifted, overflowed) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflowedAgain) = negative ? shifted.subtractingReportingOverflow(digit) : shifted.addingReportingOverflow(digit)
+            guard !overflowed, !overflowedAgain else { return nil }
+            value = next
+        }
+        return value
     }
 
     /// A currency with the characters the text separates by (and `%`) as `%` and two hex digits.

@@ -12,8 +12,9 @@ import Foundation
 ///   with the same value share a Gamma(count) weight, which is the same distribution and keeps a
 ///   draw proportional to the number of distinct values. Same outputs.
 ///
-/// Every draw comes from a ``SplitMix64`` seeded by the caller: the same data gives the same
-/// answer.
+/// The draws are made in ``drawRuns`` runs at once, each from its own ``SplitMix64`` seeded from
+/// the caller's seed: the same data and seed give the same answer on any machine, and a request
+/// uses every core (the draws were most of an experiment's results at a million subscriptions).
 public enum ExperimentStatistics {
     /// One variant's posterior summary.
     public struct Comparison: Sendable, Hashable, Codable {
@@ -34,16 +35,12 @@ public enum ExperimentStatistics {
     /// Conversions: `(variant, exposed, converted)`, the control first.
     public static func conversions(
         _ variants: [(id: String, exposed: Int, converted: Int)], draws: Int = 20_000, seed: UInt64 = 1
-    )
+    ) async
         -> [Comparison]
     {
-        var generator = SplitMix64(seed: seed)
-        let samples = (0..<max(1, draws)).map { _ in
-            variants.map { variant in
-                PosteriorSampling.beta(
-                    alpha: 1 + Double(max(0, variant.converted)), beta: 1 + Double(max(0, variant.exposed - variant.converted)),
-                    using: &generator)
-            }
+        let shapes = variants.map { (alpha: 1 + Double(max(0, $0.converted)), beta: 1 + Double(max(0, $0.exposed - $0.converted))) }
+        let samples = await jointSamples(draws: draws, seed: seed) { generator in
+            shapes.map { PosteriorSampling.beta(alpha: $0.alpha, beta: $0.beta, using: &generator) }
         }
         let observed = variants.map { $0.exposed > 0 ? Double($0.converted) / Double($0.exposed) : 0 }
         return summarize(ids: variants.map(\.id), observed: observed, samples: samples)
@@ -51,17 +48,26 @@ public enum ExperimentStatistics {
 
     /// Revenue (or any amount) per exposed customer: each variant's values, one per exposed
     /// customer (zeros included), the control first.
-    public static func amounts(_ variants: [(id: String, values: [Double])], draws: Int = 4_000, seed: UInt64 = 1) -> [Comparison] {
-        var generator = SplitMix64(seed: seed)
+    public static func amounts(_ variants: [(id: String, values: [Double])], draws: Int = 4_000, seed: UInt64 = 1) async -> [Comparison] {
+        await amounts(variants.map { ($0.id, Dictionary($0.values.map { ($0, 1) }, uniquingKeysWith: +)) }, draws: draws, seed: seed)
+    }
+
+    /// Revenue (or any amount) per exposed customer: each variant's distinct values with the
+    /// number of exposed customers who had each (zeros included), the control first.
+    public static func amounts(
+        _ variants: [(id: String, counts: [Double: Int])], draws: Int = 4_000, seed: UInt64 = 1
+    ) async
+        -> [Comparison]
+    {
         let grouped = variants.map { variant in
-            Dictionary(variant.values.map { ($0, 1) }, uniquingKeysWith: +).sorted { $0.key < $1.key }
+            variant.counts.filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { (value: $0.key, shape: Double($0.value)) }
         }
-        let samples = (0..<max(1, draws)).map { _ in
+        let samples = await jointSamples(draws: draws, seed: seed) { generator in
             grouped.map { groups -> Double in
                 var total = 0.0
                 var weighted = 0.0
-                for (value, count) in groups {
-                    let weight = PosteriorSampling.gamma(shape: Double(count), using: &generator)
+                for (value, shape) in groups {
+                    let weight = PosteriorSampling.gamma(shape: shape, using: &generator)
                     total += weight
                     weighted += weight * value
                 }
@@ -71,10 +77,33 @@ public enum ExperimentStatistics {
         // Summed by distinct value in the values' order: the same mean whatever order the
         // customers came in.
         let observed = grouped.map { groups -> Double in
-            let count = groups.reduce(0) { $0 + $1.value }
-            return count == 0 ? 0 : groups.reduce(0.0) { $0 + $1.key * Double($1.value) } / Double(count)
+            let count = groups.reduce(0) { $0 + $1.shape }
+            return count == 0 ? 0 : groups.reduce(0.0) { $0 + $1.value * $1.shape } / count
         }
         return summarize(ids: variants.map(\.id), observed: observed, samples: samples)
+    }
+
+    /// How many runs the draws are split into, whatever the machine (so the answer is the same).
+    static let drawRuns = 4
+
+    /// `max(1, draws)` joint draws, `draw` with the generator of their run: runs of equal size
+    /// made at once, each with a generator seeded by a draw of one seeded by `seed`, joined in
+    /// the runs' order.
+    static func jointSamples(draws: Int, seed: UInt64, _ draw: @escaping @Sendable (inout SplitMix64) -> [Double]) async -> [[Double]] {
+        let total = max(1, draws)
+        var seeds = SplitMix64(seed: seed)
+        let runs = (0..<drawRuns).map { run in (run: run, seed: seeds.next(), count: total * (run + 1) / drawRuns - total * run / drawRuns) }
+        return await withTaskGroup(of: (Int, [[Double]]).self) { group in
+            for run in runs {
+                group.addTask {
+                    var generator = SplitMix64(seed: run.seed)
+                    return (run.run, (0..<run.count).map { _ in draw(&generator) })
+                }
+            }
+            var samples = [[[Double]]](repeating: [], count: runs.count)
+            for await (run, drawn) in group { samples[run] = drawn }
+            return samples.flatMap { $0 }
+        }
     }
 
     static func summarize(ids: [String], observed: [Double], samples: [[Double]]) -> [Comparison] {
