@@ -76,7 +76,7 @@ let package = Package(
         .target(name: "SubscriptionEngine", dependencies: ["AppStoreModels"]),
         // The engine's state as a report (`storekeeper status`, the engine's scenario files):
         // JSON input of facts, a status report per instant.
-        .target(name: "SubscriptionReport", dependencies: ["SubscriptionEngine"]),
+        .target(name: "SubscriptionReport", dependencies: ["AppStoreModels", "SubscriptionEngine"]),
         // The business measured from the ledger's facts with the engine: snapshot and flow
         // metrics, money in a reporting currency. No I/O, no clock.
         .target(name: "SubscriptionAnalytics", dependencies: ["AppStoreModels", "SubscriptionEngine"]),
@@ -103,6 +103,7 @@ let package = Package(
             dependencies: [
                 "CSQLiteConfig",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 "SubscriptionEngine",
                 "SubscriptionAnalytics",
                 .product(name: "SQLKit", package: "sql-kit"),
@@ -122,6 +123,7 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 "AppStoreModels",
                 "AppStoreVerification",
                 "SubscriptionEngine",
@@ -186,10 +188,12 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 "AppStoreModels",
                 "AppStoreVerification",
                 "AppStoreTestSigning",
                 "SubscriptionEngine",
+                "SubscriptionAnalytics",
                 "AppStoreServerAPI",
                 "StorekeeperStore",
                 "StorekeeperServer",
@@ -239,7 +243,12 @@ let package = Package(
         .testTarget(
             name: "StorekeeperStoreTests",
             dependencies: [
-                "StorekeeperStore", "CSQLiteConfig", "SubscriptionEngine", "SubscriptionAnalytics", .product(name: "Logging", package: "swift-log"),
+                "StorekeeperStore", "CSQLiteConfig", "AppStoreModels", "SubscriptionEngine", "SubscriptionAnalytics",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
             ]
         ),
         .testTarget(
@@ -258,6 +267,8 @@ let package = Package(
                 "AppStoreVerification",
                 "AppStoreModels",
                 "SubscriptionEngine",
+                "SubscriptionAnalytics",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 "storekeeper",
                 "AppStoreSimulator",
                 "StorekeeperTestSupport",
@@ -267,7 +278,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SubscriptionAnalyticsTests",
-            dependencies: ["SubscriptionAnalytics", "SubscriptionEngine"]
+            dependencies: ["AppStoreModels", "SubscriptionAnalytics", "SubscriptionEngine"]
         ),
         .testTarget(
             name: "SubscriptionEngineTests",
@@ -310,6 +321,7 @@ let package = Package(
                 "storekeeper", "StorekeeperCLI", "AppStoreServerAPI", "AppStoreTestSigning", "StorekeeperTestSupport", "SubscriptionEngine",
                 "SubscriptionAnalytics", "StorekeeperStore", "StorekeeperKit",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
