@@ -35,14 +35,9 @@ extension StorekeeperAPI {
         let now = clock()
         let token = UUID().uuidString.lowercased()
         let revoked = try await store.rotateAppAccountToken(appId: app.id, customerId: customer, proposed: token, at: now)
-        try await store.apply(
-            Changeset(
-                appId: app.id, at: now,
-                audit: [
-                    AuditEntry(
-                        appId: app.id, actor: principal.actor, action: "rotate_app_account_token", customerId: customer, reason: reason,
-                        details: ["appAccountToken": token, "revoked": revoked.joined(separator: ",")], at: now)
-                ]))
+        try await audit(
+            .rotateAppAccountToken, app: app, actor: principal.actor, customerId: customer, reason: reason,
+            details: ["appAccountToken": token, "revoked": revoked.joined(separator: ",")], at: now)
         return AppAccountTokenResponse(customerId: customer, appAccountToken: token, revoked: revoked)
     }
 

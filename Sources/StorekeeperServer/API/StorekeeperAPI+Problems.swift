@@ -67,14 +67,9 @@ extension StorekeeperAPI {
                     ProblemDesk.event("problem.resolved", problem: problem, at: now, app: app, excluding: nil)
                 })
         else { return nil }
-        try await store.apply(
-            Changeset(
-                appId: app.id, at: now,
-                audit: [
-                    AuditEntry(
-                        appId: app.id, actor: actor, action: "resolve_problem", customerId: problem.customerId, reason: reason,
-                        details: ["problem": "\(id)", "kind": problem.kind], at: now)
-                ]))
+        try await audit(
+            .resolveProblem, app: app, actor: actor, customerId: problem.customerId, reason: reason,
+            details: ["problem": "\(id)", "kind": problem.kind], at: now)
         return problem
     }
 
