@@ -52,6 +52,18 @@ extension StorekeeperAPI {
         }
     }
 
+    /// The one check of an app account token a request names against the customer it names:
+    /// 409 `refusal` when the token was issued to another customer, and also when it was never
+    /// issued and `mustBeIssued` (a token of Apple's signed transaction need not have been: the
+    /// app may have made it).
+    func checkAppAccountToken(_ token: String, isCustomers customer: String, app: AppRuntime, mustBeIssued: Bool, refusal: APIError) async throws {
+        switch try await store.customer(appId: app.id, alias: .appAccountToken(token)) {
+        case let owner? where CustomerId.same(owner, customer): return
+        case .some: throw refusal
+        case nil: if mustBeIssued { throw refusal }
+        }
+    }
+
     static let tokenNotIssued = APIError(
         .conflict, code: .appAccountTokenNotIssued,
         message: "the app account token was not issued to this customer: ask POST …/customers/{customerId}/appAccountToken for theirs")

@@ -173,8 +173,8 @@ extension StorekeeperAPI {
             if let id = input.transactionId, id != fact.transactionId {
                 throw APIError.badRequest("transactionId is not the signed transaction's")
             }
-            if let token, let owner = try await store.customer(appId: app.id, alias: .appAccountToken(token)), !CustomerId.same(owner, customer) {
-                throw Self.anotherCustomersTransaction
+            if let token {
+                try await checkAppAccountToken(token, isCustomers: customer, app: app, mustBeIssued: false, refusal: Self.anotherCustomersTransaction)
             }
             signed = fact
         }
