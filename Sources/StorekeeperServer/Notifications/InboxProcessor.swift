@@ -8,8 +8,7 @@ import SubscriptionEngine
 /// Drains the inbox: claims pending rows ahead, verifies their V2 bodies concurrently, cuts
 /// each batch into runs that can be decided together, and commits each run's changesets in one
 /// transaction. What a single row amounts to (facts, a repeat, a rejection) is decided by
-/// ``NotificationDecider`` (NotificationDecision.swift), which reads this file's batching not at
-/// all.
+/// ``NotificationDecider`` (NotificationDecision.swift), which knows nothing of the batching.
 ///
 /// Every step is idempotent (the ledger and the event log ignore repeats) and each row's
 /// writes commit in one transaction with its new state, so a crash at any point leaves the
