@@ -122,7 +122,7 @@ struct StoreContractTests {
                 try await store.apply(
                     Changeset(
                         appId: "a", at: Self.t0 + Double(index), links: [CustomerLink(customerId: customer)],
-                        audit: [AuditEntry(appId: "a", actor: "ops", action: "grant", customerId: customer, reason: "r\(index)", at: Self.t0)]))
+                        audit: [AuditEntry(appId: "a", actor: "ops", action: .grant, customerId: customer, reason: "r\(index)", at: Self.t0)]))
             }
             try await store.apply(Changeset(appId: "b", at: Self.t0 + 10, links: [CustomerLink(customerId: "dan")]))
             try await store.apply(Changeset(appId: "a", at: Self.t0 + 20, links: [CustomerLink(customerId: "ann")]))
@@ -309,7 +309,7 @@ struct StoreContractTests {
                 let entry = LedgerEntry(
                     appId: "a", fact: .purchase(Self.purchase(chain, chain: chain, signed: 0)), customerId: stored, source: "storeKit2",
                     recordedAt: Self.t0)
-                let audit = AuditEntry(appId: "a", actor: "ops", action: "grant", customerId: stored, reason: "gift", at: Self.t0)
+                let audit = AuditEntry(appId: "a", actor: "ops", action: .grant, customerId: stored, reason: "gift", at: Self.t0)
                 try await store.apply(
                     Changeset(
                         appId: "a", at: Self.t0, links: [CustomerLink(customerId: stored, aliases: [.originalTransactionId(chain)])],
@@ -494,7 +494,7 @@ struct StoreContractTests {
                         LedgerEntry(appId: "a", fact: .purchase(grant), customerId: "c", source: "manual", recordedAt: Self.t0),
                         LedgerEntry(appId: "a", fact: .revocation(revoke), customerId: "c", source: "manual", recordedAt: Self.t0),
                     ],
-                    audit: [AuditEntry(appId: "a", actor: "key:abcd", action: "grant", customerId: "c", reason: "support", at: Self.t0)]
+                    audit: [AuditEntry(appId: "a", actor: "key:abcd", action: .grant, customerId: "c", reason: "support", at: Self.t0)]
                 ))
             let history = PurchaseHistory(ledger: try await store.ledger(appId: "a", customerId: "c"))
             #expect(history.manualRevocations["grant-1"]?.date == Self.t0.addingTimeInterval(60))

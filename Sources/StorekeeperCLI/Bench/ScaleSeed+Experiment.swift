@@ -58,7 +58,7 @@ extension ScaleSeed {
         let actor = "bench-seed"
         var changeset = Changeset(
             appId: Self.appId, at: start,
-            audit: [AuditEntry(appId: Self.appId, actor: actor, action: "offerings.save", reason: "bench seed", details: ["version": "1"], at: start)]
+            audit: [AuditEntry(appId: Self.appId, actor: actor, action: .saveOfferings, reason: "bench seed", details: ["version": "1"], at: start)]
         )
         changeset.offeringVersion = NewOfferingVersion(
             document: String(decoding: try encoder.encode(document), as: UTF8.self), actor: actor, note: "bench seed", expectedVersion: 0)

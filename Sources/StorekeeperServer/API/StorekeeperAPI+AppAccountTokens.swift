@@ -35,14 +35,9 @@ extension StorekeeperAPI {
         let now = clock()
         let token = UUID().uuidString.lowercased()
         let revoked = try await store.rotateAppAccountToken(appId: app.id, customerId: customer, proposed: token, at: now)
-        try await store.apply(
-            Changeset(
-                appId: app.id, at: now,
-                audit: [
-                    AuditEntry(
-                        appId: app.id, actor: principal.actor, action: "rotate_app_account_token", customerId: customer, reason: reason,
-                        details: ["appAccountToken": token, "revoked": revoked.joined(separator: ",")], at: now)
-                ]))
+        try await audit(
+            .rotateAppAccountToken, app: app, actor: principal.actor, customerId: customer, reason: reason,
+            details: ["appAccountToken": token, "revoked": revoked.joined(separator: ",")], at: now)
         return AppAccountTokenResponse(customerId: customer, appAccountToken: token, revoked: revoked)
     }
 
@@ -54,6 +49,18 @@ extension StorekeeperAPI {
         } catch let error as StoreError where error.code == .aliasConflict {
             // A random UUID another customer holds: never in practice; the caller may ask again.
             throw APIError(.conflict, code: .appAccountTokenNotIssued, message: "no app account token could be issued: ask again")
+        }
+    }
+
+    /// The one check of an app account token a request names against the customer it names:
+    /// 409 `refusal` when the token was issued to another customer, and also when it was never
+    /// issued and `mustBeIssued` (a token of Apple's signed transaction need not have been: the
+    /// app may have made it).
+    func checkAppAccountToken(_ token: String, isCustomers customer: String, app: AppRuntime, mustBeIssued: Bool, refusal: APIError) async throws {
+        switch try await store.customer(appId: app.id, alias: .appAccountToken(token)) {
+        case let owner? where CustomerId.same(owner, customer): return
+        case .some: throw refusal
+        case nil: if mustBeIssued { throw refusal }
         }
     }
 

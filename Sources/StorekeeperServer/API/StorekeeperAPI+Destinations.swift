@@ -122,7 +122,8 @@ extension StorekeeperAPI {
         let input = buffer.readableBytes == 0 ? ReplayRequest() : try JSONBody.decode(ReplayRequest.self, from: buffer)
         let now = clock()
         let count = try await store.replayDeliveries(appId: app.id, destination: id, id: input.deliveryId, now: now)
-        try await audit(app, context, action: "replay_deliveries", details: ["destination": id, "replayed": "\(count)"], now: now)
+        try await audit(
+            .replayDeliveries, app: app, actor: try context.caller().principal.actor, details: ["destination": id, "replayed": "\(count)"], at: now)
         return JSONBody.response(status: .accepted, value: ["replayed": count])
     }
 
@@ -131,7 +132,7 @@ extension StorekeeperAPI {
         let (app, id) = try destination(context)
         let now = clock()
         try await store.enableDestination(appId: app.id, destination: id)
-        try await audit(app, context, action: "enable_destination", details: ["destination": id], now: now)
+        try await audit(.enableDestination, app: app, actor: try context.caller().principal.actor, details: ["destination": id], at: now)
         return JSONBody.response(value: ["id": id, "enabled": "true"])
     }
 
@@ -190,7 +191,10 @@ extension StorekeeperAPI {
                 appId: app.id, id: id, url: input.url, secrets: secrets, events: input.events, environments: input.environments, createdAt: now,
                 updatedAt: now))
         try await apps.reloadWebhooks(store: store, now: now)
-        try await audit(app, context, action: created ? "add_webhook" : "change_webhook", details: ["webhook": id, "url": input.url], now: now)
+        try await audit(
+            created ? .addWebhook : .changeWebhook, app: app, actor: try context.caller().principal.actor,
+            details: ["webhook": id, "url": input.url],
+            at: now)
         var answer: [String: String] = ["id": id, "url": input.url, "created": created ? "true" : "false"]
         answer["secret"] = made
         return JSONBody.response(status: created ? .created : .ok, value: answer)
@@ -207,14 +211,8 @@ extension StorekeeperAPI {
         let now = clock()
         guard try await store.deleteWebhook(appId: app.id, id: id) else { throw APIError.notFound }
         try await apps.reloadWebhooks(store: store, now: now)
-        try await audit(app, context, action: "delete_webhook", details: ["webhook": id], now: now)
+        try await audit(.deleteWebhook, app: app, actor: try context.caller().principal.actor, details: ["webhook": id], at: now)
         return JSONBody.response(value: ["id": id, "deleted": "true"])
     }
 
-    func audit(_ app: AppRuntime, _ context: APIRequestContext, action: String, details: [String: String], now: Date) async throws {
-        try await store.apply(
-            Changeset(
-                appId: app.id, at: now,
-                audit: [AuditEntry(appId: app.id, actor: try context.caller().principal.actor, action: action, details: details, at: now)]))
-    }
 }

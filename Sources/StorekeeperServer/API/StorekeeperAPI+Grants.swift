@@ -34,7 +34,7 @@ extension StorekeeperAPI {
         guard (1...1000).contains(reason.count) else { throw APIError.badRequest("reason must be 1 to 1000 characters") }
         let now = clock()
         let fact: LedgerFact
-        let action: String
+        let action: AuditAction
         switch input.action ?? "grant" {
         case "grant":
             guard let productId = input.productId, (1...256).contains(productId.utf8.count) else {
@@ -48,14 +48,14 @@ extension StorekeeperAPI {
             let id = "grant:" + (input.grantId ?? UUID().uuidString.lowercased())
             guard id.utf8.count <= 128 else { throw APIError.badRequest("grantId is too long") }
             fact = .purchase(.manualGrant(id: id, productId: productId, startDate: start, endDate: input.endDate))
-            action = "grant"
+            action = .grant
         case "revoke":
             guard let transactionId = input.transactionId, (1...128).contains(transactionId.utf8.count) else {
                 throw APIError.badRequest("a revocation needs a transactionId")
             }
             let chain = try await revocableChain(transactionId: transactionId, customer: customer, app: app)
             fact = .revocation(.init(transactionId: transactionId, date: input.startDate ?? now, reason: reason, originalTransactionId: chain))
-            action = "revoke"
+            action = .revoke
         default:
             throw APIError.badRequest("action must be grant or revoke")
         }

@@ -105,9 +105,7 @@ extension StorekeeperAPI {
         guard let text else { return nil }
         guard let uuid = UUID(uuidString: text) else { throw APIError.badRequest("appAccountToken must be a UUID") }
         let token = uuid.uuidString.lowercased()
-        guard let owner = try await store.customer(appId: app.id, alias: .appAccountToken(token)), CustomerId.same(owner, customerId) else {
-            throw Self.tokenNotIssued
-        }
+        try await checkAppAccountToken(token, isCustomers: customerId, app: app, mustBeIssued: true, refusal: Self.tokenNotIssued)
         return token
     }
 }

@@ -67,14 +67,9 @@ extension StorekeeperAPI {
                     ProblemDesk.event("problem.resolved", problem: problem, at: now, app: app, excluding: nil)
                 })
         else { return nil }
-        try await store.apply(
-            Changeset(
-                appId: app.id, at: now,
-                audit: [
-                    AuditEntry(
-                        appId: app.id, actor: actor, action: "resolve_problem", customerId: problem.customerId, reason: reason,
-                        details: ["problem": "\(id)", "kind": problem.kind], at: now)
-                ]))
+        try await audit(
+            .resolveProblem, app: app, actor: actor, customerId: problem.customerId, reason: reason,
+            details: ["problem": "\(id)", "kind": problem.kind], at: now)
         return problem
     }
 
@@ -178,8 +173,8 @@ extension StorekeeperAPI {
             if let id = input.transactionId, id != fact.transactionId {
                 throw APIError.badRequest("transactionId is not the signed transaction's")
             }
-            if let token, let owner = try await store.customer(appId: app.id, alias: .appAccountToken(token)), !CustomerId.same(owner, customer) {
-                throw Self.anotherCustomersTransaction
+            if let token {
+                try await checkAppAccountToken(token, isCustomers: customer, app: app, mustBeIssued: false, refusal: Self.anotherCustomersTransaction)
             }
             signed = fact
         }

@@ -51,10 +51,10 @@ extension StorekeeperAPI {
             throw APIError(.unprocessableContent, code: .invalidTransaction, message: "\(failure.reason.rawValue): \(failure.message)")
         case .valid(let transaction):
             let filter = FraudFilter(app: app.configuration, catalog: app.catalog)
-            if let reason = filter.check(
+            if let refusal = filter.check(
                 bundleId: transaction.bundleId, environment: transaction.environment, productIds: [transaction.productId].compactMap { $0 })
             {
-                throw APIError(.unprocessableContent, code: .refusedTransaction, message: reason)
+                throw APIError(.unprocessableContent, code: .refusedTransaction, message: refusal.description)
             }
             guard let fact = PurchaseFact(transaction: transaction) else {
                 throw APIError(.unprocessableContent, code: .invalidTransaction, message: "the transaction lacks its ids or dates")
@@ -74,8 +74,8 @@ extension StorekeeperAPI {
         case .invalid(let status, let reason):
             throw APIError(.unprocessableContent, code: .invalidReceipt, message: "status \(status.rawValue): \(reason)")
         case .valid(let appReceipt):
-            if let reason = filter.check(bundleId: nil, environment: appReceipt.environment, productIds: []) {
-                throw APIError(.unprocessableContent, code: .refusedReceipt, message: reason)
+            if let refusal = filter.check(bundleId: nil, environment: appReceipt.environment, productIds: []) {
+                throw APIError(.unprocessableContent, code: .refusedReceipt, message: refusal.description)
             }
             var history = PurchaseHistory()
             history.add(receipt: appReceipt.legacyReceipt(requestDate: now))

@@ -94,14 +94,7 @@ extension StorekeeperAPI {
             "requestIdentifier": identifier, "success": answer.success.map { "\($0)" },
         ].compactMapValues { $0 }
         let customer = try await store.customer(appId: app.id, alias: .originalTransactionId(chain))
-        try await store.apply(
-            Changeset(
-                appId: app.id, at: now,
-                audit: [
-                    AuditEntry(
-                        appId: app.id, actor: actor, action: "extend_renewal", customerId: customer, reason: reason, details: details,
-                        at: now)
-                ]))
+        try await audit(.extendRenewal, app: app, actor: actor, customerId: customer, reason: reason, details: details, at: now)
         return ExtendResponse(
             originalTransactionId: answer.originalTransactionId ?? chain, success: answer.success ?? false,
             effectiveDate: answer.effectiveDate, webOrderLineItemId: answer.webOrderLineItemId, requestIdentifier: identifier)
@@ -136,14 +129,9 @@ extension StorekeeperAPI {
         }
         let now = clock()
         let customer = try await store.customer(appId: app.id, alias: .originalTransactionId(chain))
-        try await store.apply(
-            Changeset(
-                appId: app.id, at: now,
-                audit: [
-                    AuditEntry(
-                        appId: app.id, actor: actor, action: "set_app_account_token", customerId: customer, reason: reason,
-                        details: ["originalTransactionId": chain, "appAccountToken": token.uuidString.lowercased()], at: now)
-                ]))
+        try await audit(
+            .setAppAccountToken, app: app, actor: actor, customerId: customer, reason: reason,
+            details: ["originalTransactionId": chain, "appAccountToken": token.uuidString.lowercased()], at: now)
         return token.uuidString.lowercased()
     }
 

@@ -437,14 +437,9 @@ extension Dashboard {
                     transactionId: transaction.transactionId ?? "", originalTransactionId: chain, productId: transaction.productId ?? "",
                     purchased: transaction.purchaseDate.map(days.instant) ?? "–", customer: owner, customerHref: owner.map { customerHref(app, $0) }))
         }
-        try await store.apply(
-            Changeset(
-                appId: app.id, at: now,
-                audit: [
-                    AuditEntry(
-                        appId: app.id, actor: visitor.actor, action: "lookup_order", customerId: rows.compactMap(\.customer).first,
-                        reason: "order lookup", details: ["orderId": orderId, "transactions": "\(rows.count)"], at: now)
-                ]))
+        try await api.audit(
+            .lookupOrder, app: app, actor: visitor.actor, customerId: rows.compactMap(\.customer).first, reason: "order lookup",
+            details: ["orderId": orderId, "transactions": "\(rows.count)"], at: now)
         let status = answer.status?.rawValue == 0 ? "valid" : "invalid (Apple's status \(answer.status.map { String($0.rawValue) } ?? "none"))"
         return templates.page(
             "order", title: "Order \(orderId)", frame: frame(visitor, app: app, section: "customers"),

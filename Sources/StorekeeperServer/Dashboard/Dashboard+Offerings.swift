@@ -105,7 +105,7 @@ extension Dashboard {
             throw DashboardError.badRequest("The document is not valid offerings JSON: \(ConfigurationError.describe(error))")
         }
         let saved = try await api.save(
-            document, app: app, actor: visitor.actor, note: form.text("note"), expectedVersion: expected, action: "offerings.save")
+            document, app: app, actor: visitor.actor, note: form.text("note"), expectedVersion: expected, action: .saveOfferings)
         return Self.redirect(to: "/dashboard/apps/\(Self.pathComponent(app.id))/offerings?saved=\(saved.version)")
     }
 
@@ -118,7 +118,7 @@ extension Dashboard {
         let document = try JSONDecoder.offerings.decode(OfferingsDocument.self, from: Data(old.document.utf8))
         let current = try await store.offeringVersion(appId: app.id, version: nil)?.version ?? 0
         let saved = try await api.save(
-            document, app: app, actor: visitor.actor, note: "restored version \(number)", expectedVersion: current, action: "offerings.restore")
+            document, app: app, actor: visitor.actor, note: "restored version \(number)", expectedVersion: current, action: .restoreOfferings)
         return Self.redirect(to: "/dashboard/apps/\(Self.pathComponent(app.id))/offerings?saved=\(saved.version)")
     }
 

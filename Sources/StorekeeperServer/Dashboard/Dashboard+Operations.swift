@@ -277,14 +277,9 @@ extension Dashboard {
         let client = try api.appleClient(app)
         let answer = try await api.callApple { try await client.requestTestNotification() }
         let now = clock()
-        try await store.apply(
-            Changeset(
-                appId: app.id, at: now,
-                audit: [
-                    AuditEntry(
-                        appId: app.id, actor: visitor.actor, action: "request_test_notification", reason: "settings: test Apple credentials",
-                        details: ["testNotificationToken": answer.testNotificationToken ?? "none"], at: now)
-                ]))
+        try await api.audit(
+            .requestTestNotification, app: app, actor: visitor.actor, reason: "settings: test Apple credentials",
+            details: ["testNotificationToken": answer.testNotificationToken ?? "none"], at: now)
         return Self.redirect(to: "/dashboard/apps/\(Self.pathComponent(app.id))/settings?test=requested")
     }
 
@@ -354,15 +349,9 @@ extension Dashboard {
             DashboardUser(
                 email: email, passwordHash: try PasswordHash.make(password), role: role, apps: apps, createdAt: existing?.createdAt ?? now,
                 updatedAt: now))
-        try await store.apply(
-            Changeset(
-                appId: app.id, at: now,
-                audit: [
-                    AuditEntry(
-                        appId: app.id, actor: visitor.actor, action: existing == nil ? "add_dashboard_user" : "change_dashboard_user",
-                        reason: "users page", details: ["email": email, "role": role.rawValue, "apps": apps?.joined(separator: ",") ?? "all"], at: now
-                    )
-                ]))
+        try await api.audit(
+            existing == nil ? .addDashboardUser : .changeDashboardUser, app: app, actor: visitor.actor, reason: "users page",
+            details: ["email": email, "role": role.rawValue, "apps": apps?.joined(separator: ",") ?? "all"], at: now)
         var response = Self.redirect(to: "/dashboard/apps/\(Self.pathComponent(app.id))/users?saved=" + Self.queryComponent(email))
         if email == visitor.user.email {
             response.headers[values: .setCookie].append(try await startSession(email: email, now: now, secure: SessionTokens.isSecure(request)))

@@ -143,7 +143,7 @@ struct FactIntake: Sendable {
     /// The record of a token Apple reported that the server never issued: it linked nothing.
     private static func unknownToken(_ token: String, chains: Set<String>, app: AppRuntime, now: Date) -> AuditEntry {
         AuditEntry(
-            appId: app.id, actor: "apple", action: "unknown_app_account_token",
+            appId: app.id, actor: "apple", action: .unknownAppAccountToken,
             reason: "no customer was issued this app account token: the chain stays unowned until a customer posts it",
             details: ["appAccountToken": token.lowercased(), "originalTransactionIds": chains.sorted().joined(separator: ",")], at: now)
     }

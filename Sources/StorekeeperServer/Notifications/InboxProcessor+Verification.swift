@@ -8,7 +8,7 @@ extension InboxProcessor {
     /// notification with its signed payload, or why it cannot be believed.
     enum V2Verification: Sendable {
         case verified(VerifiedNotification, signedPayload: String)
-        case refused(String)
+        case refused(InboxRejection)
     }
 
     /// Reads and verifies a V2 body with the app's verifiers. Pure: touches no store. A
@@ -19,7 +19,7 @@ extension InboxProcessor {
             let signedPayload = SignedPayloadBody.jws(in: row.body)
                 ?? (try? JSONDecoder().decode(ResponseBodyV2.self, from: Data(row.body.utf8)))?.signedPayload
         else {
-            return .refused("malformed: the body has no signedPayload")
+            return .refused(.malformed("the body has no signedPayload"))
         }
         let verdict: VerificationResult<VerifiedNotification>
         if let id = row.id, let notification = door?.take(id: id, appId: row.appId, signedPayload: signedPayload) {
@@ -28,14 +28,14 @@ extension InboxProcessor {
             verdict = await app.verify(signedOnly: true, { await $0.verifyAndDecodeNotificationWithNestedData(signedPayload, now: now) })
         }
         switch verdict {
-        case .invalid(let failure): return .refused("\(failure.reason.rawValue): \(failure.message)")
+        case .invalid(let failure): return .refused(.unverified(reason: failure.reason.rawValue, message: failure.message))
         case .valid(let value): return .verified(value, signedPayload: signedPayload)
         }
     }
 
     /// Verifies the V2 rows of a batch concurrently (the cooperative pool bounds the
     /// parallelism to the machine's cores), keyed by inbox id. Rows of unknown apps and V1
-    /// rows are left to ``process(_:verification:)``.
+    /// rows are left to ``decide(_:verification:reads:)``.
     func verifyConcurrently(_ batch: [InboxNotification], now: Date) async -> [Int64: V2Verification] {
         await withTaskGroup(of: (Int64, V2Verification)?.self) { group in
             for row in batch where row.version == .v2 {

@@ -5,7 +5,10 @@ import Logging
 import StorekeeperStore
 import SubscriptionEngine
 
-/// Turns inbox rows into ledger facts: verify, check the app, filter, record, emit events.
+/// Drains the inbox: claims pending rows ahead, verifies their V2 bodies concurrently, cuts
+/// each batch into runs that can be decided together, and commits each run's changesets in one
+/// transaction. What a single row amounts to (facts, a repeat, a rejection) is decided by
+/// ``NotificationDecider`` (NotificationDecision.swift), which knows nothing of the batching.
 ///
 /// Every step is idempotent (the ledger and the event log ignore repeats) and each row's
 /// writes commit in one transaction with its new state, so a crash at any point leaves the
@@ -159,7 +162,7 @@ public struct InboxProcessor: Sendable {
             for (index, row) in run.enumerated() {
                 group.addTask {
                     guard row.attempts <= maximumAttempts else {
-                        return (index, .success(self.failure(row, reason: "abandoned: processing did not finish in \(maximumAttempts) attempts")))
+                        return (index, .success(self.failure(row, reason: .abandoned(attempts: maximumAttempts))))
                     }
                     do {
                         let verification = row.id.flatMap { verifications[$0] }
@@ -250,7 +253,7 @@ public struct InboxProcessor: Sendable {
 
     /// Logs a row whose processing threw, and fails it for good on its last attempt.
     private func failed(_ row: InboxNotification, error: any Error, maximumAttempts: Int) async throws {
-        let reason = "processing_failed: " + InboxText.summary(of: error)
+        let reason = InboxFailure.processingFailed(InboxText.summary(of: error))
         logger.warning(
             "notification processing failed",
             metadata: [
@@ -260,31 +263,55 @@ public struct InboxProcessor: Sendable {
     }
 
     /// Marks a poison row failed, with its reason, so it no longer takes a worker's time.
-    func fail(_ row: InboxNotification, reason: String) async throws {
+    func fail(_ row: InboxNotification, reason: InboxFailure) async throws {
         guard let changeset = failure(row, reason: reason) else { return }
         try await store.apply(changeset)
         report(row, changeset)
     }
 
     /// The changeset that marks a row failed for good.
-    func failure(_ row: InboxNotification, reason: String) -> Changeset? {
+    func failure(_ row: InboxNotification, reason: InboxFailure) -> Changeset? {
         guard let id = row.id else { return nil }
         let now = clock()
         return Changeset(
-            appId: row.appId, at: now, inboxOutcome: InboxOutcome(inboxId: id, state: .failed, failureReason: reason, processedAt: now))
+            appId: row.appId, at: now,
+            inboxOutcome: InboxOutcome(inboxId: id, state: .failed, failureReason: reason.description, processedAt: now))
+    }
+
+    /// Why a row failed for good: its processing threw on every attempt, or never finished.
+    enum InboxFailure: Sendable, Hashable, CustomStringConvertible {
+        /// Claimed more times than a row may be, without an outcome.
+        case abandoned(attempts: Int)
+        /// Its processing threw (the error, summarized) on its last attempt.
+        case processingFailed(String)
+
+        var description: String {
+            switch self {
+            case .abandoned(let attempts): "abandoned: processing did not finish in \(attempts) attempts"
+            case .processingFailed(let summary): "processing_failed: \(summary)"
+            }
+        }
     }
 
     /// The changeset a row makes, written by the caller; nil for a row without an id. `reads`
-    /// is what the row's run fetched ahead, if it did.
+    /// is what the row's run fetched ahead, if it did. What the row amounts to is the
+    /// ``NotificationDecider``'s; a V1 row's refreshes are queued here, before its facts.
     func decide(_ row: InboxNotification, verification: V2Verification?, reads: PrefetchedReads? = nil) async throws -> Changeset? {
         guard let id = row.id else { return nil }
         let now = clock()
-        guard let app = apps.apps[row.appId] else {
-            return Self.rejected(row, id: id, reason: "unknown_app: no app \(row.appId) is configured", now: now)
-        }
-        switch row.version {
-        case .v2: return try await processV2(row, id: id, app: app, now: now, verification: verification, reads: reads)
-        case .v1: return try await processV1(row, id: id, app: app, now: now)
+        guard let app = apps.apps[row.appId] else { return Self.rejected(row, id: id, reason: .unknownApp(row.appId), now: now) }
+        let decider = NotificationDecider(store: store, door: apps.verifiedAtDoor)
+        switch await decider.decide(row, id: id, app: app, now: now, verification: verification, reads: reads) {
+        case .rejected(let rejection, let metadata):
+            return Self.rejected(row, id: id, reason: rejection, now: now, metadata: metadata)
+        case .duplicate(let metadata):
+            return Changeset(
+                appId: row.appId, at: now, inboxOutcome: InboxOutcome(inboxId: id, state: .duplicate, metadata: metadata, processedAt: now))
+        case .record(let submission, let refreshes):
+            for chain in refreshes {
+                _ = try await store.enqueue(.refresh(appId: app.id, chain: chain, cause: .v1Notification(row.idempotencyKey), runAt: now))
+            }
+            return try await FactIntake(store: store, reads: reads).changeset(for: submission, app: app, now: now)
         }
     }
 
@@ -306,85 +333,12 @@ public struct InboxProcessor: Sendable {
         }
     }
 
-    static func rejected(_ row: InboxNotification, id: Int64, reason: String, now: Date, metadata: NotificationMetadata? = nil) -> Changeset {
+    static func rejected(
+        _ row: InboxNotification, id: Int64, reason: InboxRejection, now: Date, metadata: NotificationMetadata? = nil
+    ) -> Changeset {
         Changeset(
             appId: row.appId, at: now,
             inboxOutcome: InboxOutcome(
-                inboxId: id, state: .rejected, failureReason: reason, metadata: metadata, processedAt: now))
-    }
-
-    private func processV2(
-        _ row: InboxNotification, id: Int64, app: AppRuntime, now: Date, verification: V2Verification?, reads: PrefetchedReads?
-    ) async throws -> Changeset {
-        let verified: VerifiedNotification
-        let signedPayload: String
-        let outcome: V2Verification
-        if let verification { outcome = verification } else { outcome = await Self.verifyV2(row, app: app, now: now, door: apps.verifiedAtDoor) }
-        switch outcome {
-        case .refused(let reason):
-            return Self.rejected(row, id: id, reason: reason, now: now)
-        case .verified(let value, let payload):
-            verified = value
-            signedPayload = payload
-        }
-        let notification = verified.notification
-        let chain = verified.transaction?.originalTransactionId ?? verified.renewalInfo?.originalTransactionId
-        let metadata = NotificationMetadata(
-            notificationUUID: InboxText.field(notification.notificationUUID),
-            notificationType: InboxText.field(notification.notificationType?.rawValue),
-            subtype: InboxText.field(notification.subtype?.rawValue), originalTransactionId: InboxText.field(chain),
-            signedDate: notification.signedDate, environment: InboxText.field(notification.data?.environment?.rawValue))
-        let filter = FraudFilter(app: app.configuration, catalog: app.catalog)
-        if let reason = filter.check(
-            bundleId: verified.transaction?.bundleId ?? notification.data?.bundleId,
-            environment: notification.data?.environment ?? verified.transaction?.environment,
-            productIds: [verified.transaction?.productId].compactMap { $0 })
-        {
-            return Self.rejected(row, id: id, reason: reason, now: now, metadata: metadata)
-        }
-        if let uuid = notification.notificationUUID, await isProcessed(uuid, appId: row.appId, exceptId: id, reads: reads) {
-            return Changeset(
-                appId: row.appId, at: now,
-                inboxOutcome: InboxOutcome(
-                    inboxId: id, state: .duplicate, metadata: metadata, processedAt: now))
-        }
-        var history = PurchaseHistory()
-        history.add(notification: notification, transaction: verified.transaction, renewalInfo: verified.renewalInfo)
-        let key = metadata.notificationUUID.map { "notification:\($0.lowercased())" } ?? "notification:inbox-\(id)"
-        let event = EventRecord(
-            appId: row.appId, originalTransactionId: chain, type: .notificationProcessed,
-            details: EventDetails(
-                notificationType: metadata.notificationType, subtype: metadata.subtype, notificationUUID: metadata.notificationUUID,
-                inboxId: "\(id)"),
-            occurredAt: notification.signedDate ?? now, idempotencyKey: key)
-        var events = [event]
-        if notification.notificationType == .consumptionRequest, let uuid = metadata.notificationUUID, let transaction = verified.transaction {
-            events.append(
-                CustomerEvents.consumptionRequested(
-                    runtime: app, notificationUUID: uuid, transaction: transaction, at: notification.signedDate ?? now))
-        }
-        // Each fact keeps the signed data it was taken from (the transaction's or the renewal
-        // info's JWS, verifiable on its own); the notification itself stays in the inbox, so
-        // its 16 KB are stored once, not once more per fact.
-        let facts = FactSubmission.facts(of: history).map { fact in
-            let signed: String? =
-                switch fact {
-                case .purchase: notification.data?.signedTransactionInfo
-                case .renewal: notification.data?.signedRenewalInfo
-                case .revocation: nil
-                }
-            return SubmittedFact(fact: fact, raw: signed ?? signedPayload)
-        }
-        return try await FactIntake(store: store, reads: reads).changeset(
-            for: FactSubmission(
-                signed: facts, source: .notificationV2,
-                binding: .apple(appAccountToken: verified.transaction?.appAccountToken), events: events,
-                inboxOutcome: InboxOutcome(inboxId: id, state: .processed, metadata: metadata, processedAt: now)), app: app, now: now)
-    }
-
-    /// Whether another row carrying `uuid` was processed (a failed read counts as no).
-    private func isProcessed(_ uuid: String, appId: String, exceptId: Int64, reads: PrefetchedReads?) async -> Bool {
-        if let known = reads?.isProcessed(appId: appId, notificationUUID: uuid, exceptId: exceptId) { return known }
-        return (try? await store.isProcessed(appId: appId, notificationUUID: uuid, exceptId: exceptId)) == true
+                inboxId: id, state: .rejected, failureReason: reason.description, metadata: metadata, processedAt: now))
     }
 }

@@ -133,8 +133,8 @@ struct NotificationAdmission: Sendable {
         guard let notification = try? JSONDecoder().decode(NotificationV1.self, from: body) else {
             return .refused(Refusal(code: .malformed, detail: "the body is not a V1 notification"))
         }
-        if case .failure(let refusal) = InboxProcessor.verifyLatestReceipt(of: notification, app: app, now: now) {
-            return .refused(Refusal(code: .receipt, detail: refusal.reason))
+        if case .failure(let refusal) = NotificationDecider.verifyLatestReceipt(of: notification, app: app, now: now) {
+            return .refused(Refusal(code: .receipt, detail: refusal.description))
         }
         var stripped = object
         stripped.removeValue(forKey: "password")

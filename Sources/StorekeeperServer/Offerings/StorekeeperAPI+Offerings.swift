@@ -69,7 +69,7 @@ extension StorekeeperAPI {
         let current = try await store.offeringVersion(appId: app.id, version: nil)?.version ?? 0
         return try await save(
             input.document, app: app, actor: principal.actor, note: input.note, expectedVersion: input.expectedVersion ?? current,
-            action: "offerings.save")
+            action: .saveOfferings)
     }
 
     /// `GET /v1/apps/{appId}/offerings/versions` (admin): newest first.
@@ -89,7 +89,7 @@ extension StorekeeperAPI {
         let document = try JSONDecoder.offerings.decode(OfferingsDocument.self, from: Data(old.document.utf8))
         let current = try await store.offeringVersion(appId: app.id, version: nil)?.version ?? 0
         return try await save(
-            document, app: app, actor: principal.actor, note: "restored version \(number)", expectedVersion: current, action: "offerings.restore")
+            document, app: app, actor: principal.actor, note: "restored version \(number)", expectedVersion: current, action: .restoreOfferings)
     }
 
     /// `POST /v1/apps/{appId}/experiments/{id}/stop` (admin): stops the experiment and rolls the
@@ -115,11 +115,11 @@ extension StorekeeperAPI {
         }
         return try await save(
             edited, app: app, actor: actor, note: "stopped \(id), rolled out \(winner.id)", expectedVersion: stored?.version ?? 0,
-            action: "experiment.stop")
+            action: .stopExperiment)
     }
 
     func save(
-        _ document: OfferingsDocument, app: AppRuntime, actor: String, note: String?, expectedVersion: Int, action: String
+        _ document: OfferingsDocument, app: AppRuntime, actor: String, note: String?, expectedVersion: Int, action: AuditAction
     ) async throws -> OfferingsResponse {
         let catalog = app.catalog.products.isEmpty ? nil : Set(app.catalog.products.map(\.productId))
         let problems = document.problems(catalogProducts: catalog)

@@ -1,11 +1,36 @@
 import Foundation
 
+/// Every action the audit log records, by the name the log keeps.
+public enum AuditAction: String, Sendable, Hashable, CaseIterable {
+    case grant
+    case revoke
+    case extendRenewal = "extend_renewal"
+    case setAppAccountToken = "set_app_account_token"
+    case rotateAppAccountToken = "rotate_app_account_token"
+    /// A purchase carried an app account token the server never issued (recorded by the intake).
+    case unknownAppAccountToken = "unknown_app_account_token"
+    case resolveProblem = "resolve_problem"
+    case lookupOrder = "lookup_order"
+    case requestTestNotification = "request_test_notification"
+    case addDashboardUser = "add_dashboard_user"
+    case changeDashboardUser = "change_dashboard_user"
+    case saveOfferings = "offerings.save"
+    case restoreOfferings = "offerings.restore"
+    case stopExperiment = "experiment.stop"
+    case addWebhook = "add_webhook"
+    case changeWebhook = "change_webhook"
+    case deleteWebhook = "delete_webhook"
+    case enableDestination = "enable_destination"
+    case replayDeliveries = "replay_deliveries"
+}
+
 /// One entry of the audit log: an operator's action (a grant, a revocation) with who did it
 /// and why. The actor is a key's fingerprint or name, never the key itself.
 public struct AuditEntry: Sendable, Hashable {
     public var id: Int64?
     public var appId: String
     public var actor: String
+    /// An ``AuditAction``'s name (entries read back keep whatever name was stored).
     public var action: String
     public var customerId: String?
     public var reason: String?
@@ -14,8 +39,16 @@ public struct AuditEntry: Sendable, Hashable {
     public var at: Date
 
     public init(
-        id: Int64? = nil, appId: String, actor: String, action: String, customerId: String? = nil,
+        id: Int64? = nil, appId: String, actor: String, action: AuditAction, customerId: String? = nil,
         reason: String? = nil, details: [String: String] = [:], at: Date
+    ) {
+        self.init(id: id, appId: appId, actor: actor, actionName: action.rawValue, customerId: customerId, reason: reason, details: details, at: at)
+    }
+
+    /// An entry as a store read it back.
+    init(
+        id: Int64?, appId: String, actor: String, actionName action: String, customerId: String?, reason: String?, details: [String: String],
+        at: Date
     ) {
         self.id = id
         self.appId = appId

@@ -508,7 +508,7 @@ extension SQLStore {
     static func auditEntry(_ row: any SQLRow) throws -> AuditEntry {
         AuditEntry(
             id: try row.int64("id"), appId: try row.string("app_id"), actor: try row.string("actor"),
-            action: try row.string("action"), customerId: try row.optionalString("customer_id"),
+            actionName: try row.string("action"), customerId: try row.optionalString("customer_id"),
             reason: try row.optionalString("reason"), details: AuditEntry.details(json: try row.string("details")), at: try row.date("at")
         )
     }

@@ -86,7 +86,7 @@ struct VerifiedAtDoorTests {
                 throw Unexpected()
             }
             #expect(door.count == 0)
-            #expect(reason.contains("data.signedTransactionInfo"))
+            #expect(reason.description.contains("data.signedTransactionInfo"))
         }
     }
 
