@@ -1,6 +1,6 @@
 // swift-tools-version: 6.1
 // Storekeeper: a self-hosted subscription backend for apps that sell through the App Store.
-// The targets follow the data's path; see DESIGN.md in the project's shared notes and README.md.
+// The targets follow the data's path; docs/ARCHITECTURE.md draws them.
 import PackageDescription
 
 let package = Package(

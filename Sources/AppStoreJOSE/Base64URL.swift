@@ -47,6 +47,19 @@ public enum Base64URL {
         }
     }
 
+    /// Decodes base64 in either alphabet (`+/` or `-_`, mixed too), its `=` padding optional,
+    /// or returns `nil`: receipts arrive from apps every way. Unused trailing bits are ignored.
+    public static func decodeEitherAlphabet(_ text: String) -> [UInt8]? {
+        var text = text
+        return text.withUTF8 { input -> [UInt8]? in
+            guard let end = unpaddedEnd(input), input.count % 4 != 1 else { return nil }
+            // The `=` written plus those the length still lacks: at most two, as in padded text.
+            let missing = (4 - input.count % 4) % 4
+            guard input.count - end + missing <= 2 else { return nil }
+            return decode(UnsafeBufferPointer(rebasing: input[0..<end]), table: eitherTable, requireCanonical: false)
+        }
+    }
+
     /// Where the text ends without its trailing `=` (at most two), or `nil` for more.
     private static func unpaddedEnd(_ input: UnsafeBufferPointer<UInt8>) -> Int? {
         var end = input.count
@@ -112,6 +125,12 @@ public enum Base64URL {
 
     private static let urlTable = makeTable("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
     private static let standardTable = makeTable("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+    private static let eitherTable: [UInt8] = {
+        var table = standardTable
+        table[Int(UInt8(ascii: "-"))] = 62
+        table[Int(UInt8(ascii: "_"))] = 63
+        return table
+    }()
 
     /// A 256-entry table from byte to 6-bit value; 0xFF marks bytes outside the alphabet.
     private static func makeTable(_ alphabet: String) -> [UInt8] {

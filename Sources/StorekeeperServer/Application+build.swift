@@ -2,9 +2,9 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
-import NIOSSL
 import Logging
 import NIOCore
+import NIOSSL
 import ServiceLifecycle
 import StorekeeperStore
 

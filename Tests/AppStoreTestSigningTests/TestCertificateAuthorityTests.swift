@@ -1,5 +1,5 @@
-import AppStoreModels
 import AppStoreJOSE
+import AppStoreModels
 import AppStoreTestSigning
 import AppStoreVerification
 import Crypto
@@ -21,7 +21,9 @@ struct TestCertificateAuthorityTests {
     @Test("the chain is shaped like Apple's: P-384 root and intermediate, P-256 leaf, marker extensions")
     func chainShape() throws {
         let ca = try TestCertificateAuthority.generate(notBefore: Self.notBefore, notAfter: Self.notAfter)
-        let root = ca.root, intermediate = ca.intermediate, leaf = ca.leaf
+        let root = ca.root
+        let intermediate = ca.intermediate
+        let leaf = ca.leaf
 
         #expect(root.subject == root.issuer)
         #expect(P384.Signing.PublicKey(root.publicKey) != nil)

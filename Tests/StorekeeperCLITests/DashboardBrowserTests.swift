@@ -8,7 +8,7 @@ import Testing
 ///
 /// Runs when `$STOREKEEPER_BROWSER_PYTHON` names a Python with selenium and chromium is
 /// installed; `STOREKEEPER_REQUIRE_BROWSER=1` (CI sets it) makes a missing browser a failure.
-@Suite("Dashboard in a browser", .heavyLoad)
+@Suite("Dashboard in a browser", .heavyLoad, .tags(.slow), .skippedWhenFast)
 struct DashboardBrowserTests {
     static let python = ProcessInfo.processInfo.environment["STOREKEEPER_BROWSER_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
     static let required = ProcessInfo.processInfo.environment["STOREKEEPER_REQUIRE_BROWSER"] == "1"

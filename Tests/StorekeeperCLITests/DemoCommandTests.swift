@@ -2,7 +2,7 @@ import Foundation
 import StorekeeperTestSupport
 import Testing
 
-@Suite("storekeeper demo", .heavyLoad)
+@Suite("storekeeper demo", .heavyLoad, .tags(.slow), .skippedWhenFast)
 struct DemoCommandTests {
     static func matched(_ text: String) -> (matched: Int, total: Int)? {
         guard let line = text.split(separator: "\n").last(where: { $0.hasPrefix("matched ") }) else { return nil }

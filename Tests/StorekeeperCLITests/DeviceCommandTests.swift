@@ -8,7 +8,7 @@ import Testing
 /// Timing-bound: the device's request timeout decides between a delivered purchase and one
 /// kept for later, so it is far beyond a loaded machine's answer (a server that is down refuses
 /// at once, so a long timeout costs nothing there), and waits for output are generous.
-@Suite("storekeeper device against a local App Store and a server", .serialized, .timingBound)
+@Suite("storekeeper device against a local App Store and a server", .serialized, .timingBound, .tags(.slow), .skippedWhenFast)
 struct DeviceCommandTests {
     /// A long-running `storekeeper` child whose output goes to a file.
     final class Background: @unchecked Sendable {

@@ -1,7 +1,8 @@
 import Foundation
-@testable import StorekeeperCLI
 import SubscriptionEngine
 import Testing
+
+@testable import StorekeeperCLI
 
 @Suite("The engine benchmark's fixture")
 struct EngineBenchmarkTests {

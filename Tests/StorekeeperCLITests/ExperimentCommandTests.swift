@@ -4,7 +4,7 @@ import Testing
 
 /// Experiments run end to end: the server chooses offerings, simulated customers react to what
 /// they are shown and buy through StorekeeperKit, the server's results call the winner.
-@Suite("storekeeper experiment", .heavyLoad)
+@Suite("storekeeper experiment", .heavyLoad, .tags(.slow), .skippedWhenFast)
 struct ExperimentCommandTests {
     static let folder = InteropPython.repositoryRoot.appendingPathComponent("Scenarios/experiments")
 

@@ -2,7 +2,7 @@ import Foundation
 import StorekeeperTestSupport
 import Testing
 
-@Suite("bench seed writes the figures, bench read times every read route", .heavyLoad)
+@Suite("bench seed writes the figures, bench read times every read route", .heavyLoad, .tags(.slow), .skippedWhenFast)
 struct ReadBenchmarkTests {
     @Test("a small seed is served from its figures at once, and every read route answers 200")
     func seedThenRead() async throws {

@@ -2,7 +2,7 @@ import Foundation
 import StorekeeperTestSupport
 import Testing
 
-@Suite("bench seed and bench scale", .heavyLoad)
+@Suite("bench seed and bench scale", .heavyLoad, .tags(.slow), .skippedWhenFast)
 struct ScaleBenchmarkTests {
     @Test("a small seeded database is served with the simulator's states, and every step is measured")
     func seedThenMeasure() async throws {

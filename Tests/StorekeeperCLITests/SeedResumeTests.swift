@@ -6,7 +6,7 @@ import Testing
 
 @testable import StorekeeperStore
 
-@Suite("bench seed --resume: a stopped seed goes on where it stopped", .heavyLoad)
+@Suite("bench seed --resume: a stopped seed goes on where it stopped", .heavyLoad, .tags(.slow), .skippedWhenFast)
 struct SeedResumeTests {
     /// Three slices of 100 customers, each one write (a transaction of up to 2,000 customers).
     static let arguments = ["bench", "seed", "--subscriptions", "300", "--slice", "100", "--days", "366", "--end", "2026-11-23T00:00:00Z"]

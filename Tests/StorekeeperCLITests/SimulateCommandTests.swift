@@ -2,7 +2,7 @@ import Foundation
 import StorekeeperTestSupport
 import Testing
 
-@Suite("storekeeper simulate", .heavyLoad)
+@Suite("storekeeper simulate", .heavyLoad, .tags(.slow), .skippedWhenFast)
 struct SimulateCommandTests {
     static let scenarios = InteropPython.repositoryRoot.appendingPathComponent("Scenarios")
 

@@ -231,7 +231,7 @@ struct TestTLSCertificate {
             issuerPrivateKey: .init(key))
     }
 
-    /// The pin of the certificate's key as the README computes it with openssl.
+    /// The pin of the certificate's key as docs/sdk.md computes it with openssl.
     var pin: String { Data(SHA256.hash(data: key.publicKey.derRepresentation)).base64EncodedString() }
 
     func write(to directory: URL) throws -> (certificate: String, key: String) {

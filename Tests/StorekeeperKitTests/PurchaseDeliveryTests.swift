@@ -24,7 +24,10 @@ struct PurchaseDeliveryTests {
         store.state.withLock { $0.nextResult = .purchased(FakeStore.transaction("t1")) }
         let storekeeper = try make(server, store: store, directory: directory)
         let outcome = await storekeeper.purchase(productId: "premium.monthly")
-        guard case .delivered(let id, let info) = outcome else { Issue.record("not delivered: \(outcome)"); return }
+        guard case .delivered(let id, let info) = outcome else {
+            Issue.record("not delivered: \(outcome)")
+            return
+        }
         #expect(id == "t1" && info?.source == .server)
         #expect(store.state.withLock { $0.finished } == ["t1"])
         #expect(store.state.withLock { $0.lastOptions?.appAccountToken } == server.state.withLock { $0.issuedTokens["alice"] })
@@ -70,7 +73,10 @@ struct PurchaseDeliveryTests {
         let storekeeper = try make(server, store: store, directory: directory, attempts: 2)
         #expect(await storekeeper.purchase(productId: "premium.monthly").group == "charged_not_delivered")
         let outcomes = await storekeeper.retryPendingPurchases()
-        guard case .chargedGivenUp(let id, _, let reported) = outcomes.first else { Issue.record("not given up: \(outcomes)"); return }
+        guard case .chargedGivenUp(let id, _, let reported) = outcomes.first else {
+            Issue.record("not given up: \(outcomes)")
+            return
+        }
         #expect(id == "t3" && reported)
         let report = try #require(server.requests(endingWith: "/problems").first)
         let body = try #require(try JSONSerialization.jsonObject(with: report.body ?? Data()) as? [String: Any])

@@ -1,3 +1,4 @@
+import AppStoreTestSigning
 import Foundation
 import HummingbirdTesting
 import StorekeeperServer
@@ -99,8 +100,6 @@ struct APISafetyTests {
         }
     }
 }
-
-import AppStoreTestSigning
 
 enum TestCertificateAuthorityFactory {
     /// A CA nobody trusts: what a forger has.

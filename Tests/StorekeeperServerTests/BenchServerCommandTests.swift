@@ -4,7 +4,7 @@ import StorekeeperStore
 import StorekeeperTestSupport
 import Testing
 
-@Suite("storekeeper bench server", .heavyLoad)
+@Suite("storekeeper bench server", .heavyLoad, .tags(.slow), .skippedWhenFast)
 struct BenchServerCommandTests {
     /// Runs the built binary with `arguments`, at most `timeout` seconds.
     static func run(_ arguments: [String], timeout: TimeInterval = 120) async throws -> (status: Int32, output: Data) {

@@ -3,6 +3,7 @@ import Logging
 import StorekeeperStore
 import StorekeeperTestSupport
 import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -39,7 +40,10 @@ struct ServerProcess {
             let server = try start(config: config, dataDirectory: dataDirectory, port: freePort(), databaseURL: databaseURL, log: log)
             var exited = false
             let up = await server.waitFor(seconds: 180) {
-                if !server.process.isRunning { exited = true; return true }
+                if !server.process.isRunning {
+                    exited = true
+                    return true
+                }
                 return await server.request("/health")?.0 == 200
             }
             if up, !exited { return server }
@@ -107,7 +111,7 @@ struct ServerProcess {
     static func freePort() -> Int { LoopbackPort.free() }
 }
 
-@Suite("Crash recovery", .serialized, .heavyLoad)
+@Suite("Crash recovery", .serialized, .heavyLoad, .tags(.slow), .skippedWhenFast)
 struct CrashRecoveryTests {
     @Test("a server killed with SIGKILL right after answering 200 processes the notification after restart", arguments: ServerBackend.databases)
     func killNineLosesNothing(backend: ServerBackend) async throws {

@@ -1,8 +1,9 @@
 import Foundation
-@testable import StorekeeperServer
 import StorekeeperStore
 import StorekeeperTestSupport
 import Testing
+
+@testable import StorekeeperServer
 
 /// The door first: while notifications arrive in a burst the inbox worker waits before its
 /// next claim, never for a notification arriving alone and never past the limit.

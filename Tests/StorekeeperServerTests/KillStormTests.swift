@@ -12,7 +12,7 @@ import Glibc
 /// `kill -9` again and again while notifications pour in, as Apple would send them: each is
 /// sent until it is answered 200. In CI: 1,000 notifications at concurrency 16 and five kills per
 /// database; `STOREKEEPER_SOAK=1` runs the 10,000 with ten kills.
-@Suite("Crash recovery under load", .serialized, .heavyLoad)
+@Suite("Crash recovery under load", .serialized, .heavyLoad, .tags(.slow), .skippedWhenFast)
 struct KillStormTests {
     /// What the posters and the killer share: the server's current port, the notifications
     /// still to send, and those answered 200.

@@ -21,8 +21,14 @@ enum SignedData {
             "type": expires == nil ? "Non-Consumable" : "Auto-Renewable Subscription", "inAppOwnershipType": "PURCHASED",
             "environment": "Sandbox", "transactionReason": "PURCHASE", "storefront": "USA", "currency": currency, "price": price,
         ]
-        if let expires { object["expiresDate"] = ms(expires); object["subscriptionGroupIdentifier"] = "pro" }
-        if let revoked { object["revocationDate"] = ms(revoked); object["revocationReason"] = 0 }
+        if let expires {
+            object["expiresDate"] = ms(expires)
+            object["subscriptionGroupIdentifier"] = "pro"
+        }
+        if let revoked {
+            object["revocationDate"] = ms(revoked)
+            object["revocationReason"] = 0
+        }
         if let token { object["appAccountToken"] = token }
         if freeTrial {
             object["offerType"] = 1

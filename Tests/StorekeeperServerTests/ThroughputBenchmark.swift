@@ -10,7 +10,7 @@ import Testing
 /// (received through the router, stored in the inbox, verified, recorded) and status reads per
 /// second (`GET /v1/apps/{appId}/subscriptions/{id}`: ledger read plus engine), each with 8
 /// concurrent clients.
-@Suite("Throughput benchmark", .heavyLoad)
+@Suite("Throughput benchmark", .heavyLoad, .tags(.slow), .skippedWhenFast)
 struct ThroughputBenchmark {
     static let enabled = ProcessInfo.processInfo.environment["STOREKEEPER_BENCH"] == "1"
 

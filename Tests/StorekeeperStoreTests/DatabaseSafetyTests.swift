@@ -1,7 +1,8 @@
 import Foundation
 import Logging
-@testable import StorekeeperStore
 import Testing
+
+@testable import StorekeeperStore
 
 @Suite("Database files and connections are private")
 struct DatabaseSafetyTests {

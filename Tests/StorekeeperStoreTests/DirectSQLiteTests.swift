@@ -250,7 +250,10 @@ struct DirectSQLiteTests {
                 let body = #"{"signedPayload":"\#(index)\#(String(repeating: "x", count: 20_000))"}"#
                 let row = InboxNotification(
                     appId: "a", idempotencyKey: "key-\(index)", version: .v2, body: body, receivedAt: t0.addingTimeInterval(Double(index)))
-                guard case .inserted(let id) = try await store.receive(row) else { Issue.record("not inserted"); return }
+                guard case .inserted(let id) = try await store.receive(row) else {
+                    Issue.record("not inserted")
+                    return
+                }
                 ids.append(id)
                 #expect(try await store.notification(id: id)?.body == body)
             }

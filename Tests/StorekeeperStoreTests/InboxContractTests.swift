@@ -1,7 +1,8 @@
 import Foundation
-@testable import StorekeeperStore
 import SubscriptionEngine
 import Testing
+
+@testable import StorekeeperStore
 
 @Suite("Inbox and jobs contract")
 struct InboxContractTests {

@@ -1,8 +1,9 @@
 import Foundation
 import Logging
 import SQLKit
-@testable import StorekeeperStore
 import Testing
+
+@testable import StorekeeperStore
 
 /// Schema step 10 on SQLite: the inbox and the ledger are rebuilt with their signed payloads as
 /// the last columns, so that reading a row's state or times no longer walks the payload's chain

@@ -1,7 +1,8 @@
 import Foundation
-@testable import StorekeeperStore
 import SubscriptionEngine
 import Testing
+
+@testable import StorekeeperStore
 
 /// Pins how each kind of ledger fact is stored and keyed. A failure here means a change would
 /// alter rows already on disk or re-record facts under new keys after an upgrade: such a change

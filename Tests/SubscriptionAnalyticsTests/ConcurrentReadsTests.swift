@@ -14,7 +14,8 @@ struct ConcurrentReadsTests {
         let running = Mutex((now: 0, most: 0))
         let results = try await Array(0..<50).concurrentMap(width: 4) { value in
             running.withLock {
-                $0.now += 1; $0.most = max($0.most, $0.now)
+                $0.now += 1
+                $0.most = max($0.most, $0.now)
             }
             try await Task.sleep(for: .milliseconds(Double((value * 7) % 5)))
             running.withLock { $0.now -= 1 }

@@ -1,10 +1,11 @@
 import Foundation
-@testable import SubscriptionAnalytics
 import SubscriptionEngine
 import Testing
 
+@testable import SubscriptionAnalytics
+
 /// An experiment's per-customer outcome read from the figures of the customer's chains equals
-/// the published definition applied to the customer's facts (README, "Experiments").
+/// the published definition applied to the customer's facts (docs/offerings.md, "Experiments").
 @Suite("Analytics: experiment outcomes from chain figures")
 struct ExperimentOutcomeTests {
     static let analytics = ChainFiguresTests.analytics

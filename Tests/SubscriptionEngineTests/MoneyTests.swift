@@ -70,7 +70,9 @@ struct MoneyTests {
         let history = try StatusInput(
             json: ScenarioHistory(periods: [
                 {
-                    var p = ScenarioHistory.sub("t1", "t1", "pro.monthly", 0, 7); p.offer = .freeTrial; return p
+                    var p = ScenarioHistory.sub("t1", "t1", "pro.monthly", 0, 7)
+                    p.offer = .freeTrial
+                    return p
                 }(),
                 ScenarioHistory.sub("t2", "t1", "pro.monthly", 7, 37),
             ]).verifyReceiptJSON

@@ -62,7 +62,8 @@ extension Scenario {
         Scenario(
             name: "free trial is active",
             history: oneMonth({
-                $0.end = 7; $0.offer = .freeTrial
+                $0.end = 7
+                $0.offer = .freeTrial
             }), at: 3,
             statuses: ["t1": .active], intro: subscribedG, promo: ["g": true], entitlements: ["basic"],
             checks: [.offer("t1", .freeTrial, nil), .introReason("g", .previouslySubscribed), .nextLook("t1", .periodEnd)]),
@@ -118,7 +119,9 @@ extension Scenario {
             history: H(
                 periods: [
                     {
-                        var p = H.sub("t1", "t1", "basic.monthly", 0, 30); p.revokedAt = 45; return p
+                        var p = H.sub("t1", "t1", "basic.monthly", 0, 30)
+                        p.revokedAt = 45
+                        return p
                     }(),
                     H.sub("t2", "t1", "basic.monthly", 30, 60),
                 ],
@@ -127,7 +130,8 @@ extension Scenario {
         Scenario(
             name: "prorated refund revokes",
             history: oneMonth({
-                $0.revokedAt = 10; $0.revocation = .proratedRefund
+                $0.revokedAt = 10
+                $0.revocation = .proratedRefund
             }), at: 15,
             statuses: ["t1": .revoked], intro: subscribedG, entitlements: []),
         Scenario(
@@ -176,7 +180,9 @@ extension Scenario {
         Scenario(
             name: "family revocation",
             history: oneMonth({
-                $0.family = true; $0.revokedAt = 10; $0.revocation = .familyRevoke
+                $0.family = true
+                $0.revokedAt = 10
+                $0.revocation = .familyRevoke
             }), at: 15,
             statuses: ["t1": .revoked], intro: fresh, entitlements: [], checks: [.revocation("t1", .familyRevoke)]),
         Scenario(
@@ -246,7 +252,10 @@ extension Scenario {
                 periods: [
                     H.sub("t1", "t1", "basic.monthly", 0, 30),
                     {
-                        var p = H.sub("t2", "t1", "basic.monthly", 30, 60); p.offer = .promotional; p.offerId = "promo1"; return p
+                        var p = H.sub("t2", "t1", "basic.monthly", 30, 60)
+                        p.offer = .promotional
+                        p.offerId = "promo1"
+                        return p
                     }(),
                 ],
                 renewals: [.init(original: "t1", product: "basic.monthly")]),
@@ -254,7 +263,8 @@ extension Scenario {
         Scenario(
             name: "offer code in effect",
             history: oneMonth({
-                $0.offer = .offerCode; $0.offerId = "CODE1"
+                $0.offer = .offerCode
+                $0.offerId = "CODE1"
             }), at: 10,
             statuses: ["t1": .active], intro: subscribedG, entitlements: ["basic"], checks: [.offer("t1", .offerCode, "CODE1")]),
         Scenario(

@@ -1,5 +1,5 @@
-import AppStoreModels
 import AppStoreJOSE
+import AppStoreModels
 import Foundation
 
 /// The `paginationToken` of Get Notification History: where the next page starts in the

@@ -28,7 +28,8 @@ struct EventQueue: Sendable {
             heap[0] = last
             var parent = 0
             while true {
-                let left = 2 * parent + 1, right = left + 1
+                let left = 2 * parent + 1
+                let right = left + 1
                 var smallest = parent
                 if left < heap.count, Self.less(heap[left], heap[smallest]) { smallest = left }
                 if right < heap.count, Self.less(heap[right], heap[smallest]) { smallest = right }

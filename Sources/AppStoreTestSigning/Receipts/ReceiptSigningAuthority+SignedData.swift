@@ -1,6 +1,6 @@
+import AppStoreModels
 import AppStoreVerification
 import Crypto
-import AppStoreModels
 import Foundation
 import SwiftASN1
 import X509

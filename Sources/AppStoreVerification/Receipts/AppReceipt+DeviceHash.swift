@@ -1,5 +1,5 @@
-import Crypto
 import AppStoreModels
+import Crypto
 import Foundation
 
 extension AppReceipt {

@@ -53,13 +53,9 @@ enum ReceiptInput: Equatable {
     }
 
     /// Standard or URL-safe base64, padding optional (apps send receipts every way), decoded
-    /// with the package's one codec once the alphabet and padding are made standard.
+    /// with the package's one codec.
     static func decodeBase64(_ text: String) -> Data? {
         guard !text.isEmpty else { return nil }
-        var normalized = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        let remainder = normalized.count % 4
-        if remainder == 1 { return nil }
-        if remainder > 0 { normalized += String(repeating: "=", count: 4 - remainder) }
-        return Base64URL.decodeStandard(normalized).map { Data($0) }
+        return Base64URL.decodeEitherAlphabet(text).map { Data($0) }
     }
 }

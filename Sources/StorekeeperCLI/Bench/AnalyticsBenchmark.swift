@@ -100,7 +100,9 @@ struct AnalyticsBenchmark {
                 var changeset = changeset
                 changeset.appId = appId
                 changeset.entries = changeset.entries.map {
-                    var entry = $0; entry.appId = appId; return entry
+                    var entry = $0
+                    entry.appId = appId
+                    return entry
                 }
                 rows += try await sql.apply(changeset).newEntries
             }

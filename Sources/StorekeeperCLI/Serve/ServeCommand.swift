@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import Logging
 import Hummingbird
+import Logging
 import StorekeeperServer
 
 /// `storekeeper serve`: runs the server until SIGINT or SIGTERM, then shuts down gracefully

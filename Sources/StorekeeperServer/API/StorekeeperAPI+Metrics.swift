@@ -24,7 +24,8 @@ extension StorekeeperAPI {
         let app = try context.caller().app
         let parameters = request.uri.queryParameters
         do {
-            return try await MetricsReport.cohorts(parameters: { parameters.get($0) }, app: app.configuration, now: clock()) {
+            let parameter: (String) -> String? = { parameters.get($0) }
+            return try await MetricsReport.cohorts(parameters: parameter, app: app.configuration, now: clock()) {
                 try await figureSums(of: app.configuration, environment: $0)
             }
         } catch let invalid as MetricsReport.Invalid {

@@ -1,7 +1,7 @@
 import AppStoreModels
 import AppStoreServerAPI
-import Crypto
 import AppStoreVerification
+import Crypto
 import Foundation
 import SubscriptionEngine
 import Synchronization
@@ -106,14 +106,16 @@ final class ProcessFlag: Sendable {
     /// Sets the flag; returns whether it was already set.
     func set() -> Bool {
         value.withLock { old in
-            defer { old = true }; return old
+            defer { old = true }
+            return old
         }
     }
 
     /// Clears the flag; returns whether it was set.
     func clear() -> Bool {
         value.withLock { old in
-            defer { old = false }; return old
+            defer { old = false }
+            return old
         }
     }
 }

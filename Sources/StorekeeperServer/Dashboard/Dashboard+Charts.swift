@@ -386,7 +386,8 @@ extension Dashboard {
         parameters["product"] = query.product
         let body: MetricsReport.CohortsBody
         do {
-            body = try await MetricsReport.cohorts(parameters: { parameters[$0] }, app: app.configuration, now: now) {
+            let parameter: (String) -> String? = { parameters[$0] }
+            body = try await MetricsReport.cohorts(parameters: parameter, app: app.configuration, now: now) {
                 try await metricReader(app, environment: $0).sums
             }
         } catch let invalid as MetricsReport.Invalid {

@@ -33,7 +33,7 @@ extension StorekeeperAPI {
     }
 
     /// `GET /v1/apps/{appId}/experiments/{id}/results[?environment=Sandbox]` (admin): per variant,
-    /// what its exposed customers did after exposure, and the statistics (README, "Experiments").
+    /// what its exposed customers did after exposure, and the statistics (docs/offerings.md, "Experiments").
     func experimentResults(_ request: Request, _ context: APIRequestContext) async throws -> ExperimentResultsResponse {
         let app = try context.caller().app
         let id = try context.pathParameter("experimentId")

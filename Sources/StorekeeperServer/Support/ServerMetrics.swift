@@ -1,8 +1,8 @@
 import CoreMetrics
 import Foundation
-import StorekeeperStore
 import Metrics
 import Prometheus
+import StorekeeperStore
 
 /// The server's metrics, recorded through swift-metrics into this instance's own Prometheus
 /// registry (no global bootstrap, so several servers can live in one test process) and served

@@ -1,7 +1,7 @@
 import AppStoreModels
 import Foundation
 
-/// Bayesian comparisons of an experiment's variants, as the README states them.
+/// Bayesian comparisons of an experiment's variants, as docs/offerings.md ("Experiments") states them.
 ///
 /// - Conversion rates: each variant's rate has a Beta(1 + conversions, 1 + exposed − conversions)
 ///   posterior (a uniform prior). From `draws` joint samples: the probability that a variant's

@@ -34,8 +34,12 @@ extension PurchaseHistory {
         case (.didChangeRenewalStatus, .autoRenewDisabled?): implied.willAutoRenew = false
         case (.didChangeRenewalStatus, .autoRenewEnabled?): implied.willAutoRenew = true
         case (.didFailToRenew, _): implied.isInBillingRetry = true
-        case (.expired, .voluntary?): implied.expirationReason = .voluntary; implied.willAutoRenew = false
-        case (.expired, .billingRetry?): implied.expirationReason = .billingError; implied.isInBillingRetry = false
+        case (.expired, .voluntary?):
+            implied.expirationReason = .voluntary
+            implied.willAutoRenew = false
+        case (.expired, .billingRetry?):
+            implied.expirationReason = .billingError
+            implied.isInBillingRetry = false
         case (.expired, .priceIncrease?): implied.expirationReason = .priceIncrease
         case (.expired, .productNotForSale?): implied.expirationReason = .productUnavailable
         case (.gracePeriodExpired, _): implied.isInBillingRetry = true

@@ -79,7 +79,8 @@ enum EndpointCases {
         EndpointCase(
             name: "finishTransaction", method: "POST", path: "/inApps/v1/transactions/1234/finish",
             call: {
-                try await $0.finishTransaction(transactionId: "1234"); return nil
+                try await $0.finishTransaction(transactionId: "1234")
+                return nil
             }),
         EndpointCase(
             name: "lookUpOrderId", method: "GET", path: "/inApps/v1/lookup/W002182", fixture: "lookupOrderIdResponse",
@@ -201,12 +202,14 @@ enum EndpointCases {
             name: "uploadImage", method: "PUT", path: "/inApps/v1/messaging/image/a1b2c3d4-0000-4000-8000-00000000000a",
             query: "imageSize=FULL_SIZE", contentType: "image/png", rawBody: Data([0x89, 0x50, 0x4E, 0x47]),
             call: {
-                try await $0.uploadImage(imageIdentifier: imageId, image: Data([0x89, 0x50, 0x4E, 0x47]), imageSize: .fullSize); return nil
+                try await $0.uploadImage(imageIdentifier: imageId, image: Data([0x89, 0x50, 0x4E, 0x47]), imageSize: .fullSize)
+                return nil
             }),
         EndpointCase(
             name: "deleteImage", method: "DELETE", path: "/inApps/v1/messaging/image/a1b2c3d4-0000-4000-8000-00000000000a",
             call: {
-                try await $0.deleteImage(imageIdentifier: imageId); return nil
+                try await $0.deleteImage(imageIdentifier: imageId)
+                return nil
             }),
         EndpointCase(
             name: "getImageList", method: "GET", path: "/inApps/v1/messaging/image/list", fixture: "getImageListResponse",
@@ -223,7 +226,8 @@ enum EndpointCases {
         EndpointCase(
             name: "deleteMessage", method: "DELETE", path: "/inApps/v1/messaging/message/a1b2c3d4-0000-4000-8000-00000000000b",
             call: {
-                try await $0.deleteMessage(messageIdentifier: messageId); return nil
+                try await $0.deleteMessage(messageIdentifier: messageId)
+                return nil
             }),
         EndpointCase(
             name: "getMessageList", method: "GET", path: "/inApps/v1/messaging/message/list", fixture: "getMessageListResponse",
@@ -240,7 +244,8 @@ enum EndpointCases {
         EndpointCase(
             name: "deleteDefaultMessage", method: "DELETE", path: "/inApps/v1/messaging/default/com.example.product/en-US",
             call: {
-                try await $0.deleteDefaultMessage(productId: "com.example.product", locale: "en-US"); return nil
+                try await $0.deleteDefaultMessage(productId: "com.example.product", locale: "en-US")
+                return nil
             }),
         EndpointCase(
             name: "getDefaultMessage", method: "GET", path: "/inApps/v1/messaging/default/com.example.product/en-US",
@@ -251,12 +256,14 @@ enum EndpointCases {
             name: "configureRealtimeURL", method: "PUT", path: "/inApps/v1/messaging/realtime/url",
             body: #"{"realtimeURL":"https://example.com/retention"}"#, contentType: "application/json",
             call: {
-                try await $0.configureRealtimeURL(request: RealtimeUrlRequest(realtimeURL: "https://example.com/retention")); return nil
+                try await $0.configureRealtimeURL(request: RealtimeUrlRequest(realtimeURL: "https://example.com/retention"))
+                return nil
             }),
         EndpointCase(
             name: "deleteRealtimeURL", method: "DELETE", path: "/inApps/v1/messaging/realtime/url",
             call: {
-                try await $0.deleteRealtimeURL(); return nil
+                try await $0.deleteRealtimeURL()
+                return nil
             }),
         EndpointCase(
             name: "getRealtimeURL", method: "GET", path: "/inApps/v1/messaging/realtime/url", fixture: "getRealtimeUrlResponse",

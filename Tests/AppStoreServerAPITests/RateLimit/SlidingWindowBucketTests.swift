@@ -1,6 +1,7 @@
-@testable import AppStoreServerAPI
 import Foundation
 import Testing
+
+@testable import AppStoreServerAPI
 
 @Suite("The sliding-window token bucket")
 struct SlidingWindowBucketTests {

@@ -8,7 +8,7 @@ import Testing
 /// Apple's own Python `app-store-server-library`, unchanged except for its base URL, calls the
 /// simulator's endpoints, decodes every answer, and verifies the signed data with Apple's
 /// `SignedDataVerifier` trusting the test root.
-@Suite("Simulated App Store: Apple's Python client and verifier")
+@Suite("Simulated App Store: Apple's Python client and verifier", .tags(.slow), .skippedWhenFast)
 struct SimulatorPythonInteropTests {
     struct Report: Decodable {
         var calls: [String]

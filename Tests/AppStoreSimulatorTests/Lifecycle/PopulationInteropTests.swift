@@ -4,7 +4,7 @@ import Foundation
 import StorekeeperTestSupport
 import Testing
 
-@Suite("Population lifecycle: Apple's Python verifier")
+@Suite("Population lifecycle: Apple's Python verifier", .tags(.slow), .skippedWhenFast)
 struct PopulationInteropTests {
     @Test(
         "Apple's verifier accepts every notification, device transaction and renewal info a busy population produced",

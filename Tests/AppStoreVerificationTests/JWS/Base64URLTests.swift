@@ -49,4 +49,35 @@ struct Base64URLTests {
         #expect(Base64URL.decodeStandard("+/8=") == [0xFB, 0xFF])
         #expect(Base64URL.decodeStandard("-_8=") == nil)
     }
+
+    /// What receipts accepted before ``Base64URL/decodeEitherAlphabet(_:)``: the alphabet made
+    /// standard, the padding completed, then the strict standard decoder (Foundation's reads
+    /// `QQ=A` as two bytes).
+    static func normalizedReference(_ text: String) -> [UInt8]? {
+        var normalized = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        if normalized.count % 4 == 1 { return nil }
+        if normalized.count % 4 > 0 { normalized += String(repeating: "=", count: 4 - normalized.count % 4) }
+        return Base64URL.decodeStandard(normalized)
+    }
+
+    @Test("either alphabet, padding optional: every length in both alphabets, padded or not, and what is refused")
+    func eitherAlphabet() {
+        var generator = SystemRandomNumberGenerator()
+        for length in Array(0...200) + [4_097] {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let standard = Data(bytes).base64EncodedString()
+            let url = Self.reference(bytes)
+            for text in [
+                standard, url, standard.replacingOccurrences(of: "=", with: ""), url + String(repeating: "=", count: standard.count - url.count),
+            ] {
+                #expect(Base64URL.decodeEitherAlphabet(text) == bytes, "length \(length): \(text.suffix(8))")
+            }
+        }
+        for text in ["A", "AAAAA", "QQ=", "QQ==", "QQ===", "QUI=", "QUI==", "Q===", "+/8", "-_8", "-/8=", "Q Q=", "QQ=A", "é", "=", "=="] {
+            #expect(Base64URL.decodeEitherAlphabet(text) == Self.normalizedReference(text), "\(text.debugDescription)")
+        }
+        #expect(Base64URL.decodeEitherAlphabet("-_8") == [0xFB, 0xFF])
+        #expect(Base64URL.decodeEitherAlphabet("QQ=") == [0x41])
+        #expect(Base64URL.decodeEitherAlphabet("QUI==") == nil)
+    }
 }

@@ -34,7 +34,9 @@ import Testing
         // DER sorts SET OF members, so in-app records come back in encoding order, as in Apple's receipts.
         decoded.inAppPurchases = decoded.inAppPurchases
             .map {
-                var purchase = $0; purchase.attributes = []; return purchase
+                var purchase = $0
+                purchase.attributes = []
+                return purchase
             }
             .sorted { ($0.transactionId ?? "") < ($1.transactionId ?? "") }
         #expect(decoded == original)

@@ -14,11 +14,12 @@ struct MetricsRouteTests {
 
     @Test("signed notifications, duplicated and out of order, give the definitions' figures in the sandbox view", arguments: ServerBackend.available)
     func snapshot(backend: ServerBackend) async throws {
+        let configure: (inout ServerConfiguration) throws -> Void = { configuration in
+            configuration.apps[0].analytics = AnalyticsConfiguration(exchangeRates: ["EUR": Decimal(string: "1.10")!])
+        }
         try await ServerHarness.run(
             backend,
-            configure: { configuration in
-                configuration.apps[0].analytics = AnalyticsConfiguration(exchangeRates: ["EUR": Decimal(string: "1.10")!])
-            }
+            configure: configure
         ) { harness, client in
             let monthly = try SignedData.transaction(
                 id: "8001", original: "8001", purchase: Self.t0, expires: Self.t0 + 30 * Self.day, signed: Self.t0)
@@ -104,19 +105,20 @@ struct MetricsRouteTests {
     /// F a purchase refunded the next month, G an upgrade mid-period.
     @Test("a server fed signed lifecycles answers every figure the definitions give, to the cent", arguments: ServerBackend.available)
     func lifecycles(backend: ServerBackend) async throws {
+        let configure: (inout ServerConfiguration) throws -> Void = { configuration in
+            configuration.apps[0].analytics = AnalyticsConfiguration(exchangeRates: ["EUR": Decimal(string: "1.10")!])
+            configuration.apps[0].products += [
+                CatalogProduct(
+                    productId: "pro.yearly", type: .autoRenewable, subscriptionGroupIdentifier: "pro", entitlements: ["pro"],
+                    subscriptionPeriod: ISO8601Duration("P1Y")),
+                CatalogProduct(
+                    productId: "pro.plus", type: .autoRenewable, subscriptionGroupIdentifier: "pro", entitlements: ["pro"],
+                    subscriptionPeriod: ISO8601Duration("P1M")),
+            ]
+        }
         try await ServerHarness.run(
             backend,
-            configure: { configuration in
-                configuration.apps[0].analytics = AnalyticsConfiguration(exchangeRates: ["EUR": Decimal(string: "1.10")!])
-                configuration.apps[0].products += [
-                    CatalogProduct(
-                        productId: "pro.yearly", type: .autoRenewable, subscriptionGroupIdentifier: "pro", entitlements: ["pro"],
-                        subscriptionPeriod: ISO8601Duration("P1Y")),
-                    CatalogProduct(
-                        productId: "pro.plus", type: .autoRenewable, subscriptionGroupIdentifier: "pro", entitlements: ["pro"],
-                        subscriptionPeriod: ISO8601Duration("P1M")),
-                ]
-            }
+            configure: configure
         ) { harness, client in
             let t0 = Self.t0
             let day = Self.day
@@ -272,14 +274,15 @@ struct MetricsRouteTests {
         "the month under way counts churn and every flow up to now; a manual grant adds no revenue, proceeds, subscription or MRR",
         arguments: ServerBackend.available)
     func intervalUnderWayAndGrants(backend: ServerBackend) async throws {
+        let configure: (inout ServerConfiguration) throws -> Void = { configuration in
+            configuration.apps[0].products.append(
+                CatalogProduct(
+                    productId: "premium.yearly", type: .autoRenewable, subscriptionGroupIdentifier: "premium", entitlements: ["pro"],
+                    price: 79.99, currency: "USD", subscriptionPeriod: ISO8601Duration("P1Y")))
+        }
         try await ServerHarness.run(
             backend,
-            configure: { configuration in
-                configuration.apps[0].products.append(
-                    CatalogProduct(
-                        productId: "premium.yearly", type: .autoRenewable, subscriptionGroupIdentifier: "premium", entitlements: ["pro"],
-                        price: 79.99, currency: "USD", subscriptionPeriod: ISO8601Duration("P1Y")))
-            }
+            configure: configure
         ) { harness, client in
             let t0 = Self.t0
             let day = Self.day

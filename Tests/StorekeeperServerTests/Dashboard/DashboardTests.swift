@@ -62,7 +62,10 @@ struct DashboardTests {
             let out = try await browser.post("/dashboard/sign-out", ["csrf": overview.csrf ?? ""])
             #expect(out.status == 303 && out.location == "/dashboard/sign-in")
             let replay = DashboardBrowser(client)
-            for (name, value) in saved { _ = name; _ = value }
+            for (name, value) in saved {
+                _ = name
+                _ = value
+            }
             let old = try await client.execute(
                 uri: "/dashboard/apps/alpha/overview", method: .get,
                 headers: [.cookie: saved.map { "\($0.key)=\($0.value)" }.joined(separator: "; ")], body: nil)

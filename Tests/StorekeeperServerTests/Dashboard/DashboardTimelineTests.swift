@@ -1,8 +1,9 @@
 import Foundation
 import HummingbirdTesting
-@testable import StorekeeperServer
 import StorekeeperStore
 import Testing
+
+@testable import StorekeeperServer
 
 @Suite("Dashboard: the customer timeline in words, its raw details with ISO 8601 dates")
 struct DashboardTimelineTests {

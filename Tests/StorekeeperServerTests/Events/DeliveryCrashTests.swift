@@ -6,11 +6,12 @@ import StorekeeperStore
 import StorekeeperTestSupport
 import Synchronization
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
 
-@Suite("Events out: crashes", .serialized, .heavyLoad)
+@Suite("Events out: crashes", .serialized, .heavyLoad, .tags(.slow), .skippedWhenFast)
 struct DeliveryCrashTests {
     @Test("kill -9 in the middle of deliveries loses no event; after restart every event arrives, repeats only with the same webhook-id")
     func killDuringDeliveries() async throws {

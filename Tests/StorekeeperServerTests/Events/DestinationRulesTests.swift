@@ -29,18 +29,19 @@ struct DestinationRulesTests {
     @Test("a problem alert goes only where its environment is taken, with app, environment and customer; analytics get customer events")
     func problemAlertsRespectEnvironments() async throws {
         let destination = try await LoopbackDestination()
+        let configure: (inout ServerConfiguration) throws -> Void = { configuration in
+            Self.configure(
+                &configuration,
+                webhooks: [
+                    WebhookConfiguration(
+                        id: "production", url: destination.base + "/production", secret: WebhookTests.secret, environments: ["Production"]),
+                    WebhookConfiguration(id: "every", url: destination.base + "/every", secret: WebhookTests.secret),
+                ],
+                integrations: [Self.amplitude("amplitude", destination), Self.amplitude("alerts", destination, events: ["problem.opened"])])
+        }
         try await ServerHarness.run(
             .sqlite,
-            configure: { configuration in
-                Self.configure(
-                    &configuration,
-                    webhooks: [
-                        WebhookConfiguration(
-                            id: "production", url: destination.base + "/production", secret: WebhookTests.secret, environments: ["Production"]),
-                        WebhookConfiguration(id: "every", url: destination.base + "/every", secret: WebhookTests.secret),
-                    ],
-                    integrations: [Self.amplitude("amplitude", destination), Self.amplitude("alerts", destination, events: ["problem.opened"])])
-            }
+            configure: configure
         ) { harness, client in
             try await destination.withDispatcher(harness) { work in
                 // Sandbox traffic: a purchase, then the app reports it could not deliver it.
@@ -66,8 +67,9 @@ struct DestinationRulesTests {
     @Test("Amplitude's 400 naming invalid events: those are dead, the rest go again and are delivered")
     func amplitudeRefusals() async throws {
         let destination = try await LoopbackDestination()
+        let configure: (inout ServerConfiguration) throws -> Void = { Self.configure(&$0, integrations: [Self.amplitude("amplitude", destination)]) }
         try await ServerHarness.run(
-            .memory, configure: { Self.configure(&$0, integrations: [Self.amplitude("amplitude", destination)]) }
+            .memory, configure: configure
         ) { harness, client in
             for (customer, id) in [("a1", "8901"), ("a2", "8902"), ("a3", "8903")] {
                 try await ProblemReportTests.purchase(customer, id, harness, client)
@@ -105,7 +107,8 @@ struct DestinationRulesTests {
         telegram.botToken = "123:abc"
         telegram.chatId = "-100200"
         telegram.baseURL = destination.base + "/telegram"
-        try await ServerHarness.run(.memory, configure: { Self.configure(&$0, integrations: [slack, telegram]) }) { harness, client in
+        let configure: (inout ServerConfiguration) throws -> Void = { Self.configure(&$0, integrations: [slack, telegram]) }
+        try await ServerHarness.run(.memory, configure: configure) { harness, client in
             for (customer, id) in [("b1", "9201"), ("b2", "9202"), ("b3", "9203")] {
                 try await ProblemReportTests.purchase(customer, id, harness, client)
             }

@@ -2,8 +2,9 @@ import Crypto
 import Foundation
 import StorekeeperStore
 import SubscriptionEngine
-@testable import StorekeeperServer
 import Testing
+
+@testable import StorekeeperServer
 
 /// The door's counters of the last hour, and the cleaning of text stored beside an inbox row:
 /// both run on every notification POST.

@@ -97,13 +97,14 @@ struct IntegrationTests {
 
     @Test("Mixpanel's strict mode: the records it names are dead, the rest delivered")
     func mixpanelStrict() async throws {
+        let configure: (inout ServerConfiguration) throws -> Void = { configuration in
+            Self.configure(&configuration)
+            let index = configuration.apps.firstIndex { $0.id == "alpha" }!
+            configuration.apps[index].integrations = configuration.apps[index].integrations.filter { $0.type == .mixpanel }
+        }
         try await ServerHarness.run(
             .memory,
-            configure: { configuration in
-                Self.configure(&configuration)
-                let index = configuration.apps.firstIndex { $0.id == "alpha" }!
-                configuration.apps[index].integrations = configuration.apps[index].integrations.filter { $0.type == .mixpanel }
-            }
+            configure: configure
         ) { harness, client in
             let transport = RecordingTransport()
             let work = try WebhookTests.work(harness, transport)

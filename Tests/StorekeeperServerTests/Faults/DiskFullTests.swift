@@ -11,7 +11,7 @@ import Glibc
 /// cannot store writes and why; once there is room again, POSTs succeed within 5 s and every
 /// stored notification is processed exactly once. In CI the disk stays full 6 s;
 /// `STOREKEEPER_SOAK=1` makes it 30 s.
-@Suite("SQLite disk full under load", .serialized, .heavyLoad)
+@Suite("SQLite disk full under load", .serialized, .heavyLoad, .tags(.slow), .skippedWhenFast)
 struct DiskFullTests {
     @Test("the disk fills under load: 200 or 503 with Retry-After, /health says why, room again: back within seconds, nothing lost")
     func diskFullUnderLoad() async throws {

@@ -13,7 +13,7 @@ import Glibc
 /// database is back, POSTs succeed again within 5 s, and the same server then processes every
 /// stored notification exactly once. In CI the database is away 6 s; `STOREKEEPER_SOAK=1` makes
 /// it the 30 s.
-@Suite("Database outage under load", .serialized, .heavyLoad)
+@Suite("Database outage under load", .serialized, .heavyLoad, .tags(.slow), .skippedWhenFast)
 struct OutageUnderLoadTests {
     @Test(
         "PostgreSQL away under load: 200 or 503 with Retry-After, /health says why, back within seconds, nothing lost",

@@ -12,7 +12,7 @@ import Glibc
 /// Three `storekeeper serve` processes on one PostgreSQL database, sharing a storm of
 /// notifications sent to each in turn: every notification is processed once, every job runs
 /// once, and every event reaches the webhook once.
-@Suite("Three replicas on one PostgreSQL", .serialized, .heavyLoad)
+@Suite("Three replicas on one PostgreSQL", .serialized, .heavyLoad, .tags(.slow), .skippedWhenFast)
 struct ReplicaTests {
     @Test(
         "three replicas share the load: each notification processed once, each job run once, each event delivered once",

@@ -2,12 +2,13 @@ import AppStoreModels
 import Foundation
 import HummingbirdTesting
 import Logging
-@testable import StorekeeperServer
 import StorekeeperStore
 import SubscriptionAnalytics
 import SubscriptionEngine
 import Synchronization
 import Testing
+
+@testable import StorekeeperServer
 
 /// Every source hands its facts to the one intake: the same Apple facts give the same ledger
 /// rows and the same status events whichever way they arrive.

@@ -2,11 +2,12 @@ import Crypto
 import Foundation
 import HummingbirdTesting
 import Logging
-@testable import StorekeeperServer
-@testable import StorekeeperStore
 import SQLKit
 import SubscriptionEngine
 import Testing
+
+@testable import StorekeeperServer
+@testable import StorekeeperStore
 
 /// A database the previous release wrote (schema 3, ledger keyed by a digest of the engine's
 /// encoding, one transaction recorded twice after an encoding change) is upgraded in place.

@@ -204,7 +204,8 @@ struct OfferingsTests {
 
     @Test("a customer subscribed in app A reads the shared entitlement through app B's key; the project read is the union")
     func projects() async throws {
-        try await ServerHarness.run(.sqlite, configure: { $0.projects = [ProjectConfiguration(id: "studio", apps: ["alpha", "gamma"])] }) {
+        let configure: (inout ServerConfiguration) throws -> Void = { $0.projects = [ProjectConfiguration(id: "studio", apps: ["alpha", "gamma"])] }
+        try await ServerHarness.run(.sqlite, configure: configure) {
             harness, client in
             harness.clock.set(Fixture.t0 + 120)
             let transaction = try SignedData.transaction(

@@ -151,7 +151,8 @@ struct AppAccountTokenTests {
         "across a project: a purchase in beta carrying an alpha customer's token gets nothing of that customer's, and the project route shows none of it",
         arguments: ServerBackend.available)
     func acrossProject(backend: ServerBackend) async throws {
-        try await ServerHarness.run(backend, configure: { $0.projects = [ProjectConfiguration(id: "studio", apps: ["alpha", "beta"])] }) {
+        let configure: (inout ServerConfiguration) throws -> Void = { $0.projects = [ProjectConfiguration(id: "studio", apps: ["alpha", "beta"])] }
+        try await ServerHarness.run(backend, configure: configure) {
             harness, client in
             let victim = try await Self.issue(client, "victim")
             #expect(try await Self.purchase(harness, client, "victim", chain: "7400001", token: victim).status == 200)

@@ -4,9 +4,9 @@ import HummingbirdTesting
 import StorekeeperServer
 import Testing
 
-/// Customer ids are compared as exact bytes everywhere (README, "Customer ids"): the token
-/// check agrees with the store, so a spelling that Swift's `String ==` finds equal (canonical
-/// equivalence) is still another customer.
+/// Customer ids are compared as exact bytes everywhere (docs/security.md, "Customer ids are
+/// exact bytes"): the token check agrees with the store, so a spelling that Swift's `String ==`
+/// finds equal (canonical equivalence) is still another customer.
 @Suite("Security: customer ids are exact bytes")
 struct CustomerIdBytesTests {
     /// Stored customer, the other spelling (both percent-encoded as a client sends them).

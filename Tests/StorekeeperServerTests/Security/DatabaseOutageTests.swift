@@ -1,10 +1,11 @@
 import Foundation
 import HummingbirdTesting
 import Logging
-@testable import StorekeeperServer
 import StorekeeperStore
 import StorekeeperTestSupport
 import Testing
+
+@testable import StorekeeperServer
 
 /// When the database goes away the server must answer fast — 503 with `Retry-After` and a
 /// JSON error, `/health` saying why — and work again by itself when it returns.

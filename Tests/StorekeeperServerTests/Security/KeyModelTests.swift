@@ -124,13 +124,14 @@ struct KeyModelTests {
         let apple = AppleAccess()
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("sk-key-\(UUID().uuidString).p8")
         try Data(apple.key.pemRepresentation.utf8).write(to: file)
+        let configure: (inout ServerConfiguration) throws -> Void = { configuration in
+            try apple.configure(&configuration)
+            configuration.apps[0].appStoreServerAPI?.privateKey = nil
+            configuration.apps[0].appStoreServerAPI?.privateKeyPath = file.path
+        }
         try await ServerHarness.run(
             .sqlite,
-            configure: { configuration in
-                try apple.configure(&configuration)
-                configuration.apps[0].appStoreServerAPI?.privateKey = nil
-                configuration.apps[0].appStoreServerAPI?.privateKeyPath = file.path
-            }, appleClients: apple.clients
+            configure: configure, appleClients: apple.clients
         ) { harness, client in
             try FileManager.default.removeItem(at: file)
             try await OfferRoutesTests.subscribe("alice", harness, client)

@@ -115,12 +115,13 @@ struct NotificationRouteSecurityTests {
         try ServerConfiguration(apps: [mixed]).validate()
         try ServerConfiguration(apps: [AppConfiguration(id: "x", bundleId: "b", environments: [.xcode])]).validate()
 
+        let configure: (inout ServerConfiguration) throws -> Void = { configuration in
+            configuration.apps[0].environments = [.sandbox, .xcode]
+            configuration.apps[0].allowUnsignedTestData = true
+        }
         try await ServerHarness.run(
             .sqlite,
-            configure: { configuration in
-                configuration.apps[0].environments = [.sandbox, .xcode]
-                configuration.apps[0].allowUnsignedTestData = true
-            }
+            configure: configure
         ) { harness, client in
             let forger = try TestCertificateAuthorityFactory.untrusted()
             let t0 = Fixture.t0

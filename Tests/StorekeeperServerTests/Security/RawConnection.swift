@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -54,8 +55,14 @@ final class RawConnection: Sendable {
                 var closed = false
                 while true {
                     let count = recv(descriptor, &buffer, buffer.count, 0)
-                    if count == 0 { closed = true; break }
-                    if count < 0 { closed = errno != EAGAIN && errno != EWOULDBLOCK; break }
+                    if count == 0 {
+                        closed = true
+                        break
+                    }
+                    if count < 0 {
+                        closed = errno != EAGAIN && errno != EWOULDBLOCK
+                        break
+                    }
                     received += buffer[0..<count]
                 }
                 continuation.resume(returning: (String(decoding: received, as: UTF8.self), closed))

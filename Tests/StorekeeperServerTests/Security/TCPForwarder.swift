@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -84,8 +85,14 @@ final class TCPForwarder: Sendable {
             let client = accept(listener, nil, nil)
             if client < 0 { return }
             let (cut, stopped) = state.withLock { ($0.cut, $0.stopped) }
-            if stopped { close(client); return }
-            if cut { close(client); continue }
+            if stopped {
+                close(client)
+                return
+            }
+            if cut {
+                close(client)
+                continue
+            }
             let upstream = socket(AF_INET, Self.streamType, 0)
             var address = Self.loopback(port: upstreamPort)
             let connected = withUnsafePointer(to: &address) {

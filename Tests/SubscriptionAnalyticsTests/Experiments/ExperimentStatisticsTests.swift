@@ -1,5 +1,5 @@
-import Foundation
 import AppStoreModels
+import Foundation
 import Testing
 
 @testable import SubscriptionAnalytics

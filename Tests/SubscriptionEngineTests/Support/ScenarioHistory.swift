@@ -67,8 +67,12 @@ struct ScenarioHistory: Sendable {
             if p.upgraded { t["isUpgraded"] = true }
             if let offer = p.offer {
                 switch offer {
-                case .freeTrial: t["offerType"] = 1; t["offerDiscountType"] = "FREE_TRIAL"
-                case .introductory: t["offerType"] = 1; t["offerDiscountType"] = "PAY_AS_YOU_GO"
+                case .freeTrial:
+                    t["offerType"] = 1
+                    t["offerDiscountType"] = "FREE_TRIAL"
+                case .introductory:
+                    t["offerType"] = 1
+                    t["offerDiscountType"] = "PAY_AS_YOU_GO"
                 case .promotional: t["offerType"] = 2
                 case .offerCode: t["offerType"] = 3
                 case .winBack: t["offerType"] = 4
@@ -80,7 +84,9 @@ struct ScenarioHistory: Sendable {
                 t["revocationDate"] = Self.ms(revoked)
                 t["revocationReason"] = 0
                 switch p.revocation {
-                case .proratedRefund: t["revocationType"] = "REFUND_PRORATED"; t["revocationPercentage"] = 50_000
+                case .proratedRefund:
+                    t["revocationType"] = "REFUND_PRORATED"
+                    t["revocationPercentage"] = 50_000
                 case .familyRevoke: t["revocationType"] = "FAMILY_REVOKE"
                 default: t["revocationType"] = "REFUND_FULL"
                 }
@@ -118,7 +124,10 @@ struct ScenarioHistory: Sendable {
             ]
             if let end = p.end { t["expires_date_ms"] = Self.msString(end) }
             if p.upgraded { t["is_upgraded"] = "true" }
-            if let revoked = p.revokedAt { t["cancellation_date_ms"] = Self.msString(revoked); t["cancellation_reason"] = "0" }
+            if let revoked = p.revokedAt {
+                t["cancellation_date_ms"] = Self.msString(revoked)
+                t["cancellation_reason"] = "0"
+            }
             if p.offer == .promotional, let id = p.offerId { t["promotional_offer_id"] = id }
             if p.offer == .offerCode, let id = p.offerId { t["offer_code_ref_name"] = id }
             return t
