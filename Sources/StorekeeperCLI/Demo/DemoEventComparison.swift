@@ -1,6 +1,7 @@
 import AppStoreModels
 import AppStoreSimulator
 import Foundation
+import StorekeeperStore
 
 /// Compares the customer events the demo's backend received with the simulator's truth of
 /// transitions: every notification Apple generated (delivered or lost), read in order per
@@ -35,56 +36,56 @@ struct DemoEventComparison {
             var chain = chains[chainId] ?? Chain()
             let transaction = record.transactionId.flatMap { world.store.transaction(id: $0) }
             let isTrial = transaction?.offerDiscountType == .freeTrial
-            func add(_ types: String...) {
-                for type in types { result[chainId, default: [:]][type, default: 0] += 1 }
+            func add(_ types: EventType...) {
+                for type in types { result[chainId, default: [:]][type.rawValue, default: 0] += 1 }
             }
             switch record.notificationType {
             case .subscribed:
                 if isTrial {
-                    add("trial.started")
+                    add(.trialStarted)
                 } else if !chain.paid {
-                    add("subscription.started")
-                    if chain.trial { add("trial.converted") }
+                    add(.subscriptionStarted)
+                    if chain.trial { add(.trialConverted) }
                 } else if transaction?.productId != chain.product {
-                    add("subscription.product_changed")
+                    add(.productChanged)
                 } else {
-                    add("subscription.renewed")
+                    add(.renewed)
                 }
                 chain.paid = chain.paid || !isTrial
                 chain.trial = isTrial
                 chain.product = transaction?.productId ?? chain.product
             case .didRenew:
                 if !chain.paid {
-                    add("subscription.started")
-                    if chain.trial { add("trial.converted") }
+                    add(.subscriptionStarted)
+                    if chain.trial { add(.trialConverted) }
                 } else if transaction?.productId != chain.product {
-                    add("subscription.product_changed")
+                    add(.productChanged)
                 } else if record.subtype == .billingRecovery {
-                    add("subscription.billing_recovered", "subscription.renewed")
+                    add(.billingRecovered, .renewed)
                 } else {
-                    add("subscription.renewed")
+                    add(.renewed)
                 }
                 chain.paid = true
                 chain.trial = false
                 chain.product = transaction?.productId ?? chain.product
             case .didChangeRenewalPref where record.subtype == .upgrade:
-                add("subscription.product_changed")
+                add(.productChanged)
                 chain.product = transaction?.productId ?? chain.product
             case .didChangeRenewalStatus:
-                add(record.subtype == .autoRenewDisabled ? "subscription.auto_renew_disabled" : "subscription.auto_renew_enabled")
+                add(record.subtype == .autoRenewDisabled ? .autoRenewDisabled : .autoRenewEnabled)
             case .didFailToRenew:
-                add("subscription.billing_issue")
-                if record.subtype == .gracePeriod { add("subscription.grace_period_started") }
+                add(.billingIssue)
+                if record.subtype == .gracePeriod { add(.gracePeriodStarted) }
             case .expired:
-                add(chain.trial ? "trial.expired" : "subscription.expired")
+                add(chain.trial ? .trialExpired : .expired)
             case .refund:
-                add("subscription.refunded")
+                add(.refunded)
             case .revoke:
-                add("subscription.revoked")
+                add(.revoked)
             case .oneTimeCharge:
-                add("purchase.one_time")
+                add(.oneTimePurchase)
             case .priceIncrease:
-                add("subscription.price_increase")
+                add(.priceIncrease)
             default:
                 break
             }

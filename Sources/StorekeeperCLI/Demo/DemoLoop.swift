@@ -166,7 +166,7 @@ struct DemoLoop {
         let (status, text) = try await send(.GET, "/v1/apps/\(DemoWorld.appId)/problems?status=open")
         let problems = (try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])?["problems"] as? [[String: Any]] ?? []
         let ticket = problems.first { $0["kind"] as? String == "charged_not_delivered" && $0["customerId"] as? String == DemoWorld.failingCustomer }
-        let alerted = receiver.alerts.contains { $0.type == "problem.opened" && $0.customerId == DemoWorld.failingCustomer }
+        let alerted = receiver.alerts.contains { $0.type == EventType.problemOpened.rawValue && $0.customerId == DemoWorld.failingCustomer }
         let ok = status == 200 && ticket != nil && alerted
         return (
             ok,

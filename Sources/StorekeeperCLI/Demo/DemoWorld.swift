@@ -5,6 +5,7 @@ import AppStoreTestSigning
 import Crypto
 import Foundation
 import StorekeeperServer
+import StorekeeperStore
 import SubscriptionAnalytics
 import SubscriptionEngine
 
@@ -109,7 +110,8 @@ struct DemoWorld: Sendable {
             WebhookConfiguration(
                 id: "demo-backend", url: "http://127.0.0.1:\(receiverPort)/webhook", secret: secret, events: Self.customerEventTypes),
             WebhookConfiguration(
-                id: "demo-alerts", url: "http://127.0.0.1:\(receiverPort)/alerts", secret: secret, events: ["problem.opened", "problem.resolved"]),
+                id: "demo-alerts", url: "http://127.0.0.1:\(receiverPort)/alerts", secret: secret,
+                events: [EventType.problemOpened.rawValue, EventType.problemResolved.rawValue]),
         ]
         return ServerConfiguration(
             host: "127.0.0.1", port: settings.port, dataDirectory: directory.appendingPathComponent("data").path, apps: [app],

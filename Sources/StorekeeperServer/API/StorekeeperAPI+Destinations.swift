@@ -144,7 +144,7 @@ extension StorekeeperAPI {
         var details = EventDetails()
         details.eventId = eventId
         details.source = "test"
-        var event = EventRecord(appId: app.id, type: "test.event", details: details, occurredAt: now, idempotencyKey: "event:" + eventId)
+        var event = EventRecord(appId: app.id, type: .testEvent, details: details, occurredAt: now, idempotencyKey: "event:" + eventId)
         event.destinations = [id]
         try await store.apply(Changeset(appId: app.id, at: now, events: [event]))
         return JSONBody.response(status: .accepted, value: ["eventId": eventId])

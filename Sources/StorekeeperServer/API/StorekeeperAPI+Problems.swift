@@ -64,7 +64,7 @@ extension StorekeeperAPI {
             let problem = try await store.resolveProblem(
                 appId: app.id, id: id, at: now, by: actor,
                 event: { problem in
-                    ProblemDesk.event("problem.resolved", problem: problem, at: now, app: app, excluding: nil)
+                    ProblemDesk.event(.problemResolved, problem: problem, at: now, app: app, excluding: nil)
                 })
         else { return nil }
         try await audit(

@@ -25,51 +25,51 @@ struct EventSentence {
         let product = details.productId ?? "a product"
         let until = details.expiresDate.map { " until \(day($0))" } ?? ""
         let price = Self.price(details).map { " — \($0)" } ?? ""
-        switch event.type.rawValue {
-        case "subscription.status_changed":
+        switch event.type {
+        case .statusChanged:
             let to = Self.status(details.to)
             let ends = details.expiresDate.map { ", period ends \(day($0))" } ?? ""
             guard let from = details.from else { return "\(product) is \(to)\(ends)" }
             return "\(product) went from \(Self.status(from)) to \(to)\(ends)"
-        case "subscription.started": return "Subscribed to \(product)\(until)\(price)"
-        case "trial.started": return "Started a free trial of \(product)\(until)"
-        case "trial.converted": return "Trial of \(product) became paid\(until)\(price)"
-        case "trial.expired": return "Trial of \(product) ended" + Self.because(details.expirationReason)
-        case "subscription.renewed": return "Renewed \(product)\(until)\(price)"
-        case "subscription.product_changed":
+        case .subscriptionStarted: return "Subscribed to \(product)\(until)\(price)"
+        case .trialStarted: return "Started a free trial of \(product)\(until)"
+        case .trialConverted: return "Trial of \(product) became paid\(until)\(price)"
+        case .trialExpired: return "Trial of \(product) ended" + Self.because(details.expirationReason)
+        case .renewed: return "Renewed \(product)\(until)\(price)"
+        case .productChanged:
             return "Changed from \(details.previousProductId ?? "another product") to \(product)\(until)\(price)"
-        case "subscription.auto_renew_disabled":
+        case .autoRenewDisabled:
             return "Turned off auto-renew of \(product)" + (details.expiresDate.map { "; access until \(day($0))" } ?? "")
-        case "subscription.auto_renew_enabled": return "Turned auto-renew of \(product) back on"
-        case "subscription.billing_issue": return "Apple could not charge for \(product) and is retrying"
-        case "subscription.grace_period_started": return "Apple could not charge for \(product); access goes on in a grace period"
-        case "subscription.billing_recovered": return "Charged for \(product) after a billing issue\(until)\(price)"
-        case "subscription.expired": return "\(product) expired" + Self.because(details.expirationReason)
-        case "subscription.refunded": return "Apple refunded \(product)\(price)"
-        case "subscription.revoked": return "Access to \(product) was revoked"
-        case "subscription.extended": return "Renewal date of \(product) extended" + (details.expiresDate.map { " to \(day($0))" } ?? "")
-        case "subscription.price_increase":
+        case .autoRenewEnabled: return "Turned auto-renew of \(product) back on"
+        case .billingIssue: return "Apple could not charge for \(product) and is retrying"
+        case .gracePeriodStarted: return "Apple could not charge for \(product); access goes on in a grace period"
+        case .billingRecovered: return "Charged for \(product) after a billing issue\(until)\(price)"
+        case .expired: return "\(product) expired" + Self.because(details.expirationReason)
+        case .refunded: return "Apple refunded \(product)\(price)"
+        case .revoked: return "Access to \(product) was revoked"
+        case .extended: return "Renewal date of \(product) extended" + (details.expiresDate.map { " to \(day($0))" } ?? "")
+        case .priceIncrease:
             return "Price increase of \(product)" + (details.priceIncreaseConsent.map { ": customer consent \($0)" } ?? "")
-        case "purchase.one_time": return "Bought \(product)\(price)"
-        case "entitlement.granted": return "Granted \(Self.entitlements(details, product))\(until)"
-        case "entitlement.revoked": return "Took back \(Self.entitlements(details, product))"
-        case "purchase.recorded":
+        case .oneTimePurchase: return "Bought \(product)\(price)"
+        case .entitlementGranted: return "Granted \(Self.entitlements(details, product))\(until)"
+        case .entitlementRevoked: return "Took back \(Self.entitlements(details, product))"
+        case .purchaseRecorded:
             return "The app sent a purchase of \(product)" + (details.transactionId.map { " (transaction \($0))" } ?? "")
-        case "grant.recorded": return "Support granted \(product)"
-        case "revoke.recorded": return "Support took back transaction \(details.transactionId ?? "?")"
-        case "notification.processed":
+        case .grantRecorded: return "Support granted \(product)"
+        case .revocationRecorded: return "Support took back transaction \(details.transactionId ?? "?")"
+        case .notificationProcessed:
             let type = [details.notificationType, details.subtype].compactMap { $0 }.joined(separator: " / ")
             return "Processed Apple's \(type.isEmpty ? "" : type + " ")notification"
-        case "consumption.requested": return "Apple asked about consumption of \(product) for a refund request"
-        case "refund.consumption_sent":
+        case .consumptionRequested: return "Apple asked about consumption of \(product) for a refund request"
+        case .consumptionSent:
             return "Sent Apple consumption information for a refund request"
                 + (details.refundPreference.map { " (refund preference \($0))" } ?? "")
-        case "refund.consumption_not_answered": return "Did not answer Apple's refund request" + Self.because(details.reason ?? details.policy)
-        case "refund.consumption_expired":
+        case .consumptionNotAnswered: return "Did not answer Apple's refund request" + Self.because(details.reason ?? details.policy)
+        case .consumptionExpired:
             return "Apple's refund request went unanswered" + (details.deadline.map { " past its deadline of \(day($0))" } ?? "")
-        case "problem.opened": return "Problem opened: \(details.reason ?? details.problemKind ?? "")\(price)"
-        case "problem.resolved": return "Problem resolved: \(details.reason ?? details.problemKind ?? "")"
-        case "experiment.enrolled":
+        case .problemOpened: return "Problem opened: \(details.reason ?? details.problemKind ?? "")\(price)"
+        case .problemResolved: return "Problem resolved: \(details.reason ?? details.problemKind ?? "")"
+        case .experimentEnrolled:
             return "Joined experiment \(details.experimentId ?? "?")" + (details.variant.map { " as variant \($0)" } ?? "")
         default: return event.type.rawValue + (details.productId.map { " of \($0)" } ?? "") + until + price
         }

@@ -90,8 +90,8 @@ enum CustomerEvents {
             let environment = purchase?.environment
             var event = EventRecord(
                 appId: app.id, customerId: customer, originalTransactionId: transition.originalTransactionId,
-                type: EventType(rawValue: transition.type.rawValue), details: details, occurredAt: transition.occurredAt, idempotencyKey: key)
-            event.destinations = runtime.destinations(type: transition.type.rawValue, environment: environment)
+                type: EventType(transition.type), details: details, occurredAt: transition.occurredAt, idempotencyKey: key)
+            event.destinations = runtime.destinations(type: EventType(transition.type), environment: environment)
             events.append(event)
         }
         let next = (history.chainTimelines(catalog: catalog).values.flatMap(\.segments).map(\.from) + held).filter { $0 > now }.min()
@@ -105,7 +105,7 @@ enum CustomerEvents {
         runtime: AppRuntime, notificationUUID: String, transaction: JWSTransactionDecodedPayload, at date: Date
     ) -> EventRecord {
         let app = runtime.configuration
-        let key = "consumption.requested:" + notificationUUID.lowercased()
+        let key = "\(EventType.consumptionRequested):" + notificationUUID.lowercased()
         var details = EventDetails(productId: transaction.productId, transactionId: transaction.transactionId)
         details.eventId = publicId(appId: app.id, key: key)
         details.environment = transaction.environment?.rawValue
@@ -113,9 +113,9 @@ enum CustomerEvents {
         details.entitlements = transaction.productId.map { app.catalog.entitlements(of: $0) }
         details.source = FactSource.notificationV2.rawValue
         var event = EventRecord(
-            appId: app.id, originalTransactionId: transaction.originalTransactionId, type: "consumption.requested", details: details,
+            appId: app.id, originalTransactionId: transaction.originalTransactionId, type: .consumptionRequested, details: details,
             occurredAt: date, idempotencyKey: "event:" + key)
-        event.destinations = runtime.destinations(type: "consumption.requested", environment: details.environment)
+        event.destinations = runtime.destinations(type: .consumptionRequested, environment: details.environment)
         return event
     }
 

@@ -176,7 +176,7 @@ public struct EventDispatcher: Service {
     /// destination's `dead_letters`; a delivery that gets through resolves the latter.
     func noteProblems(_ delivery: OutboxDelivery, outcome: DeliveryOutcome, error: String?, at now: Date) async throws {
         let type = delivery.event.type.rawValue
-        guard !type.hasPrefix("problem."), type != "test.event", let app = apps.apps[delivery.appId] else { return }
+        guard !type.hasPrefix("problem."), type != EventType.testEvent.rawValue, let app = apps.apps[delivery.appId] else { return }
         let desk = ProblemDesk(store: store)
         switch outcome {
         case .delivered:

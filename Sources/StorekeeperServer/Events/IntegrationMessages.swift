@@ -5,29 +5,30 @@ import StorekeeperStore
 enum IntegrationMessages {
     /// The default human line of an event type (Slack, Telegram); `{field}` is a field of the data.
     static let defaultTemplates: [String: String] = [
-        "subscription.started": "New subscriber {customerId}: {productId} at {price} {currency}",
-        "trial.started": "Trial started: {customerId} on {productId}",
-        "trial.converted": "Trial converted: {customerId} now pays for {productId} ({price} {currency})",
-        "trial.expired": "Trial expired: {customerId} on {productId}",
-        "subscription.renewed": "Renewed: {customerId} {productId} at {price} {currency}",
-        "subscription.product_changed": "Product changed: {customerId} from {previousProductId} to {productId}",
-        "subscription.auto_renew_disabled": "Auto-renew turned off: {customerId} {productId}",
-        "subscription.auto_renew_enabled": "Auto-renew turned on again: {customerId} {productId}",
-        "subscription.billing_issue": "Billing issue: {customerId} {productId}",
-        "subscription.grace_period_started": "Grace period started: {customerId} {productId}",
-        "subscription.billing_recovered": "Billing recovered: {customerId} {productId}",
-        "subscription.expired": "Expired: {customerId} {productId} ({expirationReason})",
-        "subscription.refunded": "Refunded: {customerId} {productId} {price} {currency}",
-        "subscription.revoked": "Revoked: {customerId} {productId}",
-        "subscription.extended": "Renewal date extended: {customerId} {productId} until {expiresDate}",
-        "subscription.price_increase": "Price increase {priceIncreaseConsent}: {customerId} {productId}",
-        "purchase.one_time": "Purchase: {customerId} {productId} at {price} {currency}",
-        "entitlement.granted": "Granted: {productId} to {customerId}",
-        "entitlement.revoked": "Grant revoked: {productId} of {customerId}",
-        "consumption.requested": "Refund requested: Apple asks about {customerId}'s {productId} ({transactionId})",
-        "problem.opened": "Problem ({problemKind}): {summary}",
-        "problem.resolved": "Resolved ({problemKind}): {summary}",
-        "test.event": "Test event from Storekeeper ({appId})",
+        EventType.subscriptionStarted.rawValue: "New subscriber {customerId}: {productId} at {price} {currency}",
+        EventType.trialStarted.rawValue: "Trial started: {customerId} on {productId}",
+        EventType.trialConverted.rawValue: "Trial converted: {customerId} now pays for {productId} ({price} {currency})",
+        EventType.trialExpired.rawValue: "Trial expired: {customerId} on {productId}",
+        EventType.renewed.rawValue: "Renewed: {customerId} {productId} at {price} {currency}",
+        EventType.productChanged.rawValue: "Product changed: {customerId} from {previousProductId} to {productId}",
+        EventType.autoRenewDisabled.rawValue: "Auto-renew turned off: {customerId} {productId}",
+        EventType.autoRenewEnabled.rawValue: "Auto-renew turned on again: {customerId} {productId}",
+        EventType.billingIssue.rawValue: "Billing issue: {customerId} {productId}",
+        EventType.gracePeriodStarted.rawValue: "Grace period started: {customerId} {productId}",
+        EventType.billingRecovered.rawValue: "Billing recovered: {customerId} {productId}",
+        EventType.expired.rawValue: "Expired: {customerId} {productId} ({expirationReason})",
+        EventType.refunded.rawValue: "Refunded: {customerId} {productId} {price} {currency}",
+        EventType.revoked.rawValue: "Revoked: {customerId} {productId}",
+        EventType.extended.rawValue: "Renewal date extended: {customerId} {productId} until {expiresDate}",
+        EventType.priceIncrease.rawValue: "Price increase {priceIncreaseConsent}: {customerId} {productId}",
+        EventType.oneTimePurchase.rawValue: "Purchase: {customerId} {productId} at {price} {currency}",
+        EventType.entitlementGranted.rawValue: "Granted: {productId} to {customerId}",
+        EventType.entitlementRevoked.rawValue: "Grant revoked: {productId} of {customerId}",
+        EventType.consumptionRequested.rawValue: "Refund requested: Apple asks about {customerId}'s {productId} ({transactionId})",
+        EventType.problemOpened.rawValue: "Problem ({problemKind}): {summary}",
+        EventType.problemResolved.rawValue: "Resolved ({problemKind}): {summary}",
+        EventType.experimentEnrolled.rawValue: "Experiment {experimentId}: {customerId} joined variant {variant}",
+        EventType.testEvent.rawValue: "Test event from Storekeeper ({appId})",
     ]
 
     /// The event's line: the destination's template for its type, else the default.
@@ -87,9 +88,9 @@ enum IntegrationMessages {
 
     /// Whether an event type carries revenue (Amplitude's revenue fields; refunds negative).
     static func revenueSign(of type: String) -> Decimal? {
-        switch type {
-        case "subscription.started", "trial.converted", "subscription.renewed", "purchase.one_time", "subscription.product_changed": 1
-        case "subscription.refunded": -1
+        switch EventType(rawValue: type) {
+        case .subscriptionStarted, .trialConverted, .renewed, .oneTimePurchase, .productChanged: 1
+        case .refunded: -1
         default: nil
         }
     }

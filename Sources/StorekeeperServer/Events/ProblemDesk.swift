@@ -26,7 +26,7 @@ struct ProblemDesk: Sendable {
     /// destination that wants `problem.opened` but `excluded` (the destination that failed).
     @discardableResult
     func open(_ problem: Problem, app: AppRuntime, excluding excluded: String? = nil) async throws -> Bool {
-        let event = Self.event("problem.opened", problem: problem, at: problem.openedAt, app: app, excluding: excluded)
+        let event = Self.event(.problemOpened, problem: problem, at: problem.openedAt, app: app, excluding: excluded)
         return try await store.openProblem(problem, event: problem.status == .open ? event : nil)
     }
 
@@ -34,11 +34,11 @@ struct ProblemDesk: Sendable {
     @discardableResult
     func resolve(causeKey: String, app: AppRuntime, by: String, at: Date) async throws -> Problem? {
         try await store.resolveProblem(appId: app.id, causeKey: causeKey, at: at, by: by) { problem in
-            Self.event("problem.resolved", problem: problem, at: at, app: app, excluding: nil)
+            Self.event(.problemResolved, problem: problem, at: at, app: app, excluding: nil)
         }
     }
 
-    static func event(_ type: String, problem: Problem, at: Date, app: AppRuntime, excluding: String?) -> EventRecord {
+    static func event(_ type: EventType, problem: Problem, at: Date, app: AppRuntime, excluding: String?) -> EventRecord {
         let key = "\(type):\(problem.causeKey):\(problem.openedAt.millisecondsSince1970)"
         var details = EventDetails(reason: problem.summary)
         details.eventId = CustomerEvents.publicId(appId: app.id, key: key)
@@ -49,7 +49,7 @@ struct ProblemDesk: Sendable {
         details.source = "problems"
         details.environment = problem.evidence[Self.environmentEvidence]
         var event = EventRecord(
-            appId: app.id, customerId: problem.customerId, type: EventType(rawValue: type), details: details, occurredAt: at,
+            appId: app.id, customerId: problem.customerId, type: type, details: details, occurredAt: at,
             idempotencyKey: "event:" + key)
         event.destinations = app.destinations(type: type, environment: details.environment).filter { $0 != excluding }
         return event

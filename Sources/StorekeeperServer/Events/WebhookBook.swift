@@ -34,9 +34,9 @@ extension AppRuntime {
     }
 
     /// Where an event of `type` in `environment` goes: the webhooks and integrations that want it.
-    func destinations(type: String, environment: String?) -> [String] {
-        webhooks().filter { $0.wants(type: type, environment: environment) }.map(\.id)
-            + configuration.integrations.filter { $0.wants(type: type, environment: environment) }.map(\.id)
+    func destinations(type: EventType, environment: String?) -> [String] {
+        webhooks().filter { $0.wants(type: type.rawValue, environment: environment) }.map(\.id)
+            + configuration.integrations.filter { $0.wants(type: type.rawValue, environment: environment) }.map(\.id)
     }
 }
 

@@ -93,7 +93,7 @@ extension StorekeeperAPI {
     func enrol(
         app: AppRuntime, customer: String, experimentId: String, variant: String, placement: String, offering: String, at now: Date
     ) async throws {
-        let key = "experiment.enrolled:\(experimentId):\(customer)"
+        let key = "\(EventType.experimentEnrolled):\(experimentId):\(customer)"
         var details = EventDetails(source: "offerings")
         details.eventId = CustomerEvents.publicId(appId: app.id, key: key)
         details.experimentId = experimentId
@@ -101,8 +101,8 @@ extension StorekeeperAPI {
         details.placement = placement
         details.offeringId = offering
         var event = EventRecord(
-            appId: app.id, customerId: customer, type: "experiment.enrolled", details: details, occurredAt: now, idempotencyKey: "event:" + key)
-        event.destinations = app.destinations(type: "experiment.enrolled", environment: nil)
+            appId: app.id, customerId: customer, type: .experimentEnrolled, details: details, occurredAt: now, idempotencyKey: "event:" + key)
+        event.destinations = app.destinations(type: .experimentEnrolled, environment: nil)
         var changeset = Changeset(appId: app.id, at: now, links: [CustomerLink(customerId: customer)], events: [event])
         changeset.enrolments = [
             ExperimentEnrolment(appId: app.id, experimentId: experimentId, customerId: customer, variant: variant, enrolledAt: now)
