@@ -77,8 +77,19 @@ public func buildApplication(
     return try buildApplication(configuration: configuration, dependencies: dependencies)
 }
 
-/// Builds the server with the given dependencies (the composition root; tests call this).
+/// Builds the server with the given dependencies (tests call this).
 public func buildApplication(configuration: ServerConfiguration, dependencies: ServerDependencies) throws -> some ApplicationProtocol {
+    try buildServer(configuration: configuration, dependencies: dependencies).application
+}
+
+/// The composition root: the HTTP application and the background work it runs, over one app
+/// directory (one door cache of verified bodies, one set of intake counters, the stored webhooks
+/// reloaded at start). A driver of simulated time (the demo, `storekeeper experiment`) turns
+/// the inbox worker, the scheduler and the dispatcher off in `dependencies` and steps `work` by
+/// hand: the same machinery `serve` runs, never a second copy.
+public func buildServer(
+    configuration: ServerConfiguration, dependencies: ServerDependencies
+) throws -> (application: some ApplicationProtocol, work: ServerWork) {
     let directory = try AppDirectory(configuration: configuration)
     let metrics = ServerMetrics()
     let signal =
@@ -171,7 +182,7 @@ public func buildApplication(configuration: ServerConfiguration, dependencies: S
         logger.info("storekeeper ready", metadata: ["database": "\(store.backendName)", "apps": "\(apps.map(\.id))"])
         startup.open()
     }
-    return app
+    return (app, work)
 }
 
 extension TLSFiles {

@@ -55,14 +55,9 @@ struct DemoLoop {
         var nextReport = world.start.addingTimeInterval(Self.reportInterval(days: settings.days))
         while true {
             clock.set(instant)
-            let output = try population.advance(to: instant)
-            purchases += try await report(output.purchases)
-            for record in output.notifications { _ = delivery.enqueue(record) }
-            _ = await delivery.deliverDue(now: instant)
-            processed += try await work.drainInbox()
-            try await work.runScheduler()
-            processed += try await work.drainInbox()
-            try await work.dispatcher.drain()
+            let done = try await tick(at: instant, population: population, delivery: delivery)
+            purchases += done.purchases
+            processed += done.processed
             if instant >= nextReport || instant >= world.end {
                 reporter.progress(at: instant, population: population, delivery: delivery.totals, purchases: purchases, processed: processed)
                 nextReport = nextReport.addingTimeInterval(Self.reportInterval(days: settings.days))
@@ -106,15 +101,7 @@ struct DemoLoop {
         reporter.live(serverBase: serverBase)
         while !stop.isSet, !Task.isCancelled {
             do {
-                let now = clock.now
-                let output = try population.advance(to: now)
-                _ = try await report(output.purchases)
-                for record in output.notifications { _ = delivery.enqueue(record) }
-                _ = await delivery.deliverDue(now: now)
-                try await work.drainInbox()
-                try await work.runScheduler()
-                try await work.drainInbox()
-                try await work.dispatcher.drain()
+                _ = try await tick(at: clock.now, population: population, delivery: delivery)
             } catch {
                 if stop.isSet { break }
                 throw error
@@ -122,6 +109,18 @@ struct DemoLoop {
             try? await Task.sleep(for: .seconds(1))
         }
         return DemoRunner.Outcome(allMatched: success)
+    }
+
+    /// One tick, in simulated time and live alike: the population lives up to `instant`, the
+    /// devices report their purchases, Apple delivers what is due, and the server's work steps.
+    private func tick(
+        at instant: Date, population: PopulationSimulator, delivery: NotificationDelivery
+    ) async throws -> (purchases: Int, processed: Int) {
+        let output = try population.advance(to: instant)
+        let purchases = try await report(output.purchases)
+        for record in output.notifications { _ = delivery.enqueue(record) }
+        _ = await delivery.deliverDue(now: instant)
+        return (purchases, try await work.step())
     }
 
     /// The loop's next instant, from event to event on a grid of `step` from `start`: the end

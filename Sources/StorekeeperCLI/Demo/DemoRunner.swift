@@ -101,42 +101,40 @@ struct DemoRunner {
         let store = try await SQLStore.open(
             try DatabaseLocation.resolve(databaseURL: nil, dataDirectory: configuration.dataDirectory), logger: logger,
             durability: .throwaway)
-        var dependencies = ServerDependencies(
-            store: store, clock: { [clock = world.clock] in clock.now }, logger: logger, runsInboxWorker: false,
-            storeServices: [StoreService(store: store)],
-            appleClients: try AppleClients.live(configuration: configuration, rateBudget: DemoWorld.rateBudget), scheduler: nil)
-        dependencies.onServerRunning = { port in await ports.put("server", port) }
-        dependencies.runsDispatcher = false
-        let server = try buildApplication(configuration: configuration, dependencies: dependencies)
-        let serverServices = ServiceGroup(
-            configuration: .init(
-                services: [server], gracefulShutdownSignals: settings.check ? [] : [.sigterm, .sigint], logger: logger))
-        box.group = serverServices
-        let stop = DemoStop()
-        tasks.addTask {
-            defer { stop.set() }
-            do {
-                try await serverServices.run()
-            } catch {
-                await ports.fail(
-                    "server",
-                    "the server could not listen on \(configuration.host):\(configuration.port) (\(error)); choose another --port, or --port 0")
-                throw error
-            }
-        }
-        let serverPort = try await ports.take("server")
-        // The server migrated the database before listening: the dashboard's sign-in can go in.
-        try await store.saveDashboardUser(
-            DashboardUser(
-                email: DemoWorld.dashboardEmail, passwordHash: try PasswordHash.make(world.dashboardPassword), role: .admin, apps: nil,
-                createdAt: world.clock.now, updatedAt: world.clock.now))
+        // The demo's HTTP client sends the webhooks too; it lives as long as the loop.
         return try await HTTPClient.withDemoClient { client in
+            var dependencies = ServerDependencies(
+                store: store, clock: { [clock = world.clock] in clock.now }, logger: logger, runsInboxWorker: false,
+                storeServices: [StoreService(store: store)],
+                appleClients: try AppleClients.live(configuration: configuration, rateBudget: DemoWorld.rateBudget), scheduler: nil)
+            dependencies.onServerRunning = { port in await ports.put("server", port) }
+            dependencies.runsDispatcher = false
+            dependencies.webhookTransport = HTTPWebhookTransport(client: client)
             // The inbox, the scheduler and the outbox step with simulated time: the server's own
-            // work, by hand.
-            var quiet = dependencies
-            quiet.logger.logLevel = .error
-            quiet.webhookTransport = HTTPWebhookTransport(client: client)
-            let work = try ServerWork(configuration: configuration, dependencies: quiet, owner: "demo")
+            // work (`work`), by hand.
+            let (server, work) = try buildServer(configuration: configuration, dependencies: dependencies)
+            let serverServices = ServiceGroup(
+                configuration: .init(
+                    services: [server], gracefulShutdownSignals: settings.check ? [] : [.sigterm, .sigint], logger: logger))
+            box.group = serverServices
+            let stop = DemoStop()
+            tasks.addTask {
+                defer { stop.set() }
+                do {
+                    try await serverServices.run()
+                } catch {
+                    await ports.fail(
+                        "server",
+                        "the server could not listen on \(configuration.host):\(configuration.port) (\(error)); choose another --port, or --port 0")
+                    throw error
+                }
+            }
+            let serverPort = try await ports.take("server")
+            // The server migrated the database before listening: the dashboard's sign-in can go in.
+            try await store.saveDashboardUser(
+                DashboardUser(
+                    email: DemoWorld.dashboardEmail, passwordHash: try PasswordHash.make(world.dashboardPassword), role: .admin, apps: nil,
+                    createdAt: world.clock.now, updatedAt: world.clock.now))
             return try await DemoLoop(
                 world: world, settings: settings, work: work, counter: counter,
                 client: client, serverPort: serverPort, stop: stop, receiver: receiver, receiverPort: receiverPort,

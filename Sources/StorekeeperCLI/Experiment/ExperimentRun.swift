@@ -67,11 +67,9 @@ struct ExperimentRun {
             store: store, clock: { clock.now }, logger: logger, runsInboxWorker: false, storeServices: [StoreService(store: store)], scheduler: nil)
         dependencies.runsDispatcher = false
         dependencies.onServerRunning = { port in await ports.put("server", port) }
-        let server = ServiceGroup(
-            configuration: .init(
-                services: [try buildApplication(configuration: configuration, dependencies: dependencies)], gracefulShutdownSignals: [],
-                logger: logger))
-        let work = try ServerWork(configuration: configuration, dependencies: dependencies, owner: "experiment")
+        // The inbox is drained by hand with simulated time: the server's own work.
+        let (application, work) = try buildServer(configuration: configuration, dependencies: dependencies)
+        let server = ServiceGroup(configuration: .init(services: [application], gracefulShutdownSignals: [], logger: logger))
         return try await HTTPClient.withDemoClient { client in
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await server.run() }

@@ -3,14 +3,16 @@ import StorekeeperStore
 
 /// The server's background work, built once from its configuration: the inbox processor and
 /// the reconciliation scheduler that `serve` runs as services. A driver of simulated time (the
-/// demo) steps the same machinery by hand instead of wiring its own.
+/// demo) takes it from ``buildServer(configuration:dependencies:)`` and steps it by hand
+/// (``step()``) instead of wiring its own.
 public struct ServerWork: Sendable {
     let processor: InboxProcessor
     let scheduler: JobScheduler
     /// Sends the outbox's deliveries (webhooks).
     public let dispatcher: EventDispatcher
 
-    /// The work for `configuration` over `dependencies`' store, clock and Apple clients.
+    /// The work for `configuration` over `dependencies`' store, clock and Apple clients, on an
+    /// app directory of its own (tests that step the work without a server).
     public init(
         configuration: ServerConfiguration, dependencies: ServerDependencies, scheduling: SchedulerConfiguration = SchedulerConfiguration(),
         owner: String = "worker-\(UUID().uuidString.prefix(8))"
@@ -33,6 +35,18 @@ public struct ServerWork: Sendable {
         dispatcher = EventDispatcher(
             apps: apps, store: dependencies.store, clock: dependencies.clock, logger: dependencies.logger,
             transport: dependencies.webhookTransport, metrics: metrics, owner: owner)
+    }
+
+    /// One step of a driver of simulated time: the inbox drained, the scheduler's pass, the
+    /// inbox drained again (what the jobs wrote), then the outbox sent; returns how many inbox
+    /// rows were handled.
+    @discardableResult
+    public func step() async throws -> Int {
+        var processed = try await drainInbox()
+        try await runScheduler()
+        processed += try await drainInbox()
+        try await dispatcher.drain()
+        return processed
     }
 
     /// Processes every pending notification; returns how many rows were handled.

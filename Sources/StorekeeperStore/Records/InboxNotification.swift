@@ -13,7 +13,9 @@ public struct InboxNotification: Sendable, Hashable {
     /// Exact repeats share this key: V2 `v2:<notificationUUID>:<body digest>`, V1 `v1:<body digest>`.
     public var idempotencyKey: String
     public var version: NotificationVersion
-    /// The request body, byte for byte (UTF-8).
+    /// The body in its canonical form (UTF-8): a V2 body is `{"signedPayload":…}` holding
+    /// only the verified JWS, a V1 body is the request's JSON without its `password`. The JWS
+    /// Apple signed is kept byte for byte.
     public var body: String
     /// Request headers worth keeping (content type, user agent), never credentials.
     public var headers: [String: String]
