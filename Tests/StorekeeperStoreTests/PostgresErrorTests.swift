@@ -21,6 +21,17 @@ struct PostgresErrorTests {
         #expect((io as? StoreError)?.code == .unavailable)
     }
 
+    @Test("an error before any connection was handed over (the pool gave up connecting) means the database is unavailable")
+    func noConnection() {
+        // PostgresNIO's pool fails the requests waiting for a connection with its own
+        // `ConnectionPoolError` once creating connections has failed for a while.
+        struct PoolGaveUp: Error {}
+        let error = PostgresBackend.classify(PoolGaveUp(), connectionClosed: false, leased: false, logger: Self.logger)
+        #expect((error as? StoreError)?.code == .unavailable)
+        struct Refused: Error {}
+        #expect(PostgresBackend.classify(Refused(), connectionClosed: false, leased: true, logger: Self.logger) is Refused)
+    }
+
     @Test("a refused query, the caller's own error and a cancellation pass as they are")
     func otherErrors() {
         struct Refused: Error {}

@@ -108,7 +108,10 @@ struct PostgresBackend: SQLBackend {
             } catch let error as PSQLError where Self.meansUnreachable(error) {
                 outcome.finish(.failure(StoreError(code: .unavailable, message: "PostgreSQL is unreachable (\(error.code))")))
             } catch {
-                outcome.finish(.failure(Self.classify(error, connectionClosed: lease.connection?.isClosed == true, logger: logger)))
+                outcome.finish(
+                    .failure(
+                        Self.classify(
+                            error, connectionClosed: lease.connection?.isClosed == true, leased: lease.connection != nil, logger: logger)))
             }
         }
         let watchdog = Task {
@@ -155,11 +158,14 @@ struct PostgresBackend: SQLBackend {
     /// What the caller is told of an error that is not plainly the server being unreachable:
     /// the caller's own typed errors stay as they are; any other error on a connection that has
     /// closed (a pooled connection cut under it fails with whatever the channel said: seen in CI
-    /// as a 500 where a 503 was due) or from the channel itself means the database cannot be
-    /// reached now; the rest (a refused query) is passed on.
-    static func classify(_ error: any Error, connectionClosed: Bool, logger: Logger) -> any Error {
+    /// as a 500 where a 503 was due), from the channel itself, or before any connection was
+    /// handed over (`leased` false: PostgresNIO's pool stops trying to connect after a while
+    /// and fails waiting requests with its own `ConnectionPoolError`, not a `PSQLError`; seen as
+    /// a 500 on a loaded machine) means the database cannot be reached now; the rest (a refused
+    /// query) is passed on.
+    static func classify(_ error: any Error, connectionClosed: Bool, leased: Bool = true, logger: Logger) -> any Error {
         if error is StoreError || error is CancellationError { return error }
-        guard connectionClosed || error is ChannelError || error is IOError else { return error }
+        guard connectionClosed || !leased || error is ChannelError || error is IOError else { return error }
         logger.notice("a PostgreSQL operation failed on a lost connection", metadata: ["error.type": "\(type(of: error))"])
         return StoreError(code: .unavailable, message: "the PostgreSQL connection was lost mid-operation")
     }
