@@ -1,8 +1,6 @@
-import AppStoreServerAPI
 import Foundation
 import Hummingbird
 import StorekeeperStore
-import SubscriptionEngine
 
 extension StorekeeperAPI {
     struct OfferSignRequest: Decodable {
@@ -16,9 +14,7 @@ extension StorekeeperAPI {
         var appAccountToken: String?
         /// The nonce; generated when absent.
         var nonce: String?
-        /// `legacy` (default: the ECDSA signature of StoreKit 1 and `Product.PurchaseOption
-        /// .promotionalOffer(offerID:keyID:nonce:signature:timestamp:)`) or `jws` (the signed
-        /// promotional offer of iOS 18.2+).
+        /// `legacy` (default) or `jws` (``PromotionalOfferSigning/Format``).
         var format: String?
         /// For `jws`: any transaction id of the customer (recommended by Apple).
         var transactionId: String?
@@ -36,9 +32,9 @@ extension StorekeeperAPI {
         var signedOffer: String?
     }
 
-    /// Checks with the engine that the customer may redeem a promotional offer of the product's
-    /// subscription group, then signs the offer with the app's In-App Purchase key, bound to an
-    /// app account token the server issued to the customer: the one the request names (409
+    /// Signs a promotional offer for the customer (``PromotionalOfferSigning``: the engine's
+    /// eligibility, then the app's In-App Purchase key), bound to an app account token the
+    /// server issued to the customer: the one the request names (409
     /// `app_account_token_not_issued` when it is not the customer's), or its current one. The
     /// signature never binds a token to anyone. A customer token may ask only for its customer.
     ///
@@ -51,8 +47,9 @@ extension StorekeeperAPI {
         guard (1...256).contains(input.productId.utf8.count), (1...256).contains(input.offerId.utf8.count) else {
             throw APIError.badRequest("productId and offerId must be 1 to 256 characters")
         }
-        let format = input.format ?? "legacy"
-        guard ["legacy", "jws"].contains(format) else { throw APIError.badRequest("format must be legacy or jws") }
+        guard let format = PromotionalOfferSigning.Format(rawValue: input.format ?? "legacy") else {
+            throw APIError.badRequest("format must be legacy or jws")
+        }
         let named = try await namedAppAccountToken(input.appAccountToken, customerId: input.customerId, app: app)
         let nonce: UUID
         if let text = input.nonce {
@@ -61,42 +58,33 @@ extension StorekeeperAPI {
         } else {
             nonce = UUID()
         }
-        guard let group = app.catalog.product(input.productId)?.subscriptionGroupIdentifier else {
-            throw APIError(
-                .unprocessableContent, code: .unknownProduct, message: "\(input.productId) is not an auto-renewable subscription of the catalog")
-        }
+        let offer = PromotionalOfferSigning.Offer(
+            customerId: input.customerId, productId: input.productId, offerId: input.offerId, format: format, nonce: nonce,
+            transactionId: input.transactionId)
         let now = clock()
-        let entries = try await store.ledger(appId: app.id, customerId: input.customerId)
-        let state = CustomerState(history: PurchaseHistory(ledger: entries), catalog: app.catalog, at: now)
-        guard let eligibility = state.eligibility[group], eligibility.promotionalOffer else {
-            let reason = state.eligibility[group].map { "\($0.promotionalOfferReason)" } ?? "never subscribed"
-            throw APIError(.conflict, code: .notEligible, message: "the customer may not redeem a promotional offer in group \(group): \(reason)")
-        }
-        guard let settings = app.configuration.appStoreServerAPI, let key = app.signingKey else {
-            throw APIError(.conflict, code: .noAppStoreCredentials, message: "the app has no appStoreServerAPI key to sign offers with")
-        }
-        let token: String
-        if let named { token = named } else { token = try await issuedAppAccountToken(customerId: input.customerId, app: app, now: now) }
-        let timestamp = now.millisecondsSince1970
-        var response = OfferSignResponse(
-            format: format, productId: input.productId, offerId: input.offerId, keyId: key.keyId,
-            nonce: nonce.uuidString.lowercased(), timestamp: timestamp, appAccountToken: token)
+        let signing = PromotionalOfferSigning(app: app, now: now)
         do {
-            if format == "legacy" {
-                let signature = try PromotionalOfferSignature(
-                    fields: .init(
-                        bundleId: app.configuration.bundleId, keyId: key.keyId, productId: input.productId, offerId: input.offerId,
-                        appAccountToken: token, nonce: nonce, timestamp: timestamp), key: key)
-                response.signature = signature.signature
-            } else {
-                let signer = StoreKitJWSSigner(key: key, issuerId: settings.issuerId, bundleId: app.configuration.bundleId)
-                response.signedOffer = try signer.promotionalOffer(
-                    productId: input.productId, offerIdentifier: input.offerId, transactionId: input.transactionId, nonce: nonce, issuedAt: now)
+            try signing.check(offer, ledger: try await store.ledger(appId: app.id, customerId: input.customerId))
+            let token: String
+            if let named { token = named } else { token = try await issuedAppAccountToken(customerId: input.customerId, app: app, now: now) }
+            let signed = try signing.sign(offer, token: token)
+            return OfferSignResponse(
+                format: format.rawValue, productId: input.productId, offerId: input.offerId, keyId: signed.keyId,
+                nonce: nonce.uuidString.lowercased(), timestamp: signed.timestamp, appAccountToken: token, signature: signed.signature,
+                signedOffer: signed.signedOffer)
+        } catch let refusal as PromotionalOfferSigning.Refusal {
+            switch refusal {
+            case .unknownProduct(let product):
+                throw APIError(
+                    .unprocessableContent, code: .unknownProduct, message: "\(product) is not an auto-renewable subscription of the catalog")
+            case .notEligible(let group, let reason):
+                throw APIError(.conflict, code: .notEligible, message: "the customer may not redeem a promotional offer in group \(group): \(reason)")
+            case .noCredentials:
+                throw APIError(.conflict, code: .noAppStoreCredentials, message: "the app has no appStoreServerAPI key to sign offers with")
+            case .signingFailed:
+                throw APIError(.internalServerError, code: .signingFailed, message: "the offer could not be signed")
             }
-        } catch {
-            throw APIError(.internalServerError, code: .signingFailed, message: "the offer could not be signed")
         }
-        return response
     }
 
     /// The token an offer request names, checked to be one the server issued to the customer
