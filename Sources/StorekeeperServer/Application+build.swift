@@ -8,45 +8,6 @@ import NIOSSL
 import ServiceLifecycle
 import StorekeeperStore
 
-/// What the server runs on, injected: the store, the clock and the logger. Tests pass a
-/// migrated store and a controllable clock; `storekeeper serve` passes the real ones.
-public struct ServerDependencies: Sendable {
-    public var store: any StorekeeperStorage
-    public var clock: @Sendable () -> Date
-    public var logger: Logger
-    /// Whether to run the inbox worker inside the application (tests may drain it themselves).
-    public var runsInboxWorker: Bool
-    /// Long-running services the store needs (PostgreSQL's connection pool), run beside the server.
-    public var storeServices: [any Service]
-    /// The App Store Server API client of each app with credentials (tests pass fakes).
-    public var appleClients: AppleClients
-    /// Whether to run the reconciliation scheduler, and how.
-    public var scheduler: SchedulerConfiguration?
-    /// Whether to run the event dispatcher (tests may send deliveries themselves).
-    public var runsDispatcher = true
-    /// How webhooks are sent; `nil` for real HTTP.
-    public var webhookTransport: (any WebhookTransport)?
-    /// Called with the bound TCP port once the server listens (useful with port 0).
-    public var onServerRunning: (@Sendable (Int) async -> Void)?
-    /// What the notification route wakes the inbox worker with; `nil` for one paced by the
-    /// configuration (tests pass their own to watch it).
-    public var inboxSignal: InboxSignal?
-
-    public init(
-        store: any StorekeeperStorage, clock: @escaping @Sendable () -> Date = { Date() }, logger: Logger,
-        runsInboxWorker: Bool = true, storeServices: [any Service] = [],
-        appleClients: AppleClients = AppleClients(), scheduler: SchedulerConfiguration? = nil
-    ) {
-        self.appleClients = appleClients
-        self.scheduler = scheduler
-        self.store = store
-        self.clock = clock
-        self.logger = logger
-        self.runsInboxWorker = runsInboxWorker
-        self.storeServices = storeServices
-    }
-}
-
 /// Runs an ``SQLStore``'s background machinery as a service (and closes it at the end).
 public struct StoreService: Service {
     public let store: SQLStore
@@ -83,8 +44,8 @@ public func buildApplication(configuration: ServerConfiguration, dependencies: S
 }
 
 /// The composition root: the HTTP application and the background work it runs, over one app
-/// directory (one door cache of verified bodies, one set of intake counters, the stored webhooks
-/// reloaded at start). A driver of simulated time (the demo, `storekeeper experiment`) turns
+/// directory (the stored webhooks reloaded at start) and one ``NotificationDoor`` (the bodies the
+/// notification route verified, its counts). A driver of simulated time (the demo, `storekeeper experiment`) turns
 /// the inbox worker, the scheduler and the dispatcher off in `dependencies` and steps `work` by
 /// hand: the same machinery `serve` runs, never a second copy.
 public func buildServer(
@@ -99,10 +60,11 @@ public func buildServer(
             limit: .milliseconds(configuration.inbox.burstLimitMilliseconds))
     let store = dependencies.store
     let work = ServerWork(
-        apps: directory, dependencies: dependencies, scheduling: dependencies.scheduler ?? SchedulerConfiguration(), metrics: metrics,
+        apps: directory, door: NotificationDoor(), dependencies: dependencies, scheduling: dependencies.scheduler ?? SchedulerConfiguration(),
+        metrics: metrics,
         inboxWritten: { await signal.notify() })
     var api = StorekeeperAPI(
-        apps: directory, store: store, clock: dependencies.clock, signal: signal, metrics: metrics,
+        apps: directory, door: work.door, store: store, clock: dependencies.clock, signal: signal, metrics: metrics,
         maximumBodySize: configuration.maximumBodySize, appleClients: dependencies.appleClients)
     api.maximumNotificationBodySize = configuration.maximumNotificationBodySize
     api.bodyTimeout = .milliseconds(Int64(configuration.connections.bodyTimeoutSeconds * 1000))

@@ -20,13 +20,13 @@ extension StorekeeperAPI {
         switch await NotificationAdmission.evaluate(body: Data(buffer: buffer), app: apps.apps[appId], now: now) {
         case .refused(let refusal):
             metrics.notificationRefused(reason: refusal.code.rawValue)
-            if apps.apps[appId] != nil { apps.intake.record(appId: appId, refused: true, at: now) }
+            if apps.apps[appId] != nil { door.counters.record(appId: appId, refused: true, at: now) }
             throw Self.notificationRefused
         case .retryLater:
             throw APIError.retryLater("the notification cannot be verified right now")
         case .admitted(let value):
             admitted = value
-            apps.intake.record(appId: appId, refused: false, at: now)
+            door.counters.record(appId: appId, refused: false, at: now)
         }
         var headers: [String: String] = [:]
         for field in request.headers where [.contentType, .userAgent].contains(field.name) {
@@ -40,7 +40,7 @@ extension StorekeeperAPI {
             metadata: admitted.chain.map { NotificationMetadata(originalTransactionId: $0) })
         let insertion = try await store.receive(row)
         if case .inserted(let id) = insertion, let verified = admitted.verified {
-            apps.verifiedAtDoor.keep(id: id, appId: appId, signedPayload: verified.signedPayload, notification: verified.notification)
+            door.verified.keep(id: id, appId: appId, signedPayload: verified.signedPayload, notification: verified.notification)
         }
         metrics.notificationReceived(version: admitted.version)
         let duplicate: Bool

@@ -10,6 +10,8 @@ import SubscriptionEngine
 /// ledger.
 struct StorekeeperAPI: Sendable {
     let apps: AppDirectory
+    /// What the notification route verifies and counts, shared with the inbox and the jobs.
+    let door: NotificationDoor
     let store: any StorekeeperStorage
     let clock: @Sendable () -> Date
     var intake: FactIntake { FactIntake(store: store) }

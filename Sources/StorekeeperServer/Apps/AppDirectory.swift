@@ -3,10 +3,6 @@ import Foundation
 /// The configured apps, and who an API key belongs to.
 public struct AppDirectory: Sendable {
     public let apps: [String: AppRuntime]
-    /// What the notification URL admitted and refused lately (shared by the API and the work).
-    let intake = IntakeCounters()
-    /// Notifications the route verified, for the inbox processor (``VerifiedAtDoor``).
-    let verifiedAtDoor = VerifiedAtDoor()
     private let keys: [(key: String, appId: String, role: APIKeyConfiguration.Role)]
     /// The projects, and each app's project.
     public let projects: [String: ProjectConfiguration]

@@ -60,9 +60,10 @@ extension EventDispatcher {
         return PrivateNetworks.resolvesPrivate(host: host) ? "refused: \(host) resolves to a loopback or private address" : nil
     }
 
-    func data(_ delivery: OutboxDelivery) async throws -> [String: Any] {
+    /// What the delivery's event says, with the customer's aliases as they are now.
+    func data(_ delivery: OutboxDelivery) async throws -> EventData {
         let aliases = try await delivery.event.customerId.asyncMap { try await store.aliases(appId: delivery.appId, customerId: $0) } ?? []
-        return WebhookMessage.data(delivery.event, aliases: aliases)
+        return EventData(delivery.event, aliases: aliases)
     }
 
     /// What a batch vendor's refusal of some records says of the records it does not name.

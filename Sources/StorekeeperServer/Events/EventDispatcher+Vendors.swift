@@ -10,8 +10,9 @@ import StorekeeperStore
 /// Telegram), an analytics vendor's batch (Amplitude, Mixpanel).
 extension EventDispatcher {
     func sendWebhook(_ delivery: OutboxDelivery, webhook: WebhookConfiguration, app: AppRuntime) async throws {
-        let body = WebhookMessage.body(delivery.event, aliases: WebhookMessage.aliases(try await data(delivery)))
-        let id = delivery.event.details.eventId ?? delivery.event.idempotencyKey
+        let data = try await data(delivery)
+        let body = WebhookMessage.body(data)
+        let id = data.id
         let timestamp = Int64(clock().timeIntervalSince1970)
         let headers = [
             ("content-type", "application/json"), ("user-agent", "Storekeeper-Webhooks/1"), ("webhook-id", id),

@@ -32,7 +32,8 @@ enum IntegrationMessages {
     ]
 
     /// The event's line: the destination's template for its type, else the default.
-    static func line(type: String, data: [String: Any], templates: [String: String]?) -> String {
+    static func line(type: String, data: EventData, templates: [String: String]?) -> String {
+        let fields = data.fields
         let template = templates?[type] ?? defaultTemplates[type] ?? "{type}: {customerId} {productId}"
         var result = ""
         var rest = Substring(template)
@@ -43,7 +44,7 @@ enum IntegrationMessages {
                 break
             }
             let name = String(rest[rest.index(after: open)..<close])
-            result += data[name].map(text) ?? "–"
+            result += fields[name].map(text) ?? "–"
             rest = rest[rest.index(after: close)...]
         }
         return result + rest
@@ -68,9 +69,9 @@ enum IntegrationMessages {
         slackEscaped(text).replacingOccurrences(of: "\"", with: "&quot;")
     }
 
-    static func slack(data: [String: Any], type: String, templates: [String: String]?) -> Data {
+    static func slack(data: EventData, type: String, templates: [String: String]?) -> Data {
         let line = slackEscaped(line(type: type, data: data, templates: templates))
-        let context = slackEscaped("\(type) · \(text(data["appId"] ?? "")) · \(text(data["environment"] ?? "–"))")
+        let context = slackEscaped("\(type) · \(data.appId) · \(data.environment ?? "–")")
         let message: [String: Any] = [
             "text": line,
             "blocks": [
@@ -81,7 +82,7 @@ enum IntegrationMessages {
         return json(message)
     }
 
-    static func telegram(data: [String: Any], type: String, chatId: String, templates: [String: String]?) -> Data {
+    static func telegram(data: EventData, type: String, chatId: String, templates: [String: String]?) -> Data {
         let text = "<b>\(telegramEscaped(type))</b>\n" + telegramEscaped(line(type: type, data: data, templates: templates))
         return json(["chat_id": chatId, "text": text, "parse_mode": "HTML", "disable_web_page_preview": true])
     }
@@ -99,22 +100,22 @@ enum IntegrationMessages {
     /// transaction id when no customer is known); an event of no customer at all (an alert the
     /// integration asked for) is the app's own, `device_id` `storekeeper-<appId>` — Amplitude
     /// refuses an event with neither.
-    static func amplitudeEvent(data: [String: Any], type: String, time: Date) -> [String: Any] {
+    static func amplitudeEvent(data: EventData, type: String, time: Date) -> [String: Any] {
         var event: [String: Any] = [
-            "event_type": type, "time": Int64((time.timeIntervalSince1970 * 1000).rounded()), "insert_id": text(data["id"] ?? ""),
-            "event_properties": data.filter { !["aliases"].contains($0.key) },
+            "event_type": type, "time": Int64((time.timeIntervalSince1970 * 1000).rounded()), "insert_id": data.id,
+            "event_properties": data.fields.filter { $0.key != "aliases" },
         ]
-        if let user = data["customerId"] ?? data["originalTransactionId"] {
-            event["user_id"] = text(user)
+        if let user = data.customerId ?? data.originalTransactionId {
+            event["user_id"] = user
         } else {
-            event["device_id"] = "storekeeper-" + text(data["appId"] ?? "")
+            event["device_id"] = "storekeeper-" + data.appId
         }
-        if let sign = revenueSign(of: type), let price = (data["priceInReportingCurrency"] ?? data["price"]) as? NSNumber {
-            let amount = sign * price.decimalValue
+        if let sign = revenueSign(of: type), let price = data.priceInReportingCurrency ?? data.price {
+            let amount = sign * price
             event["price"] = NSDecimalNumber(decimal: amount)
             event["quantity"] = 1
             event["revenue"] = NSDecimalNumber(decimal: amount)
-            event["productId"] = data["productId"]
+            event["productId"] = data.productId
             event["revenueType"] = type
         }
         return event
@@ -136,11 +137,11 @@ enum IntegrationMessages {
         return refused
     }
 
-    static func mixpanelEvent(data: [String: Any], type: String, time: Date) -> [String: Any] {
-        var properties = data.filter { !["aliases", "id"].contains($0.key) }
+    static func mixpanelEvent(data: EventData, type: String, time: Date) -> [String: Any] {
+        var properties = data.fields.filter { !["aliases", "id"].contains($0.key) }
         properties["time"] = Int64((time.timeIntervalSince1970 * 1000).rounded())
-        properties["distinct_id"] = text(data["customerId"] ?? data["originalTransactionId"] ?? "")
-        properties["$insert_id"] = String(text(data["id"] ?? "").prefix(36))
+        properties["distinct_id"] = data.customerId ?? data.originalTransactionId ?? ""
+        properties["$insert_id"] = String(data.id.prefix(36))
         return ["event": type, "properties": properties]
     }
 

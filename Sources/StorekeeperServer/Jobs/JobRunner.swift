@@ -18,15 +18,18 @@ public struct JobRunner: Sendable {
     let configuration: SchedulerConfiguration
     /// Called after notifications were added to the inbox (wakes the inbox worker).
     let inboxWritten: @Sendable () async -> Void
+    /// The notification route's counts, for the intake's health check.
+    let door: NotificationDoor
     /// Holds this replica's calls to Apple while Apple is away.
     let breaker = AppleBreaker()
 
     public init(
         apps: AppDirectory, store: any StorekeeperStorage, clients: AppleClients, clock: @escaping @Sendable () -> Date,
         logger: Logger, configuration: SchedulerConfiguration = SchedulerConfiguration(),
-        inboxWritten: @escaping @Sendable () async -> Void = {}
+        inboxWritten: @escaping @Sendable () async -> Void = {}, door: NotificationDoor = NotificationDoor()
     ) {
         self.apps = apps
+        self.door = door
         self.store = store
         self.clients = clients
         self.clock = clock
@@ -44,7 +47,7 @@ public struct JobRunner: Sendable {
     func run(_ job: JobRecord) async throws {
         guard let app = apps.apps[job.appId] else { throw PermanentFailure(description: "no app \(job.appId) is configured") }
         if JobKind(rawValue: job.kind) == .intakeHealth {
-            try await IntakeHealth(store: store, app: app, counters: apps.intake, now: clock()).check()
+            try await IntakeHealth(store: store, app: app, counters: door.counters, now: clock()).check()
             return
         }
         if JobKind(rawValue: job.kind) == .transitions {

@@ -6,6 +6,8 @@ import StorekeeperStore
 /// demo) takes it from ``buildServer(configuration:dependencies:)`` and steps it by hand
 /// (``step()``) instead of wiring its own.
 public struct ServerWork: Sendable {
+    /// What the notification route verified and counted, shared with the HTTP API.
+    let door: NotificationDoor
     let processor: InboxProcessor
     let scheduler: JobScheduler
     /// Sends the outbox's deliveries (webhooks).
@@ -18,19 +20,20 @@ public struct ServerWork: Sendable {
         owner: String = "worker-\(UUID().uuidString.prefix(8))"
     ) throws {
         try self.init(
-            apps: AppDirectory(configuration: configuration), dependencies: dependencies, scheduling: scheduling, metrics: nil,
-            inboxWritten: {}, owner: owner)
+            apps: AppDirectory(configuration: configuration), door: NotificationDoor(), dependencies: dependencies, scheduling: scheduling,
+            metrics: nil, inboxWritten: {}, owner: owner)
     }
 
     init(
-        apps: AppDirectory, dependencies: ServerDependencies, scheduling: SchedulerConfiguration, metrics: ServerMetrics?,
-        inboxWritten: @escaping @Sendable () async -> Void, owner: String = "worker-\(UUID().uuidString.prefix(8))"
+        apps: AppDirectory, door: NotificationDoor, dependencies: ServerDependencies, scheduling: SchedulerConfiguration,
+        metrics: ServerMetrics?, inboxWritten: @escaping @Sendable () async -> Void, owner: String = "worker-\(UUID().uuidString.prefix(8))"
     ) {
+        self.door = door
         processor = InboxProcessor(
-            apps: apps, store: dependencies.store, clock: dependencies.clock, logger: dependencies.logger, metrics: metrics)
+            apps: apps, door: door, store: dependencies.store, clock: dependencies.clock, logger: dependencies.logger, metrics: metrics)
         let runner = JobRunner(
             apps: apps, store: dependencies.store, clients: dependencies.appleClients, clock: dependencies.clock,
-            logger: dependencies.logger, configuration: scheduling, inboxWritten: inboxWritten)
+            logger: dependencies.logger, configuration: scheduling, inboxWritten: inboxWritten, door: door)
         scheduler = JobScheduler(runner: runner, owner: owner)
         dispatcher = EventDispatcher(
             apps: apps, store: dependencies.store, clock: dependencies.clock, logger: dependencies.logger,

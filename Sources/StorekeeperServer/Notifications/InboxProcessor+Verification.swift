@@ -40,7 +40,7 @@ extension InboxProcessor {
         await withTaskGroup(of: (Int64, V2Verification)?.self) { group in
             for row in batch where row.version == .v2 {
                 guard let id = row.id, let app = apps.apps[row.appId] else { continue }
-                group.addTask { [door = apps.verifiedAtDoor] in (id, await Self.verifyV2(row, app: app, now: now, door: door)) }
+                group.addTask { [door = door.verified] in (id, await Self.verifyV2(row, app: app, now: now, door: door)) }
             }
             var results: [Int64: V2Verification] = [:]
             for await case let (id, verification)? in group { results[id] = verification }

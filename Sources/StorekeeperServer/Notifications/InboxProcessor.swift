@@ -24,16 +24,22 @@ public struct InboxProcessor: Sendable {
     let clock: @Sendable () -> Date
     let logger: Logger
     let metrics: ServerMetrics?
+    /// What the notification route verified and counted.
+    let door: NotificationDoor
     /// The lease owner's name: unique per process.
     let owner: String
     var intake: FactIntake { FactIntake(store: store) }
 
     public init(apps: AppDirectory, store: any InboxProcessor.Storage, clock: @escaping @Sendable () -> Date, logger: Logger) {
-        self.init(apps: apps, store: store, clock: clock, logger: logger, metrics: nil)
+        self.init(apps: apps, door: NotificationDoor(), store: store, clock: clock, logger: logger, metrics: nil)
     }
 
-    init(apps: AppDirectory, store: any InboxProcessor.Storage, clock: @escaping @Sendable () -> Date, logger: Logger, metrics: ServerMetrics?) {
+    init(
+        apps: AppDirectory, door: NotificationDoor, store: any InboxProcessor.Storage, clock: @escaping @Sendable () -> Date, logger: Logger,
+        metrics: ServerMetrics?
+    ) {
         self.apps = apps
+        self.door = door
         self.store = store
         self.clock = clock
         self.logger = logger
@@ -300,7 +306,7 @@ public struct InboxProcessor: Sendable {
         guard let id = row.id else { return nil }
         let now = clock()
         guard let app = apps.apps[row.appId] else { return Self.rejected(row, id: id, reason: .unknownApp(row.appId), now: now) }
-        let decider = NotificationDecider(store: store, door: apps.verifiedAtDoor)
+        let decider = NotificationDecider(store: store, door: door.verified)
         switch await decider.decide(row, id: id, app: app, now: now, verification: verification, reads: reads) {
         case .rejected(let rejection, let metadata):
             return Self.rejected(row, id: id, reason: rejection, now: now, metadata: metadata)
