@@ -15,7 +15,9 @@ let package = Package(
         .library(name: "SubscriptionAnalytics", targets: ["SubscriptionAnalytics"]),
         .library(name: "StorekeeperKit", targets: ["StorekeeperKit"]),
         // The server as a library, for the fuzz targets in Fuzz/.
-        .library(name: "StorekeeperServer", targets: ["StorekeeperServer", "StorekeeperStore"]),
+        .library(
+            name: "StorekeeperServer",
+            targets: ["StorekeeperServer", "StorekeeperJobs", "StorekeeperEventsOut", "StorekeeperInbox", "StorekeeperApps", "StorekeeperStore"]),
         .executable(name: "storekeeper", targets: ["storekeeper"]),
     ],
     dependencies: [
@@ -115,7 +117,75 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The Hummingbird application as a library: API, notification inbox and workers.
+        // The configured apps: the configuration, each app's keys and runtime, the app directory, the server's metrics.
+        .target(
+            name: "StorekeeperApps",
+            dependencies: [
+                "AppStoreJOSE",
+                "AppStoreModels",
+                "AppStoreServerAPI",
+                "AppStoreVerification",
+                "StorekeeperStore",
+                "SubscriptionAnalytics",
+                "SubscriptionEngine",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        // The way in: the notification door's admission, the inbox and its decision, and the one intake of facts (ledger, state, customer events, figures).
+        .target(
+            name: "StorekeeperInbox",
+            dependencies: [
+                "AppStoreJOSE",
+                "AppStoreModels",
+                "AppStoreVerification",
+                "StorekeeperApps",
+                "StorekeeperStore",
+                "SubscriptionAnalytics",
+                "SubscriptionEngine",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The way out: the outbox dispatcher and its vendors (webhooks, Slack, Telegram, Amplitude, Mixpanel), and the problems it opens.
+        .target(
+            name: "StorekeeperEventsOut",
+            dependencies: [
+                "StorekeeperApps",
+                "StorekeeperInbox",
+                "StorekeeperStore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The background work: the job runner and scheduler (reconciliation, sweeps, consumption answers), Apple's clients, and the work a server runs.
+        .target(
+            name: "StorekeeperJobs",
+            dependencies: [
+                "AppStoreModels",
+                "AppStoreServerAPI",
+                "AppStoreVerification",
+                "StorekeeperApps",
+                "StorekeeperEventsOut",
+                "StorekeeperInbox",
+                "StorekeeperStore",
+                "SubscriptionEngine",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The HTTP application: the API, the dashboard, offerings and experiments, composed with the
+        // rooms below (`buildServer`).
         .target(
             name: "StorekeeperServer",
             dependencies: [
@@ -130,6 +200,10 @@ let package = Package(
                 "SubscriptionAnalytics",
                 "AppStoreServerAPI",
                 "StorekeeperStore",
+                "StorekeeperApps",
+                "StorekeeperInbox",
+                "StorekeeperEventsOut",
+                "StorekeeperJobs",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -197,6 +271,10 @@ let package = Package(
                 "AppStoreServerAPI",
                 "StorekeeperStore",
                 "StorekeeperServer",
+                "StorekeeperApps",
+                "StorekeeperInbox",
+                "StorekeeperEventsOut",
+                "StorekeeperJobs",
                 "AppStoreSimulator",
                 "StorekeeperKit",
                 .product(name: "Yams", package: "Yams"),
@@ -259,6 +337,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 "StorekeeperServer",
+                "StorekeeperApps",
+                "StorekeeperInbox",
+                "StorekeeperEventsOut",
+                "StorekeeperJobs",
                 "StorekeeperStore",
                 "AppStoreServerAPI",
                 "AppStoreServerAPITesting",
@@ -331,7 +413,8 @@ let package = Package(
         .testTarget(
             name: "StorekeeperKitTests",
             dependencies: [
-                "StorekeeperKit", "StorekeeperServer", "StorekeeperStore", "AppStoreJOSE", "AppStoreTestSigning", "AppStoreModels",
+                "StorekeeperKit", "StorekeeperServer", "StorekeeperApps", "StorekeeperInbox", "StorekeeperEventsOut", "StorekeeperJobs",
+                "StorekeeperStore", "AppStoreJOSE", "AppStoreTestSigning", "AppStoreModels",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),

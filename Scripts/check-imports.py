@@ -8,6 +8,10 @@ target itself, a target it depends on, a module of a product it depends on, or o
 toolchain's own modules. A module that only arrives through another dependency builds today and
 breaks the day that dependency stops importing it.
 
+It also keeps the server's rooms in one direction (docs/ARCHITECTURE.md): each of ROOMS may
+depend on the rooms before it in the list and never on one after it, so a change to how Slack is
+written (StorekeeperEventsOut) cannot reach the inbox (StorekeeperInbox).
+
 Usage: python3 Scripts/check-imports.py   (from the repository's root, after a resolve or build)
 Exit 0 when every import is declared, 1 with one line per undeclared import otherwise.
 """
@@ -30,8 +34,11 @@ TOOLCHAIN = {
 # Imports that cannot be declared, each with its reason.
 UNDECLARABLE = {
     ("StorekeeperStore", "VaporCSQLite"): "sqlite-nio's vendored SQLite is a target of that package, not a product "
-    "(the write-coalescing VFS in CSQLiteConfig reaches it; issue 34, 'SQLite, honestly')",
+    "(DirectSQLiteConnection drives that SQLite through its C interface, so its connections and SQLiteNIO's share one library)",
 }
+
+# The server's rooms, lowest first: a room depends only on rooms before it.
+ROOMS = ["StorekeeperApps", "StorekeeperInbox", "StorekeeperEventsOut", "StorekeeperJobs", "StorekeeperServer"]
 
 IMPORT = re.compile(
     r"^\s*(?:@[A-Za-z_]+(?:\([^)]*\))?\s+)*(?:(?:public|package|internal|fileprivate|private)\s+)?"
@@ -110,6 +117,9 @@ def main():
             elif kind == "product":
                 name, package = value[0], (value[1] or value[0]).lower()
                 declared |= products.get((package, name), {name})
+        if target["name"] in ROOMS:
+            for name in declared & set(ROOMS[ROOMS.index(target["name"]) + 1 :]):
+                problems.append(f"Package.swift: the room {target['name']} depends on {name}, a room above it (see ROOMS)")
         default = "Tests" if target["type"] == "test" else "Sources"
         directory = target.get("path") or os.path.join(default, target["name"])
         for module, where in sorted(imports(directory).items()):

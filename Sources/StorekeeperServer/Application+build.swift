@@ -6,6 +6,9 @@ import Logging
 import NIOCore
 import NIOSSL
 import ServiceLifecycle
+import StorekeeperApps
+import StorekeeperInbox
+import StorekeeperJobs
 import StorekeeperStore
 
 /// Runs an ``SQLStore``'s background machinery as a service (and closes it at the end).
@@ -24,7 +27,7 @@ public struct StoreService: Service {
 /// Builds the server from its configuration: opens the database it names (SQLite in the data
 /// directory, or PostgreSQL), migrates it before listening, and runs the inbox worker.
 public func buildApplication(
-    configuration: ServerConfiguration, onServerRunning: (@Sendable (Int) async -> Void)? = nil
+    configuration: StorekeeperApps.ServerConfiguration, onServerRunning: (@Sendable (Int) async -> Void)? = nil
 ) async throws -> some ApplicationProtocol {
     var logger = Logger(label: "storekeeper")
     logger.logLevel = configuration.logLevel.flatMap(Logger.Level.init(rawValue:)) ?? .info
@@ -39,7 +42,8 @@ public func buildApplication(
 }
 
 /// Builds the server with the given dependencies (tests call this).
-public func buildApplication(configuration: ServerConfiguration, dependencies: ServerDependencies) throws -> some ApplicationProtocol {
+public func buildApplication(configuration: StorekeeperApps.ServerConfiguration, dependencies: ServerDependencies) throws -> some ApplicationProtocol
+{
     try buildServer(configuration: configuration, dependencies: dependencies).application
 }
 
@@ -49,7 +53,7 @@ public func buildApplication(configuration: ServerConfiguration, dependencies: S
 /// the inbox worker, the scheduler and the dispatcher off in `dependencies` and steps `work` by
 /// hand: the same machinery `serve` runs, never a second copy.
 public func buildServer(
-    configuration: ServerConfiguration, dependencies: ServerDependencies
+    configuration: StorekeeperApps.ServerConfiguration, dependencies: ServerDependencies
 ) throws -> (application: some ApplicationProtocol, work: ServerWork) {
     let directory = try AppDirectory(configuration: configuration)
     let metrics = ServerMetrics()

@@ -2,6 +2,8 @@ import Crypto
 import Foundation
 import Hummingbird
 import Logging
+import StorekeeperApps
+import StorekeeperJobs
 import StorekeeperServer
 import StorekeeperStore
 import Synchronization

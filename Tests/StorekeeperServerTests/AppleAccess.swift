@@ -3,6 +3,8 @@ import AppStoreServerAPITesting
 import Crypto
 import Foundation
 import HummingbirdTesting
+import StorekeeperApps
+import StorekeeperJobs
 import StorekeeperServer
 import Testing
 

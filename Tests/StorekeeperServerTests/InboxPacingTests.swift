@@ -3,6 +3,7 @@ import StorekeeperStore
 import StorekeeperTestSupport
 import Testing
 
+@testable import StorekeeperInbox
 @testable import StorekeeperServer
 
 /// The door first: while notifications arrive in a burst the inbox worker waits before its

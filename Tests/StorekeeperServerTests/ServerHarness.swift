@@ -4,6 +4,9 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import StorekeeperApps
+import StorekeeperInbox
+import StorekeeperJobs
 import StorekeeperServer
 import StorekeeperStore
 import Synchronization

@@ -3,6 +3,8 @@ import AppStoreServerAPITesting
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import StorekeeperInbox
+import StorekeeperJobs
 import StorekeeperServer
 import StorekeeperStore
 import Testing

@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import NIOCore
+import StorekeeperApps
 import StorekeeperServer
 import StorekeeperStore
 

@@ -6,6 +6,9 @@ import AsyncHTTPClient
 import Crypto
 import Foundation
 import Logging
+import StorekeeperApps
+import StorekeeperInbox
+import StorekeeperJobs
 import StorekeeperServer
 import StorekeeperStore
 import SubscriptionAnalytics

@@ -1,4 +1,6 @@
 import Foundation
+import StorekeeperApps
+import StorekeeperInbox
 import StorekeeperServer
 import StorekeeperStore
 

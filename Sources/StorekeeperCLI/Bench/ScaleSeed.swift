@@ -3,6 +3,9 @@ import AppStoreSimulator
 import AppStoreTestSigning
 import Foundation
 import Logging
+import StorekeeperApps
+import StorekeeperInbox
+import StorekeeperJobs
 import StorekeeperServer
 import StorekeeperStore
 import SubscriptionAnalytics

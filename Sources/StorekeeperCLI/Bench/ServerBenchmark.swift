@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import NIOCore
 import ServiceLifecycle
+import StorekeeperApps
 import StorekeeperServer
 import SubscriptionEngine
 

@@ -5,6 +5,8 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import StorekeeperEventsOut
+import StorekeeperJobs
 import StorekeeperServer
 import StorekeeperStore
 

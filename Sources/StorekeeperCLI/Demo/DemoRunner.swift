@@ -4,6 +4,9 @@ import Foundation
 import Hummingbird
 import Logging
 import ServiceLifecycle
+import StorekeeperApps
+import StorekeeperEventsOut
+import StorekeeperJobs
 import StorekeeperServer
 import StorekeeperStore
 import Synchronization

@@ -4,6 +4,7 @@ import AppStoreSimulator
 import AppStoreTestSigning
 import Crypto
 import Foundation
+import StorekeeperApps
 import StorekeeperServer
 import StorekeeperStore
 import SubscriptionAnalytics

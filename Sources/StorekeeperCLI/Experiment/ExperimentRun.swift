@@ -7,6 +7,8 @@ import Hummingbird
 import Logging
 import NIOHTTP1
 import ServiceLifecycle
+import StorekeeperApps
+import StorekeeperJobs
 import StorekeeperKit
 import StorekeeperServer
 import StorekeeperStore

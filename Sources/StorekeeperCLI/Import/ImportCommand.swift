@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import Logging
+import StorekeeperApps
+import StorekeeperJobs
 import StorekeeperServer
 import StorekeeperStore
 

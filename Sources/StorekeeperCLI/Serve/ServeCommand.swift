@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import StorekeeperApps
 import StorekeeperServer
 
 /// `storekeeper serve`: runs the server until SIGINT or SIGTERM, then shuts down gracefully

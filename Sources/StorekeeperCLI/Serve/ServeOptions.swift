@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import StorekeeperApps
 import StorekeeperServer
 import StorekeeperStore
 

@@ -3,6 +3,7 @@ import AppStoreSimulator
 import AppStoreTestSigning
 import Crypto
 import Foundation
+import StorekeeperApps
 import StorekeeperServer
 
 /// What a local App Store keeps in its folder (`--ca DIR`) so that it signs with the same chain

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import StorekeeperApps
 import StorekeeperServer
 import StorekeeperStore
 

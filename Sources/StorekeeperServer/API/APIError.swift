@@ -2,6 +2,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import StorekeeperApps
+import StorekeeperInbox
 import StorekeeperStore
 
 /// An error the API answers with: an HTTP status and `{"error": {"code", "message"}}`.

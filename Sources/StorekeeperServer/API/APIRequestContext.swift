@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import StorekeeperApps
 import StorekeeperStore
 
 /// The API's request context: Hummingbird's core, the caller that ``APIAuthenticator`` found,

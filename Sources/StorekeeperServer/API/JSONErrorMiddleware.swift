@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import StorekeeperApps
 import StorekeeperStore
 
 /// Makes every failure a JSON error: the API's own errors as they are, Hummingbird's (404 for

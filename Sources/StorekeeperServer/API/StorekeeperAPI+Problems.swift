@@ -1,5 +1,7 @@
 import Foundation
 import Hummingbird
+import StorekeeperApps
+import StorekeeperEventsOut
 import StorekeeperStore
 import SubscriptionEngine
 

@@ -2,6 +2,8 @@ import AppStoreModels
 import AppStoreVerification
 import Foundation
 import Hummingbird
+import StorekeeperApps
+import StorekeeperInbox
 import StorekeeperStore
 import SubscriptionEngine
 

@@ -3,6 +3,7 @@ import AppStoreServerAPI
 import AppStoreVerification
 import Foundation
 import Hummingbird
+import StorekeeperApps
 import StorekeeperStore
 
 extension StorekeeperAPI {

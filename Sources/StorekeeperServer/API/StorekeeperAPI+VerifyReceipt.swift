@@ -2,6 +2,8 @@ import AppStoreModels
 import AppStoreVerification
 import Foundation
 import Hummingbird
+import StorekeeperApps
+import StorekeeperEventsOut
 import StorekeeperStore
 import SubscriptionEngine
 

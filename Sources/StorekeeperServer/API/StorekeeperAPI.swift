@@ -2,6 +2,10 @@ import AppStoreModels
 import Foundation
 import Hummingbird
 import Logging
+import StorekeeperApps
+import StorekeeperEventsOut
+import StorekeeperInbox
+import StorekeeperJobs
 import StorekeeperStore
 import SubscriptionEngine
 

@@ -2,6 +2,8 @@ import Crypto
 import Foundation
 import Logging
 import ServiceLifecycle
+import StorekeeperApps
+import StorekeeperInbox
 import StorekeeperStore
 import SubscriptionAnalytics
 import SubscriptionEngine

@@ -1,6 +1,7 @@
 import AppStoreModels
 import Foundation
 import Hummingbird
+import StorekeeperApps
 import StorekeeperStore
 import SubscriptionEngine
 

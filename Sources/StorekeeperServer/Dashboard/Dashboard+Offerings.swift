@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import StorekeeperApps
 import StorekeeperStore
 
 /// Offerings and experiments (admins): the document in force, editing it, its versions with

@@ -1,6 +1,7 @@
 import AppStoreModels
 import Foundation
 import Hummingbird
+import StorekeeperApps
 import StorekeeperStore
 
 /// Notifications, the audit log, settings and users.

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import StorekeeperApps
 import StorekeeperStore
 
 /// The dashboard and support console: server-rendered pages under `/dashboard` for the people

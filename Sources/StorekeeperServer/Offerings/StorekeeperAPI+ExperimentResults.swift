@@ -1,5 +1,7 @@
 import Foundation
 import Hummingbird
+import StorekeeperApps
+import StorekeeperInbox
 import StorekeeperStore
 import SubscriptionAnalytics
 import SubscriptionEngine

@@ -1,5 +1,6 @@
 import AppStoreServerAPI
 import Foundation
+import StorekeeperApps
 import StorekeeperStore
 import SubscriptionEngine
 

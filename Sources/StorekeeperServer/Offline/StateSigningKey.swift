@@ -1,6 +1,7 @@
 import AppStoreJOSE
 import Crypto
 import Foundation
+import StorekeeperApps
 import StorekeeperStore
 import Synchronization
 

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import StorekeeperApps
 import StorekeeperStore
 import SubscriptionEngine
 

@@ -40,55 +40,29 @@ final class DirectSQLiteConnection: Sendable {
         }
     }
 
-    /// How a connection's files are written: as SQLite writes them (SQLite's default VFS); with
-    /// every write larger than the unix VFS takes in one call split into pieces it takes (a
-    /// statement journal over 8 MiB spills in chunks of 8 MiB, which it would write short and
-    /// report as a full disk); or in pieces and with the write-ahead log gathered a transaction
-    /// at a time (two writes for a commit's frames instead of two per page; not used by the
-    /// server since a disk that filled under load twice left committed frames out of the log).
-    enum FileWriting: Sendable {
-        case sqlite, inPieces, gatheringLog
-    }
-
-    /// The file (nil: a private in-memory database) and how it is written: what ``reopen()``
-    /// opens again.
+    /// The file (nil: a private in-memory database): what ``reopen()`` opens again.
     private let path: String?
-    private let writing: FileWriting
 
-    private init(handle: sending OpaquePointer, path: String?, writing: FileWriting, logger: Logger, eventLoop: any EventLoop) {
+    private init(handle: sending OpaquePointer, path: String?, logger: Logger, eventLoop: any EventLoop) {
         self.state = Mutex(State(handle: handle))
         self.path = path
-        self.writing = writing
         self.logger = logger
         self.eventLoop = eventLoop
     }
 
-    /// Whether statement journals up to `STOREKEEPER_SQLITE_STATEMENT_JOURNAL_BYTES` stay in
-    /// memory (set as the program loads, see CSQLiteConfig): a transaction's multi-row insert
-    /// of notification bodies then writes no temporary file.
-    static var statementJournalsInMemory: Bool { storekeeper_sqlite_statement_journal_status() == SQLITE_OK }
-
-    /// Whether the VFS that writes a write-ahead log a transaction at a time is there (see
-    /// CSQLiteConfig): registered as the program loaded.
-    static var logGatheringAvailable: Bool { storekeeper_sqlite_log_vfs_status() == SQLITE_OK }
-
-    /// Opens the file at `path`, or a private in-memory database for nil, its files written as
-    /// `writing` says. With `.gatheringLog`,
-    /// the connection writes its write-ahead log a transaction at a time (two writes for a
-    /// commit's frames instead of two per page): for the one connection that writes.
-    static func open(path: String?, writing: FileWriting = .sqlite, logger: Logger) throws -> DirectSQLiteConnection {
-        let handle = try openHandle(path: path, writing: writing)
-        return DirectSQLiteConnection(
-            handle: handle, path: path, writing: writing, logger: logger, eventLoop: MultiThreadedEventLoopGroup.singleton.any())
+    /// Opens the file at `path`, or a private in-memory database for nil, with SQLite's own VFS.
+    static func open(path: String?, logger: Logger) throws -> DirectSQLiteConnection {
+        let handle = try openHandle(path: path)
+        return DirectSQLiteConnection(handle: handle, path: path, logger: logger, eventLoop: MultiThreadedEventLoopGroup.singleton.any())
     }
 
-    /// Closes the connection's handle and opens the same file afresh, with the same VFS: its
+    /// Closes the connection's handle and opens the same file afresh: its
     /// page cache, its pager's state and its open files start over. The connection's settings
     /// (`PRAGMA`s) are SQLite's defaults again, so the caller sets them once more. When the
     /// file cannot be opened, the old handle stays; a closed connection stays closed.
     func reopen() throws {
         guard path != nil else { return }
-        let fresh = FreshHandle(pointer: try Self.openHandle(path: path, writing: writing))
+        let fresh = FreshHandle(pointer: try Self.openHandle(path: path))
         state.withLock { state in
             // A connection closed on purpose stays closed.
             guard let handle = state.handle else {
@@ -108,17 +82,10 @@ final class DirectSQLiteConnection: Sendable {
         let pointer: OpaquePointer
     }
 
-    private static func openHandle(path: String?, writing: FileWriting) throws -> OpaquePointer {
+    private static func openHandle(path: String?) throws -> OpaquePointer {
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_CREATE | SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_EXRESCODE
-        let vfs: String? =
-            switch writing {
-            case _ where path == nil || !logGatheringAvailable: nil
-            case .sqlite: nil
-            case .inPieces: STOREKEEPER_SQLITE_PIECES_VFS
-            case .gatheringLog: STOREKEEPER_SQLITE_LOG_VFS
-            }
-        let status = sqlite_nio_sqlite3_open_v2(path ?? ":memory:", &handle, flags, vfs)
+        let status = sqlite_nio_sqlite3_open_v2(path ?? ":memory:", &handle, flags, nil)
         guard status == SQLITE_OK, let handle else {
             let message = handle.flatMap { sqlite_nio_sqlite3_errmsg($0) }.map { String(cString: $0) } ?? "cannot open"
             if let handle { sqlite_nio_sqlite3_close_v2(handle) }
@@ -133,18 +100,6 @@ final class DirectSQLiteConnection: Sendable {
             throw DirectSQLiteError(code: planning, message: "cannot enable the query planner stability guarantee")
         }
         return handle
-    }
-
-    /// For a connection opened with `.gatheringLog`, in WAL mode: the writes to its log SQLite asked
-    /// for and the writes made to the file since the log was opened; nil otherwise.
-    func logWrites() -> (requested: Int64, made: Int64)? {
-        state.withLock { state in
-            guard let handle = state.handle else { return nil }
-            var requested: Int64 = 0
-            var made: Int64 = 0
-            guard storekeeper_sqlite_log_writes(UnsafeMutableRawPointer(handle), &requested, &made) == SQLITE_OK else { return nil }
-            return (requested, made)
-        }
     }
 
     /// Runs one statement (the first of `sql`) with `binds`, handing each row to `onRow`.

@@ -94,7 +94,7 @@ struct SQLiteBackend: SQLBackend {
     static func open(path: String?, durability: SQLiteDurability, logger: Logger) async throws -> SQLiteBackend {
         let connection: DirectSQLiteConnection
         do {
-            connection = try DirectSQLiteConnection.open(path: path, writing: .inPieces, logger: logger)
+            connection = try DirectSQLiteConnection.open(path: path, logger: logger)
         } catch {
             throw StoreError(code: .unavailable, message: "cannot open the SQLite database: \(error)")
         }

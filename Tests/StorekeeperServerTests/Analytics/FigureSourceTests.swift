@@ -4,6 +4,7 @@ import StorekeeperStore
 import SubscriptionEngine
 import Testing
 
+@testable import StorekeeperApps
 @testable import StorekeeperServer
 
 /// Where every read of figures comes from (``FigureSource``): the built figures, else the

@@ -1,6 +1,7 @@
 import AppStoreModels
 import Foundation
 import HummingbirdTesting
+import StorekeeperApps
 import StorekeeperServer
 import SubscriptionAnalytics
 import SubscriptionEngine

@@ -1,5 +1,6 @@
 import Foundation
 import HummingbirdTesting
+import StorekeeperApps
 import StorekeeperServer
 import StorekeeperStore
 import Testing

@@ -3,6 +3,7 @@ import StorekeeperStore
 import SubscriptionEngine
 import Testing
 
+@testable import StorekeeperEventsOut
 @testable import StorekeeperServer
 
 /// The one vocabulary of events (`EventType`) against the engine, the documentation and the

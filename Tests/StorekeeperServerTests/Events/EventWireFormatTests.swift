@@ -3,6 +3,7 @@ import NIOCore
 import StorekeeperStore
 import Testing
 
+@testable import StorekeeperEventsOut
 @testable import StorekeeperServer
 
 /// The wire format of a customer event (``WebhookBody``, ``EventData``) against what is published

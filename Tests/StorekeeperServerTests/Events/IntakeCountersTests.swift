@@ -4,6 +4,8 @@ import StorekeeperStore
 import SubscriptionEngine
 import Testing
 
+@testable import StorekeeperApps
+@testable import StorekeeperInbox
 @testable import StorekeeperServer
 
 /// The door's counters of the last hour, and the cleaning of text stored beside an inbox row:

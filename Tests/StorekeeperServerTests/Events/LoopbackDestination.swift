@@ -3,6 +3,8 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import StorekeeperEventsOut
+import StorekeeperJobs
 import StorekeeperServer
 import Synchronization
 import Testing

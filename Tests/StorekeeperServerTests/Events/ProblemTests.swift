@@ -1,6 +1,9 @@
 import Foundation
 import HummingbirdTesting
 import Logging
+import StorekeeperApps
+import StorekeeperEventsOut
+import StorekeeperJobs
 import StorekeeperServer
 import StorekeeperStore
 import Testing

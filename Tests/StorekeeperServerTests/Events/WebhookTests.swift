@@ -3,6 +3,9 @@ import Foundation
 import HummingbirdTesting
 import Logging
 import NIOCore
+import StorekeeperApps
+import StorekeeperEventsOut
+import StorekeeperJobs
 import StorekeeperServer
 import StorekeeperStore
 import Testing

@@ -8,6 +8,8 @@ import SubscriptionEngine
 import Synchronization
 import Testing
 
+@testable import StorekeeperApps
+@testable import StorekeeperJobs
 @testable import StorekeeperServer
 
 /// Every source hands its facts to the one intake: the same Apple facts give the same ledger

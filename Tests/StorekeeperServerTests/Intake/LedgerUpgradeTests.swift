@@ -6,6 +6,8 @@ import SQLKit
 import SubscriptionEngine
 import Testing
 
+@testable import StorekeeperApps
+@testable import StorekeeperJobs
 @testable import StorekeeperServer
 @testable import StorekeeperStore
 

@@ -2,6 +2,7 @@ import Foundation
 import StorekeeperStore
 import Testing
 
+@testable import StorekeeperInbox
 @testable import StorekeeperServer
 
 /// Apple sends a change in both versions at once to an app that asks for both: the V2 row's

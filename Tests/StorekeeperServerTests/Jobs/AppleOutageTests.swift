@@ -2,6 +2,8 @@ import AppStoreModels
 import AppStoreServerAPI
 import AppStoreServerAPITesting
 import Foundation
+import StorekeeperInbox
+import StorekeeperJobs
 import StorekeeperServer
 import StorekeeperStore
 import SubscriptionEngine

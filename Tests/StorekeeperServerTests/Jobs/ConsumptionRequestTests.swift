@@ -2,6 +2,9 @@ import AppStoreModels
 import AppStoreServerAPI
 import AppStoreServerAPITesting
 import Foundation
+import StorekeeperApps
+import StorekeeperInbox
+import StorekeeperJobs
 import StorekeeperServer
 import StorekeeperStore
 import Synchronization

@@ -3,6 +3,8 @@ import AppStoreServerAPI
 import AppStoreServerAPITesting
 import AppStoreTestSigning
 import Foundation
+import StorekeeperApps
+import StorekeeperJobs
 import StorekeeperServer
 import StorekeeperStore
 import SubscriptionEngine

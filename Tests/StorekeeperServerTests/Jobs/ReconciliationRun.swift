@@ -1,6 +1,8 @@
 import AppStoreServerAPITesting
 import Foundation
 import HummingbirdTesting
+import StorekeeperApps
+import StorekeeperJobs
 import StorekeeperServer
 import SubscriptionEngine
 import Testing

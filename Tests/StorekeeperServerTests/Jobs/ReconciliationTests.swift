@@ -3,6 +3,9 @@ import AppStoreServerAPI
 import AppStoreServerAPITesting
 import Foundation
 import Logging
+import StorekeeperApps
+import StorekeeperInbox
+import StorekeeperJobs
 import StorekeeperServer
 import StorekeeperStore
 import SubscriptionEngine

@@ -4,6 +4,7 @@ import Logging
 import StorekeeperStore
 import Testing
 
+@testable import StorekeeperJobs
 @testable import StorekeeperServer
 
 /// `buildServer` gives a driver of simulated time (the demo, `storekeeper experiment`) the

@@ -1,4 +1,6 @@
 import Foundation
+import StorekeeperApps
+import StorekeeperJobs
 import StorekeeperServer
 import StorekeeperStore
 import Testing

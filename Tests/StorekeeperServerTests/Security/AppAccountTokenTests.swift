@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HummingbirdTesting
+import StorekeeperApps
 import StorekeeperServer
 import StorekeeperStore
 import Testing

@@ -1,6 +1,8 @@
 import Foundation
 import HummingbirdTesting
 import Logging
+import StorekeeperApps
+import StorekeeperJobs
 import StorekeeperServer
 import StorekeeperStore
 import StorekeeperTestSupport

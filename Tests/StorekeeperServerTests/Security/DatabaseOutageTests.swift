@@ -5,6 +5,8 @@ import StorekeeperStore
 import StorekeeperTestSupport
 import Testing
 
+@testable import StorekeeperApps
+@testable import StorekeeperJobs
 @testable import StorekeeperServer
 
 /// When the database goes away the server must answer fast — 503 with `Retry-After` and a

@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdTesting
 import Logging
+import StorekeeperInbox
 import StorekeeperServer
 import StorekeeperStore
 import Testing

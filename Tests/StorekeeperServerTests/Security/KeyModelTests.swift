@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
+import StorekeeperApps
 import StorekeeperServer
 import Testing
 

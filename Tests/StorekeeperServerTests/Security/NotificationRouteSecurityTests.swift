@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
+import StorekeeperApps
 import StorekeeperServer
 import StorekeeperStore
 import Testing

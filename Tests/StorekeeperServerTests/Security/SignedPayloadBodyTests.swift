@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import StorekeeperInbox
 @testable import StorekeeperServer
 
 /// The V2 body read and written without JSON machinery must agree with the JSON path on every

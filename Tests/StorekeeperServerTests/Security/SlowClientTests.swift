@@ -1,4 +1,5 @@
 import Foundation
+import StorekeeperApps
 import StorekeeperServer
 import StorekeeperTestSupport
 import Synchronization

@@ -5,6 +5,8 @@ import Foundation
 import StorekeeperStore
 import Testing
 
+@testable import StorekeeperApps
+@testable import StorekeeperInbox
 @testable import StorekeeperServer
 
 /// The route hands what it verified to the processor of the same process; the processor then

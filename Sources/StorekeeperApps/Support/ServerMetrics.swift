@@ -1,0 +1,60 @@
+import CoreMetrics
+import Foundation
+import Metrics
+import Prometheus
+import StorekeeperStore
+
+/// The server's metrics, recorded through swift-metrics into this instance's own Prometheus
+/// registry (no global bootstrap, so several servers can live in one test process) and served
+/// at `/metrics`.
+public struct ServerMetrics: Sendable {
+    package let registry: PrometheusCollectorRegistry
+    package let factory: PrometheusMetricsFactory
+
+    public init() {
+        registry = PrometheusCollectorRegistry()
+        factory = PrometheusMetricsFactory(registry: registry)
+    }
+
+    package func request(route: String, status: Int) {
+        Counter(label: "storekeeper_http_requests_total", dimensions: [("route", route), ("status", "\(status)")], factory: factory).increment()
+    }
+
+    package func notificationReceived(version: NotificationVersion) {
+        Counter(label: "storekeeper_notifications_received_total", dimensions: [("version", "\(version.rawValue)")], factory: factory).increment()
+    }
+
+    package func notificationProcessed(state: String) {
+        Counter(label: "storekeeper_notifications_processed_total", dimensions: [("state", state)], factory: factory).increment()
+    }
+
+    /// A body the notification route turned away without storing it, by reason.
+    package func notificationRefused(reason: String) {
+        Counter(label: "storekeeper_notifications_refused_total", dimensions: [("reason", reason)], factory: factory).increment()
+    }
+
+    package func inboxPending(_ count: Int) {
+        Gauge(label: "storekeeper_inbox_pending", dimensions: [], factory: factory).record(count)
+    }
+
+    /// One attempt to deliver an event to a destination: its outcome and how long it took.
+    package func delivery(destination: String, outcome: DeliveryOutcome, seconds: Double) {
+        let name =
+            switch outcome {
+            case .delivered: "delivered"
+            case .retry: "retrying"
+            case .dead: "dead"
+            }
+        Counter(label: "storekeeper_event_deliveries_total", dimensions: [("destination", destination), ("outcome", name)], factory: factory)
+            .increment()
+        Timer(label: "storekeeper_event_delivery_seconds", dimensions: [("destination", destination)], factory: factory)
+            .recordNanoseconds(Int64(seconds * 1e9))
+    }
+
+    /// The Prometheus text exposition.
+    package func exposition() -> String {
+        var buffer: [UInt8] = []
+        registry.emit(into: &buffer)
+        return String(decoding: buffer, as: UTF8.self)
+    }
+}

@@ -1,0 +1,141 @@
+import AppStoreModels
+import Crypto
+import Foundation
+import StorekeeperApps
+import StorekeeperStore
+import SubscriptionEngine
+
+/// Customer events: the engine's transitions of a chain (``Transition``) as event records with
+/// everything a receiver needs, each with a stable id, and a delivery to every destination that
+/// wants it — written in the same transaction as the facts that revealed them (the outbox).
+///
+/// A transition is recorded once whatever reveals it (any source, any order, any repeat, or the
+/// clock passing its instant): its record's key is its id, and the log's keys are read first.
+package enum CustomerEvents {
+    /// How long after a period's end with a renewal still expected the expiry waits to be told.
+    package static let expirySettle: TimeInterval = 2 * 3600
+
+    /// The event types that go out (every transition the engine derives).
+    package static let types: Set<String> = Set(Transition.Kind.all.map(\.rawValue))
+
+    /// The stable public id of a transition of `appId`.
+    package static func eventId(appId: String, transition: Transition) -> String {
+        publicId(appId: appId, key: transition.id)
+    }
+
+    /// An event's public id from its key in the app: `evt_` and 32 hex digits of a SHA-256 (at
+    /// most 36 characters, as Mixpanel's `$insert_id` allows).
+    package static func publicId(appId: String, key: String) -> String {
+        let digest = SHA256.hash(data: Data((appId + "\u{1F}" + key).utf8))
+        return "evt_" + StableDigest.hex(bytes: digest.prefix(16))
+    }
+
+    /// The events of `ledger` (one chain's entries, or a one-time purchase's) that happened by
+    /// `now` and are not among the `recorded` keys (`source` says what revealed them: a
+    /// ``FactSource`` or `clock`), and the job that looks again at the chain's
+    /// next transition by the clock.
+    package static func events(
+        runtime: AppRuntime, chain: String, ledger: [LedgerEntry], customer: String?, recorded: Set<String>, source: String, now: Date
+    ) -> (events: [EventRecord], next: JobRecord?) {
+        let app = runtime.configuration
+        let history = PurchaseHistory(ledger: ledger)
+        let catalog = app.catalog
+        let transitions = history.transitions(catalog: catalog, until: now)
+        let purchases = history.purchases
+        var revenue: RevenueLedger?
+        var events: [EventRecord] = []
+        var held: [Date] = []
+        for transition in transitions {
+            // A period that ended while a renewal was still expected is only called expired
+            // once Apple had time to say otherwise (a late or lost renewal notification is
+            // caught by reconciliation's looks just after the end).
+            if [.expired, .trialExpired].contains(transition.type), transition.state?.willAutoRenew != false,
+                transition.occurredAt > now.addingTimeInterval(-expirySettle)
+            {
+                held.append(transition.occurredAt.addingTimeInterval(expirySettle))
+                continue
+            }
+            let id = eventId(appId: app.id, transition: transition)
+            let key = "event:" + id
+            let formerKeys = transition.formerIds.map { "event:" + publicId(appId: app.id, key: $0) }
+            guard !recorded.contains(key), !formerKeys.contains(where: recorded.contains) else { continue }
+            if revenue == nil {
+                revenue = RevenueLedger(
+                    history: history, catalog: catalog, at: .distantFuture,
+                    policy: CommissionPolicy(smallBusinessProgram: app.analytics.smallBusiness))
+            }
+            let purchase = purchases[transition.transactionId]
+            var details = EventDetails(
+                productId: transition.productId, expiresDate: transition.state?.expiresDate, transactionId: transition.transactionId)
+            details.eventId = id
+            details.source = source
+            details.environment = purchase?.environment
+            details.storefront = purchase?.storefront
+            details.entitlements = catalog.entitlements(of: transition.productId)
+            details.periodType = periodType(purchase?.offer?.kind)
+            if let price = purchase?.price, !transition.type.rawValue.hasPrefix("entitlement.") {
+                let amount = Decimal(price.milliunits) / 1000
+                details.price = amount
+                details.currency = price.currency
+                details.reportingCurrency = app.analytics.reportingCurrency
+                let rate = price.currency == app.analytics.reportingCurrency ? 1 : app.analytics.exchangeRates[price.currency]
+                details.priceInReportingCurrency = rate.map { rounded(amount * $0) }
+                if let proceeds = revenue?.transactions.first(where: { $0.transactionId == transition.transactionId })?.proceeds {
+                    details.proceeds = Decimal(proceeds.milliunits) / 1000
+                }
+            }
+            details.expirationReason =
+                [.expired, .trialExpired].contains(transition.type) ? transition.state?.expirationReason?.rawValue : nil
+            details.priceIncreaseConsent = transition.type == .priceIncrease ? transition.state?.priceIncreaseConsent?.rawValue : nil
+            if transition.type == .productChanged { details.previousProductId = transition.previous?.productId }
+            let environment = purchase?.environment
+            var event = EventRecord(
+                appId: app.id, customerId: customer, originalTransactionId: transition.originalTransactionId,
+                type: EventType(transition.type), details: details, occurredAt: transition.occurredAt, idempotencyKey: key)
+            event.destinations = runtime.destinations(type: EventType(transition.type), environment: environment)
+            events.append(event)
+        }
+        let next = (history.chainTimelines(catalog: catalog).values.flatMap(\.segments).map(\.from) + held).filter { $0 > now }.min()
+        let job = next.map { JobRecord.transitions(appId: app.id, chain: chain, runAt: $0) }
+        return (events, job)
+    }
+
+    /// `consumption.requested`: Apple asks for consumption information about a refund request
+    /// (its id from the notification's UUID, so a redelivery or a history sweep adds nothing).
+    package static func consumptionRequested(
+        runtime: AppRuntime, notificationUUID: String, transaction: JWSTransactionDecodedPayload, at date: Date
+    ) -> EventRecord {
+        let app = runtime.configuration
+        let key = "\(EventType.consumptionRequested):" + notificationUUID.lowercased()
+        var details = EventDetails(productId: transaction.productId, transactionId: transaction.transactionId)
+        details.eventId = publicId(appId: app.id, key: key)
+        details.environment = transaction.environment?.rawValue
+        details.storefront = transaction.storefront
+        details.entitlements = transaction.productId.map { app.catalog.entitlements(of: $0) }
+        details.source = FactSource.notificationV2.rawValue
+        var event = EventRecord(
+            appId: app.id, originalTransactionId: transaction.originalTransactionId, type: .consumptionRequested, details: details,
+            occurredAt: date, idempotencyKey: "event:" + key)
+        event.destinations = runtime.destinations(type: .consumptionRequested, environment: details.environment)
+        return event
+    }
+
+    package static func periodType(_ kind: OfferKind?) -> String {
+        switch kind {
+        case nil: "normal"
+        case .freeTrial?: "trial"
+        case .introductory?: "introductory"
+        case .promotional?: "promotional"
+        case .offerCode?: "offerCode"
+        case .winBack?: "winBack"
+        case .unknown?: "offer"
+        }
+    }
+
+    package static func rounded(_ value: Decimal) -> Decimal {
+        var input = value
+        var output = Decimal()
+        NSDecimalRound(&output, &input, 2, .bankers)
+        return output
+    }
+}

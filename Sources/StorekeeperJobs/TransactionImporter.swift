@@ -1,0 +1,143 @@
+import AppStoreModels
+import AppStoreServerAPI
+import Foundation
+import Logging
+import StorekeeperApps
+import StorekeeperStore
+
+/// Pulls existing customers' full transaction histories from Apple into the ledger (a
+/// migration from another system): Get Transaction History v2, every page, plus the current
+/// renewal info from Get All Subscription Statuses; then plans each chain's next look.
+///
+/// Resumable: each finished id is appended to a progress file and skipped on the next run;
+/// everything recorded is idempotent, so an id interrupted halfway is simply done again.
+public struct TransactionImporter: Sendable {
+    /// One customer to import: Apple's original transaction id, and optionally the app's
+    /// customer id to link it to.
+    public struct Item: Sendable, Hashable {
+        public var originalTransactionId: String
+        public var customerId: String?
+        public init(originalTransactionId: String, customerId: String? = nil) {
+            self.originalTransactionId = originalTransactionId
+            self.customerId = customerId
+        }
+    }
+
+    /// What a run did.
+    public struct Summary: Sendable, Codable, Hashable {
+        public var requested = 0
+        public var imported = 0
+        /// Finished by an earlier run (in the progress file).
+        public var skipped = 0
+        public var failed = 0
+        public var transactions = 0
+        public var newLedgerEntries = 0
+        /// Failure reasons by original transaction id.
+        public var failures: [String: String] = [:]
+        public init() {}
+    }
+
+    package let runner: JobRunner
+
+    public init(apps: AppDirectory, store: any StorekeeperStorage, clients: AppleClients, clock: @escaping @Sendable () -> Date, logger: Logger) {
+        runner = JobRunner(apps: apps, store: store, clients: clients, clock: clock, logger: logger)
+    }
+
+    /// Imports `items` for `appId`; `progressFile` keeps finished ids between runs;
+    /// `progress(done, total, id)` is called after each item.
+    public func run(
+        appId: String, items: [Item], progressFile: String?, progress: @Sendable (Int, Int, String) -> Void = { _, _, _ in }
+    ) async throws -> Summary {
+        guard let app = runner.apps.apps[appId] else { throw ConfigurationError("no app \(appId) is configured") }
+        guard let client = runner.clients.client(for: appId) else {
+            throw ConfigurationError("app \(appId) has no appStoreServerAPI credentials")
+        }
+        var finished = Set<String>()
+        if let progressFile, let text = try? String(contentsOfFile: progressFile, encoding: .utf8) {
+            finished = Set(text.split(whereSeparator: \.isNewline).map(String.init))
+        }
+        var summary = Summary()
+        summary.requested = items.count
+        for (index, item) in items.enumerated() {
+            defer { progress(index + 1, items.count, item.originalTransactionId) }
+            if finished.contains(item.originalTransactionId) {
+                summary.skipped += 1
+                continue
+            }
+            do {
+                let (transactions, entries) = try await importOne(item, app: app, client: client)
+                summary.imported += 1
+                summary.transactions += transactions
+                summary.newLedgerEntries += entries
+                if let progressFile { try Self.append(item.originalTransactionId, to: progressFile) }
+            } catch let error as CancellationError {
+                throw error
+            } catch {
+                summary.failed += 1
+                summary.failures[item.originalTransactionId] = String(String(describing: error).prefix(300))
+            }
+        }
+        return summary
+    }
+
+    private func importOne(_ item: Item, app: AppRuntime, client: any AppStoreServerAPIClientProtocol) async throws -> (Int, Int) {
+        let id = item.originalTransactionId
+        let now = runner.clock()
+        var signed: [String] = []
+        var revision: String?
+        repeat {
+            let page = try await client.getTransactionHistory(transactionId: id, revision: revision)
+            signed += page.signedTransactions ?? []
+            revision = page.hasMore == true ? page.revision : nil
+        } while revision != nil
+        let statuses = try await client.getAllSubscriptionStatuses(transactionId: id)
+        let renewals = (statuses.data ?? []).flatMap { $0.lastTransactions ?? [] }.compactMap(\.signedRenewalInfo)
+        let before = try await runner.store.ledger(appId: app.id, originalTransactionId: id).count
+        let chains = try await runner.record(
+            app: app, signedTransactions: signed, signedRenewals: renewals, source: .import,
+            binding: .imported(customerId: item.customerId, chain: id),
+            now: now)
+        let after = try await runner.store.ledger(appId: app.id, originalTransactionId: id).count
+        for chain in chains.union([id]).sorted() {
+            try await runner.scheduleNextLook(chain: chain, app: app, now: now)
+        }
+        return (signed.count, after - before)
+    }
+
+    package static func append(_ id: String, to path: String) throws {
+        let line = Data((id + "\n").utf8)
+        if let handle = FileHandle(forWritingAtPath: path) {
+            defer { try? handle.close() }
+            try handle.seekToEnd()
+            try handle.write(contentsOf: line)
+        } else {
+            try line.write(to: URL(fileURLWithPath: path))
+        }
+    }
+
+    /// Reads ids (digits, one per line) or `customerId,originalTransactionId` lines; blank lines and
+    /// `#` comments are skipped.
+    public static func items(fromText text: String, withCustomers: Bool) throws -> [Item] {
+        var items: [Item] = []
+        for (number, raw) in text.split(whereSeparator: \.isNewline).enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            if withCustomers {
+                let parts = line.split(separator: ",", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard parts.count == 2, !parts[0].isEmpty, Self.isId(parts[1]) else {
+                    if number == 0 { continue }  // a header line
+                    throw ConfigurationError("line \(number + 1): expected customerId,originalTransactionId")
+                }
+                items.append(Item(originalTransactionId: parts[1], customerId: parts[0]))
+            } else {
+                guard Self.isId(line) else { throw ConfigurationError("line \(number + 1): \(line.prefix(40)) is not a transaction id") }
+                items.append(Item(originalTransactionId: line))
+            }
+        }
+        return items
+    }
+
+    package static func isId(_ text: String) -> Bool {
+        (1...64).contains(text.utf8.count) && text.allSatisfy { $0.isASCII && $0.isNumber }
+    }
+}
