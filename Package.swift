@@ -17,7 +17,10 @@ let package = Package(
         // The server as a library, for the fuzz targets in Fuzz/.
         .library(
             name: "StorekeeperServer",
-            targets: ["StorekeeperServer", "StorekeeperJobs", "StorekeeperEventsOut", "StorekeeperInbox", "StorekeeperApps", "StorekeeperStore"]),
+            targets: [
+                "StorekeeperServer", "StorekeeperDashboard", "StorekeeperHTTP", "StorekeeperJobs", "StorekeeperEventsOut", "StorekeeperInbox",
+                "StorekeeperApps", "StorekeeperStore",
+            ]),
         .executable(name: "storekeeper", targets: ["storekeeper"]),
     ],
     dependencies: [
@@ -184,41 +187,68 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        // The HTTP application: the API, the dashboard, offerings and experiments, composed with the
-        // rooms below (`buildServer`).
+        // The HTTP API: routes and their handlers, authentication and tenant isolation, offerings
+        // and experiments, signed offline state, projects, the figures' reads; the OpenAPI document.
+        .target(
+            name: "StorekeeperHTTP",
+            dependencies: [
+                "AppStoreJOSE",
+                "AppStoreModels",
+                "AppStoreServerAPI",
+                "AppStoreVerification",
+                "StorekeeperApps",
+                "StorekeeperEventsOut",
+                "StorekeeperInbox",
+                "StorekeeperJobs",
+                "StorekeeperStore",
+                "SubscriptionAnalytics",
+                "SubscriptionEngine",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            resources: [.copy("Resources/openapi.json")]
+        ),
+        // The dashboard: server-rendered pages over the HTTP API's reads, sessions, support actions.
+        .target(
+            name: "StorekeeperDashboard",
+            dependencies: [
+                "AppStoreJOSE",
+                "AppStoreModels",
+                "StorekeeperApps",
+                "StorekeeperHTTP",
+                "StorekeeperStore",
+                "SubscriptionAnalytics",
+                "SubscriptionEngine",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Mustache", package: "swift-mustache"),
+            ],
+            resources: [.copy("Resources/Dashboard")]
+        ),
+        // The composition root: `buildServer` puts the rooms together as one Hummingbird
+        // application with its services; TLS and connection limits.
         .target(
             name: "StorekeeperServer",
             dependencies: [
-                "AppStoreJOSE",
-                .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                "AppStoreModels",
-                "AppStoreVerification",
-                "SubscriptionEngine",
-                "SubscriptionAnalytics",
-                "AppStoreServerAPI",
-                "StorekeeperStore",
                 "StorekeeperApps",
+                "StorekeeperDashboard",
+                "StorekeeperHTTP",
                 "StorekeeperInbox",
-                "StorekeeperEventsOut",
                 "StorekeeperJobs",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                "StorekeeperStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Yams", package: "Yams"),
-                .product(name: "Mustache", package: "swift-mustache"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            ],
-            resources: [.copy("Resources/openapi.json"), .copy("Resources/Dashboard")]
+            ]
         ),
         // A local App Store: a simulated population on a controllable clock, signed data, Apple's
         // endpoints on loopback and notification delivery with Apple's retries and losses.
@@ -275,6 +305,8 @@ let package = Package(
                 "StorekeeperInbox",
                 "StorekeeperEventsOut",
                 "StorekeeperJobs",
+                "StorekeeperHTTP",
+                "StorekeeperDashboard",
                 "AppStoreSimulator",
                 "StorekeeperKit",
                 .product(name: "Yams", package: "Yams"),
@@ -341,6 +373,8 @@ let package = Package(
                 "StorekeeperInbox",
                 "StorekeeperEventsOut",
                 "StorekeeperJobs",
+                "StorekeeperHTTP",
+                "StorekeeperDashboard",
                 "StorekeeperStore",
                 "AppStoreServerAPI",
                 "AppStoreServerAPITesting",
@@ -414,6 +448,7 @@ let package = Package(
             name: "StorekeeperKitTests",
             dependencies: [
                 "StorekeeperKit", "StorekeeperServer", "StorekeeperApps", "StorekeeperInbox", "StorekeeperEventsOut", "StorekeeperJobs",
+                "StorekeeperHTTP", "StorekeeperDashboard",
                 "StorekeeperStore", "AppStoreJOSE", "AppStoreTestSigning", "AppStoreModels",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),

@@ -38,7 +38,10 @@ UNDECLARABLE = {
 }
 
 # The server's rooms, lowest first: a room depends only on rooms before it.
-ROOMS = ["StorekeeperApps", "StorekeeperInbox", "StorekeeperEventsOut", "StorekeeperJobs", "StorekeeperServer"]
+ROOMS = [
+    "StorekeeperApps", "StorekeeperInbox", "StorekeeperEventsOut", "StorekeeperJobs", "StorekeeperHTTP", "StorekeeperDashboard",
+    "StorekeeperServer",
+]
 
 IMPORT = re.compile(
     r"^\s*(?:@[A-Za-z_]+(?:\([^)]*\))?\s+)*(?:(?:public|package|internal|fileprivate|private)\s+)?"

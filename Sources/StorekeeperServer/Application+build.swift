@@ -7,6 +7,8 @@ import NIOCore
 import NIOSSL
 import ServiceLifecycle
 import StorekeeperApps
+import StorekeeperDashboard
+import StorekeeperHTTP
 import StorekeeperInbox
 import StorekeeperJobs
 import StorekeeperStore

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import NIOCore
 import StorekeeperApps
+import StorekeeperHTTP
 import StorekeeperServer
 import StorekeeperStore
 

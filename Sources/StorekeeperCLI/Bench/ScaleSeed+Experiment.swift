@@ -1,4 +1,5 @@
 import Foundation
+import StorekeeperHTTP
 import StorekeeperServer
 import StorekeeperStore
 import SubscriptionEngine

@@ -4,6 +4,7 @@ import AppStoreTestSigning
 import Foundation
 import Logging
 import StorekeeperApps
+import StorekeeperHTTP
 import StorekeeperInbox
 import StorekeeperJobs
 import StorekeeperServer

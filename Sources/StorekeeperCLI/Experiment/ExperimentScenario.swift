@@ -1,5 +1,6 @@
 import AppStoreSimulator
 import Foundation
+import StorekeeperHTTP
 import StorekeeperServer
 import Yams
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import StorekeeperHTTP
 import StorekeeperServer
 import StorekeeperStore
 

@@ -2,6 +2,7 @@ import HTTPTypes
 import Hummingbird
 import Testing
 
+@testable import StorekeeperHTTP
 @testable import StorekeeperServer
 
 /// `Authorization: Bearer <credential>`, read without Foundation's character sets.

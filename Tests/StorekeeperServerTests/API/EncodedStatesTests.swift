@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import Testing
 
+@testable import StorekeeperHTTP
 @testable import StorekeeperServer
 @testable import SubscriptionEngine
 

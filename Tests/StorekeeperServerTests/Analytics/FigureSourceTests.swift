@@ -5,6 +5,7 @@ import SubscriptionEngine
 import Testing
 
 @testable import StorekeeperApps
+@testable import StorekeeperHTTP
 @testable import StorekeeperServer
 
 /// Where every read of figures comes from (``FigureSource``): the built figures, else the

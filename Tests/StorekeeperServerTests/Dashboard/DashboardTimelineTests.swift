@@ -3,6 +3,7 @@ import HummingbirdTesting
 import StorekeeperStore
 import Testing
 
+@testable import StorekeeperDashboard
 @testable import StorekeeperServer
 
 @Suite("Dashboard: the customer timeline in words, its raw details with ISO 8601 dates")

@@ -4,6 +4,7 @@ import StorekeeperStore
 import Testing
 
 @testable import StorekeeperEventsOut
+@testable import StorekeeperHTTP
 @testable import StorekeeperServer
 
 /// The wire format of a customer event (``WebhookBody``, ``EventData``) against what is published

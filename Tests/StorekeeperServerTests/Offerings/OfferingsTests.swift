@@ -1,5 +1,6 @@
 import Foundation
 import StorekeeperApps
+import StorekeeperHTTP
 import StorekeeperServer
 import Testing
 
