@@ -16,6 +16,8 @@
 #   PG_VERSION   major version wanted              (default: newest installed; 15 on Debian 12)
 #   PG_RUN_AS    OS user the server runs as when this script runs as root
 #                                                  (default postgres; created if missing)
+#   PG_OPTIONS   more `-c name=value` settings for the server, after the defaults
+#                                                  (Scripts/test-postgres-cluster.sh's primary)
 #
 # Behaviour:
 #   * Installs Debian's `postgresql` package with apt-get if no initdb is found
@@ -125,7 +127,7 @@ else
   fi
   log "starting on 127.0.0.1:$PG_PORT (log $LOGFILE)"
   as_pg "$BIN/pg_ctl" -D "$DATA" -l "$LOGFILE" -w -t 60 \
-    -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -c unix_socket_directories='$PG_DIR' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
+    -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -c unix_socket_directories='$PG_DIR' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 ${PG_OPTIONS:-}" \
     start >&2 || { tail -n 30 "$LOGFILE" >&2 || true; die "pg_ctl start failed"; }
 fi
 

@@ -154,7 +154,7 @@ extension Dashboard {
         let configuration = app.configuration
         let sums: any FigureSums
         do {
-            sums = try await FigureSource(store: store).sums(of: configuration, environment: environment)
+            sums = try await FigureSource(store: api.reads).sums(of: configuration, environment: environment)
         } catch let building as FiguresBuilding {
             throw DashboardError(status: .serviceUnavailable, message: building.description)
         }

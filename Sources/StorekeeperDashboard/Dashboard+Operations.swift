@@ -74,7 +74,7 @@ extension Dashboard {
             guard let day = days.date(to) else { throw DashboardError.badRequest("to must be a day, YYYY-MM-DD") }
             filter.receivedBefore = days.calendar.date(byAdding: .day, value: 1, to: day)
         }
-        let rows = try await store.notifications(appId: app.id, filter: filter)
+        let rows = try await api.reads.notifications(appId: app.id, filter: filter)
         let base = "/dashboard/apps/\(Self.pathComponent(app.id))/notifications"
         let model = NotificationsModel(
             type: filter.notificationType ?? "", subtype: filter.subtype ?? "",
@@ -203,7 +203,7 @@ extension Dashboard {
     package func audit(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let (visitor, app) = try supportApp(context)
         let days = DayFormat(timeZone: app.configuration.analytics.timeZone)
-        let rows = try await store.auditEntries(appId: app.id, limit: 500).map { entry in
+        let rows = try await api.reads.auditEntries(appId: app.id, limit: 500).map { entry in
             AuditModel.Row(
                 at: days.instant(entry.at), actor: entry.actor, action: entry.action, customer: entry.customerId,
                 customerHref: entry.customerId.map { customerHref(app, $0) }, reason: entry.reason ?? "",

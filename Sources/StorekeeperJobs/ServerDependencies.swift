@@ -10,6 +10,11 @@ import StorekeeperStore
 /// migrated store and a controllable clock; `storekeeper serve` passes the real ones.
 public struct ServerDependencies: Sendable {
     public var store: any StorekeeperStorage
+    /// Where reads that may lag go (a standby's store, ``SQLStore/standbyReads(url:maximumLag:logger:)``);
+    /// `nil` for ``store``.
+    public var reads: (any StorekeeperStorage)?
+    /// How far the standby of ``reads`` is behind, for `/health` and `/metrics`.
+    public var replication: ReplicationWatch?
     public var clock: @Sendable () -> Date
     public var logger: Logger
     /// Whether to run the inbox worker inside the application (tests may drain it themselves).

@@ -40,6 +40,14 @@ public func buildApplication(
         store: store, logger: logger, storeServices: [StoreService(store: store)],
         appleClients: try AppleClients.live(configuration: configuration), scheduler: SchedulerConfiguration())
     dependencies.onServerRunning = onServerRunning
+    if let readURL = configuration.readDatabaseURL {
+        let (reads, watch) = try store.standbyReads(
+            url: readURL, maximumLag: .milliseconds(Int64(configuration.readMaximumLagSeconds * 1000)), logger: logger)
+        dependencies.reads = reads
+        dependencies.replication = watch
+        dependencies.storeServices.append(StoreService(store: reads))
+        logger.info("reads that may lag go to the standby", metadata: ["standby": "\(DatabaseLocation.postgres(url: readURL).redactedDescription)"])
+    }
     return try buildApplication(configuration: configuration, dependencies: dependencies)
 }
 
@@ -75,6 +83,8 @@ public func buildServer(
     api.maximumNotificationBodySize = configuration.maximumNotificationBodySize
     api.bodyTimeout = .milliseconds(Int64(configuration.connections.bodyTimeoutSeconds * 1000))
     api.offlineWindow = configuration.offlineWindowSeconds
+    api.reads = dependencies.reads ?? store
+    api.replication = dependencies.replication
     let router = Router(context: APIRequestContext.self)
     router.add(middleware: MetricsMiddleware(metrics: metrics))
     router.add(middleware: JSONErrorMiddleware())
@@ -133,6 +143,9 @@ public func buildServer(
     let clock = dependencies.clock
     let logger = dependencies.logger
     app.beforeServerStarts {
+        for warning in try await store.checkDatabase() {
+            logger.warning("\(warning)")
+        }
         let applied = try await store.migrate()
         if !applied.isEmpty { logger.info("migrated the database", metadata: ["versions": "\(applied)"]) }
         for app in apps {

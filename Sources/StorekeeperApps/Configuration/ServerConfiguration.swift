@@ -15,6 +15,13 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
     public var dataDirectory: String
     /// `postgres://…` for PostgreSQL; `nil` for SQLite in ``dataDirectory``.
     public var databaseURL: String?
+    /// `postgres://…` of a streaming standby of ``databaseURL``'s primary: reads whose answer
+    /// may be a moment old (the dashboard's lists and figures, analytics, listings) go there
+    /// while it is at most ``readMaximumLagSeconds`` behind; a customer's state is always read
+    /// from the primary.
+    public var readDatabaseURL: String?
+    /// The most the standby of ``readDatabaseURL`` may lag and still serve reads (10 s).
+    public var readMaximumLagSeconds: Double = 10
     /// The apps (tenants) this server serves.
     public var apps: [AppConfiguration]
     /// The largest request body accepted, in bytes.
@@ -68,6 +75,8 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
         port = try container.decodeIfPresent(Int.self, forKey: .port) ?? defaults.port
         dataDirectory = try container.decodeIfPresent(String.self, forKey: .dataDirectory) ?? defaults.dataDirectory
         databaseURL = try container.decodeIfPresent(String.self, forKey: .databaseURL)
+        readDatabaseURL = try container.decodeIfPresent(String.self, forKey: .readDatabaseURL)
+        readMaximumLagSeconds = try container.decodeIfPresent(Double.self, forKey: .readMaximumLagSeconds) ?? defaults.readMaximumLagSeconds
         apps = try container.decodeIfPresent([AppConfiguration].self, forKey: .apps) ?? []
         maximumBodySize = try container.decodeIfPresent(Int.self, forKey: .maximumBodySize) ?? defaults.maximumBodySize
         inbox = try container.decodeIfPresent(InboxConfiguration.self, forKey: .inbox) ?? defaults.inbox
@@ -143,6 +152,7 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
         }
         if let directory = value("STOREKEEPER_DATA_DIR") { dataDirectory = directory }
         if let url = value("STOREKEEPER_DATABASE_URL") { databaseURL = url }
+        if let url = value("STOREKEEPER_READ_DATABASE_URL") { readDatabaseURL = url }
         if let level = value("STOREKEEPER_LOG_LEVEL") { logLevel = level }
         if let path = value("STOREKEEPER_STATE_SIGNING_KEY") { stateSigningKey = path }
         if let certificate = value("STOREKEEPER_TLS_CERTIFICATE"), let key = value("STOREKEEPER_TLS_KEY") {
@@ -168,6 +178,17 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
         guard maximumNotificationBodySize >= 1024 else { throw ConfigurationError("maximumNotificationBodySize must be at least 1024 bytes") }
         try connections.validate()
         try inbox.validate()
+        if readDatabaseURL != nil {
+            guard let databaseURL, databaseURL.hasPrefix("postgres") else {
+                throw ConfigurationError("readDatabaseURL names a PostgreSQL standby: it needs a postgres:// databaseURL for the primary")
+            }
+            guard readDatabaseURL?.hasPrefix("postgres") == true else {
+                throw ConfigurationError("readDatabaseURL must be a postgres:// URL")
+            }
+        }
+        guard readMaximumLagSeconds > 0, readMaximumLagSeconds <= 3600 else {
+            throw ConfigurationError("readMaximumLagSeconds must be more than 0 and at most 3600")
+        }
         guard (0...(366 * 86_400)).contains(offlineWindowSeconds) else {
             throw ConfigurationError("offlineWindowSeconds must be 0 to 31622400 (366 days)")
         }

@@ -51,6 +51,20 @@ public struct ServerMetrics: Sendable {
             .recordNanoseconds(Int64(seconds * 1e9))
     }
 
+    /// The standby's lag and where reads went, as of the latest watch.
+    package func standby(_ watch: ReplicationWatch) {
+        let snapshot = watch.snapshot
+        Gauge(label: "storekeeper_standby_streaming", dimensions: [], factory: factory).record(snapshot?.streaming == true ? 1 : 0)
+        Gauge(label: "storekeeper_standby_serving", dimensions: [], factory: factory).record(snapshot?.serving == true ? 1 : 0)
+        if let snapshot, snapshot.streaming {
+            Gauge(label: "storekeeper_standby_lag_seconds", dimensions: [], factory: factory).record(snapshot.lagSeconds)
+            Gauge(label: "storekeeper_standby_lag_bytes", dimensions: [], factory: factory).record(Double(snapshot.lagBytes))
+        }
+        let routed = watch.routedReads
+        Gauge(label: "storekeeper_standby_reads", dimensions: [("to", "standby")], factory: factory).record(routed.standby)
+        Gauge(label: "storekeeper_standby_reads", dimensions: [("to", "primary")], factory: factory).record(routed.primary)
+    }
+
     /// The Prometheus text exposition.
     package func exposition() -> String {
         var buffer: [UInt8] = []

@@ -25,6 +25,9 @@ public struct MigrateCommand: AsyncParsableCommand {
         var logger = Logger(label: "storekeeper.migrate")
         logger.logLevel = .warning
         let (applied, version) = try await SQLStore.withStore(location, logger: logger, migrate: false) { store in
+            for warning in try await store.checkDatabase() {
+                FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
+            }
             let applied = try await store.migrate()
             return (applied, try await store.schemaVersion())
         }

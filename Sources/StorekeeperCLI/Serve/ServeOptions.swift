@@ -16,6 +16,13 @@ struct ServeOptions: ParsableArguments {
     @Option(help: "postgres://user:password@host:port/database for PostgreSQL; SQLite when absent.")
     var databaseURL: String?
 
+    @Option(
+        help: """
+            postgres://… of a streaming standby of the primary: the dashboard, analytics and listings read there \
+            while it keeps up. Defaults to $STOREKEEPER_READ_DATABASE_URL.
+            """)
+    var readDatabaseURL: String?
+
     /// The configuration file named by the option or `STOREKEEPER_CONFIG`.
     func configurationFile(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
         config ?? environment["STOREKEEPER_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
@@ -27,6 +34,8 @@ struct ServeOptions: ParsableArguments {
             var configuration = try ServerConfiguration.load(file: configurationFile(environment: environment), environment: environment)
             if let dataDir { configuration.dataDirectory = dataDir }
             if let databaseURL { configuration.databaseURL = databaseURL }
+            if let readDatabaseURL { configuration.readDatabaseURL = readDatabaseURL }
+            try configuration.validate()
             return configuration
         } catch {
             throw .usage("\(error)")

@@ -95,7 +95,7 @@ extension StorekeeperAPI {
             guard let value = DeliveryState(rawValue: text) else { throw APIError.badRequest("state must be pending, delivered or dead") }
             state = value
         }
-        let deliveries = try await store.deliveries(appId: app.id, destination: id, state: state, limit: try Self.limit(request))
+        let deliveries = try await reads.deliveries(appId: app.id, destination: id, state: state, limit: try Self.limit(request))
         var result: [DeliveryResponse] = []
         for delivery in deliveries {
             let log = try await store.attempts(deliveryId: delivery.id).map {

@@ -37,7 +37,7 @@ extension StorekeeperAPI {
     /// The sums of the app's figures (``FigureSource``); 503 while a large app's are being built.
     package func figureSums(of app: AppConfiguration, environment: String) async throws -> any FigureSums {
         do {
-            return try await FigureSource(store: store).sums(of: app, environment: environment)
+            return try await FigureSource(store: reads).sums(of: app, environment: environment)
         } catch let building as FiguresBuilding {
             throw APIError.retryLater(building.description)
         }

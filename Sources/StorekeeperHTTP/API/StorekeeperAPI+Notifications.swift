@@ -79,7 +79,7 @@ extension StorekeeperAPI {
             }
             filter.state = value
         }
-        let rows = try await store.notifications(appId: app.id, filter: filter)
+        let rows = try await reads.notifications(appId: app.id, filter: filter)
         return ["notifications": rows.map(NotificationResponse.init)]
     }
 

@@ -17,6 +17,11 @@ package struct StorekeeperAPI: Sendable {
     /// What the notification route verifies and counts, shared with the inbox and the jobs.
     package let door: NotificationDoor
     package let store: any StorekeeperStorage
+    /// Where reads whose answer may be a moment old go: a standby's store when the server has
+    /// one, else ``store``. A customer's state is never read here.
+    package var reads: any StorekeeperStorage
+    /// How far the standby of ``reads`` is behind, when there is one.
+    package var replication: ReplicationWatch?
     package let clock: @Sendable () -> Date
     package var intake: FactIntake { FactIntake(store: store) }
     package let signal: InboxSignal
@@ -44,6 +49,7 @@ package struct StorekeeperAPI: Sendable {
         self.apps = apps
         self.door = door
         self.store = store
+        self.reads = store
         self.clock = clock
         self.signal = signal
         self.metrics = metrics
@@ -54,7 +60,8 @@ package struct StorekeeperAPI: Sendable {
     package func addRoutes(to router: Router<APIRequestContext>) {
         router.get("/health") { _, _ in try await health() }
         router.get("/metrics") { _, _ in
-            Response(
+            if let replication { metrics.standby(replication) }
+            return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.exposition())))
         }
@@ -139,7 +146,22 @@ package struct StorekeeperAPI: Sendable {
                 (error as? StoreError)?.code == .unavailable ? "the database cannot be reached" : "the database does not answer queries")
         }
         if let failure = store.writeFailure { return unhealthy("the database cannot store writes: \(failure)") }
-        return JSONBody.response(value: ["status": "ok", "database": store.backendName, "pendingNotifications": "\(pending)"])
+        var answer = ["status": "ok", "database": store.backendName, "pendingNotifications": "\(pending)"]
+        if let replication {
+            // A lagging standby costs the primary its reads, not the server its service.
+            let snapshot = replication.snapshot
+            answer["standby"] =
+                switch snapshot {
+                case let snapshot? where snapshot.serving: "serving"
+                case let snapshot? where snapshot.streaming: "lagging"
+                default: "unreachable"
+                }
+            if let snapshot, snapshot.streaming {
+                answer["standbyLagSeconds"] = String(format: "%.3f", snapshot.lagSeconds)
+                answer["standbyLagBytes"] = "\(snapshot.lagBytes)"
+            }
+        }
+        return JSONBody.response(value: answer)
     }
 
     /// `/health`'s 503, with why.

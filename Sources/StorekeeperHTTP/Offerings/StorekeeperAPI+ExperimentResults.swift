@@ -59,7 +59,7 @@ extension StorekeeperAPI {
         let now = clock()
         let analytics = SubscriptionAnalytics(catalog: app.catalog, configuration: app.configuration.analytics, environment: environment)
         var tallies: [String: VariantTally]
-        switch try await FigureSource(store: store).reading(of: app.configuration, environment: environment) {
+        switch try await FigureSource(store: reads).reading(of: app.configuration, environment: environment) {
         case .built:
             tallies = try await maintainedTallies(app: app, experimentId: id, environment: environment, analytics: analytics, now: now)
         case .replay:

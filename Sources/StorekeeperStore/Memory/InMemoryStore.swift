@@ -97,6 +97,8 @@ public actor InMemoryStore: StorekeeperStorage {
     public func schemaVersion() async throws -> Int { version }
     public func ping() async throws {}
 
+    public func checkDatabase() async throws -> [String] { [] }
+
     // MARK: - Apps and customers
 
     public func offeringVersion(appId: String, version: Int?) async throws -> OfferingVersion? {

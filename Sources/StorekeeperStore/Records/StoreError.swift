@@ -32,6 +32,9 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let versionConflict = Code(rawValue: "version_conflict")
         /// The schema is newer than this build knows.
         public static let schemaTooNew = Code(rawValue: "schema_too_new")
+        /// The database is set up in a way the store cannot work with (a pooler that cannot hold
+        /// a transaction).
+        public static let unsupportedDatabase = Code(rawValue: "unsupported_database")
     }
 
     public var description: String { "\(code.rawValue): \(message)" }

@@ -17,6 +17,9 @@ public protocol StorekeeperStorage: AppRepository, CustomerRepository, LedgerRep
     func schemaVersion() async throws -> Int
     /// A cheap round trip, for `/health`.
     func ping() async throws
+    /// Checks before serving that the database can hold the store's work (throws
+    /// ``StoreError/Code/unsupportedDatabase`` when it cannot); returns what is worth a warning.
+    func checkDatabase() async throws -> [String]
 }
 
 /// The figures maintained as facts arrive (docs/read-side.md): written with changesets

@@ -21,9 +21,6 @@ struct PostgresBackend: SQLBackend {
     /// PostgreSQL reports its own storage failures as refused queries or a lost connection.
     var writeFailure: String? { nil }
 
-    /// What each connection sets for its session.
-    static let sessionSettings = [("jit", "off")]
-
     init(url: String, logger: Logger) throws {
         let settings = try PostgresSettings(url: url)
         var configuration =
@@ -36,9 +33,9 @@ struct PostgresBackend: SQLBackend {
                     database: settings.database, tls: settings.tls)
             }
         configuration.options.maximumConnections = 16
-        // Every read here is a few index ranges; a plan over many windows is costed high enough
-        // for PostgreSQL's JIT, which then spent 430 ms compiling a statement that ran in 3.
-        configuration.options.additionalStartupParameters = Self.sessionSettings
+        // No startup parameter beyond user and database: PgBouncer refuses a connection that
+        // sends one it does not know. Session defaults are the database's own
+        // (``SchemaMigrations/databaseDefaults``).
         configuration.options.connectTimeout = settings.acquireTimeout
         client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         acquireTimeout = settings.acquireTimeout
@@ -70,6 +67,7 @@ struct PostgresBackend: SQLBackend {
                     return try await body(LeasedPostgresDatabase(connection))
                 }
             } catch let error as PostgresTransactionError {
+                if let refusal = Self.statementPoolingRefusal(error) { throw refusal }
                 // The caller's own error (an alias conflict) is what matters, not the wrapper.
                 if let closureError = error.closureError, error.rollbackError == nil { throw closureError }
                 if let lost = [error.closureError, error.beginError, error.commitError, error.rollbackError]
@@ -168,6 +166,17 @@ struct PostgresBackend: SQLBackend {
         guard connectionClosed || !leased || error is ChannelError || error is IOError else { return error }
         logger.notice("a PostgreSQL operation failed on a lost connection", metadata: ["error.type": "\(type(of: error))"])
         return StoreError(code: .unavailable, message: "the PostgreSQL connection was lost mid-operation")
+    }
+
+    /// The error to give when `error` is PgBouncer refusing a transaction in statement pooling
+    /// mode (it then closes the connection, which would otherwise read as an outage).
+    static func statementPoolingRefusal(_ error: PostgresTransactionError) -> StoreError? {
+        let errors = [error.beginError, error.closureError, error.commitError, error.rollbackError].compactMap { $0 as? PSQLError }
+        guard errors.contains(where: { $0.serverInfo?[.message]?.contains("statement pool") == true }) else { return nil }
+        return StoreError(
+            code: .unsupportedDatabase,
+            message: "the database is behind a PgBouncer in statement pooling mode, which cannot hold a transaction; "
+                + "use pool_mode = transaction (or session) for Storekeeper's database")
     }
 
     /// Whether an error says the server cannot be reached (rather than refusing a query).
