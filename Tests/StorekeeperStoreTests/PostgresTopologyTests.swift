@@ -89,6 +89,29 @@ struct PostgresTopologyTests {
         #expect(ReplicationWatch.position("x/1") == nil)
     }
 
+    @Test("several hosts, libpq style: in the authority or as host and port lists, with target_session_attrs")
+    func hostLists() throws {
+        let listed = try PostgresSettings(url: "postgres://u:p@db1:5432,db2:5433,[::1]:5434,db4/app?target_session_attrs=read-write")
+        #expect(listed.hosts.map(\.host) == ["db1", "db2", "[::1]", "db4"])
+        #expect(listed.hosts.map(\.port) == [5432, 5433, 5434, 5432])
+        #expect(listed.targetSession == .readWrite && listed.database == "app" && listed.username == "u" && listed.password == "p")
+        #expect((listed.host, listed.port) == ("db1", 5432))
+        let parameters = try PostgresSettings(url: "postgres://u@x/app?host=127.0.0.1,127.0.0.2&port=6000,6001&target_session_attrs=primary")
+        #expect(parameters.hosts.map(\.host) == ["127.0.0.1", "127.0.0.2"] && parameters.hosts.map(\.port) == [6000, 6001])
+        #expect(parameters.targetSession == .readWrite && parameters.sslmode == "prefer")
+        let onePort = try PostgresSettings(url: "postgres://u@x/app?host=a,b&port=7000&sslmode=disable")
+        #expect(onePort.hosts.map(\.port) == [7000, 7000])
+        #expect(try PostgresSettings(url: "postgres://u@h/app").targetSession == .any)
+        // One non-loopback host among them asks for TLS.
+        #expect(try PostgresSettings(url: "postgres://u@127.0.0.1,db.example.com/app").sslmode == "require")
+        for bad in [
+            "postgres://u@a,,b/app", "postgres://u@a:99999,b/app", "postgres://u@x/app?host=a,b&port=1,2,3",
+            "postgres://u@a,b/app?target_session_attrs=standby",
+        ] {
+            #expect(throws: StoreError.self, "\(bad)") { try PostgresSettings(url: bad) }
+        }
+    }
+
     @Test("the lag is how long ago the primary was where the standby is; past the bound, reads stay on the primary")
     func lagFromPositions() {
         let watch = ReplicationWatch(maximumLag: .seconds(2), interval: .milliseconds(250))

@@ -14,30 +14,24 @@ import Synchronization
 /// ``StoreError/Code/unavailable`` error in seconds, and the pool keeps reconnecting in the
 /// background, so everything works again as soon as the server is back.
 struct PostgresBackend: SQLBackend {
-    let client: PostgresClient
+    let servers: PostgresServers
     let logger: Logger
     let acquireTimeout: Duration
     var dialect: SQLStoreDialect { .postgresql }
     /// PostgreSQL reports its own storage failures as refused queries or a lost connection.
     var writeFailure: String? { nil }
+    /// The pool of the server in use (``PostgresServers``).
+    var client: PostgresClient { servers.current }
 
     init(url: String, logger: Logger) throws {
         let settings = try PostgresSettings(url: url)
-        var configuration =
-            if let socketPath = settings.socketPath {
-                PostgresClient.Configuration(
-                    unixSocketPath: socketPath, username: settings.username, password: settings.password, database: settings.database)
-            } else {
-                PostgresClient.Configuration(
-                    host: settings.host, port: settings.port, username: settings.username, password: settings.password,
-                    database: settings.database, tls: settings.tls)
-            }
-        configuration.options.maximumConnections = 16
-        // No startup parameter beyond user and database: PgBouncer refuses a connection that
-        // sends one it does not know. Session defaults are the database's own
-        // (``SchemaMigrations/databaseDefaults``).
-        configuration.options.connectTimeout = settings.acquireTimeout
-        client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        servers = PostgresServers(settings: settings, logger: logger) { configuration in
+            configuration.options.maximumConnections = 16
+            // No startup parameter beyond user and database: PgBouncer refuses a connection that
+            // sends one it does not know. Session defaults are the database's own
+            // (``SchemaMigrations/databaseDefaults``).
+            configuration.options.connectTimeout = settings.acquireTimeout
+        }
         acquireTimeout = settings.acquireTimeout
         self.logger = logger
     }
@@ -96,6 +90,7 @@ struct PostgresBackend: SQLBackend {
     private func bounded<T: Sendable>(
         _ operation: @escaping @Sendable (_ leased: @escaping @Sendable (PostgresConnection) -> Void) async throws -> T
     ) async throws -> T {
+        if let unusable = servers.unusable { throw StoreError(code: .unavailable, message: unusable) }
         let lease = Lease()
         let timeout = acquireTimeout
         let grace = Self.lostConnectionGrace
@@ -104,12 +99,16 @@ struct PostgresBackend: SQLBackend {
             do {
                 outcome.finish(.success(try await operation { lease.set($0) }))
             } catch let error as PSQLError where Self.meansUnreachable(error) {
+                servers.suspect()
                 outcome.finish(.failure(StoreError(code: .unavailable, message: "PostgreSQL is unreachable (\(error.code))")))
+            } catch let error as PSQLError where Self.meansServerChanged(error) {
+                servers.suspect()
+                outcome.finish(.failure(StoreError(code: .unavailable, message: "the PostgreSQL host no longer accepts this work (failover)")))
             } catch {
-                outcome.finish(
-                    .failure(
-                        Self.classify(
-                            error, connectionClosed: lease.connection?.isClosed == true, leased: lease.connection != nil, logger: logger)))
+                let classified = Self.classify(
+                    error, connectionClosed: lease.connection?.isClosed == true, leased: lease.connection != nil, logger: logger)
+                if (classified as? StoreError)?.code == .unavailable { servers.suspect() }
+                outcome.finish(.failure(classified))
             }
         }
         let watchdog = Task {
@@ -120,6 +119,7 @@ struct PostgresBackend: SQLBackend {
                 try await Task.sleep(for: .milliseconds(100))
                 guard let connection = lease.connection else {
                     if clock.now - start >= timeout {
+                        servers.suspect()
                         outcome.finish(.failure(StoreError(code: .unavailable, message: "no PostgreSQL connection within \(timeout)")))
                     }
                     continue
@@ -132,6 +132,7 @@ struct PostgresBackend: SQLBackend {
                 closedSince = since
                 if clock.now - since >= grace {
                     logger.warning("abandoned a PostgreSQL operation whose connection was lost mid-flight")
+                    servers.suspect()
                     outcome.finish(.failure(StoreError(code: .unavailable, message: "the PostgreSQL connection was lost mid-operation")))
                 }
             }
@@ -179,6 +180,13 @@ struct PostgresBackend: SQLBackend {
                 + "use pool_mode = transaction (or session) for Storekeeper's database")
     }
 
+    /// Whether a refused query says the server has changed under the store: it became a standby
+    /// or read-only (25006), is shutting down (57P01, 57P02) or starting up or in recovery
+    /// (57P03). A failover in progress, not a fault of the query.
+    static func meansServerChanged(_ error: PSQLError) -> Bool {
+        ["25006", "57P01", "57P02", "57P03"].contains(error.serverInfo?[.sqlState] ?? "")
+    }
+
     /// Whether an error says the server cannot be reached (rather than refusing a query).
     static func meansUnreachable(_ error: PSQLError) -> Bool {
         [.connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed, .sslUnsupported]
@@ -191,7 +199,7 @@ struct PostgresBackend: SQLBackend {
     /// the task is cancelled.
     func run() async throws {
         await withDiscardingTaskGroup { group in
-            group.addTask { await client.run() }
+            group.addTask { await servers.run() }
             group.addTask { await keepStatistics(every: Self.statisticsInterval) }
         }
     }

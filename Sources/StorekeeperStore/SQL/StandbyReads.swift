@@ -166,7 +166,7 @@ struct StandbyBackend: SQLBackend {
     /// Runs the standby's pool and the watch (the primary's pool is its own store's).
     func run() async throws {
         await withDiscardingTaskGroup { group in
-            group.addTask { await standby.client.run() }
+            group.addTask { await standby.servers.run() }
             group.addTask { await watchReplication() }
         }
     }
