@@ -13,11 +13,20 @@ import Synchronization
 import Testing
 
 /// The stores server tests run on: the in-memory store and SQLite always, PostgreSQL when
-/// `STOREKEEPER_TEST_POSTGRES_URL` is set (each test in a database of its own).
+/// `STOREKEEPER_TEST_POSTGRES_URL` is set (each test in a database of its own), and PostgreSQL
+/// with a read database (`--read-database-url`) on its streaming standby when
+/// `STOREKEEPER_TEST_POSTGRES_STANDBY_URL` is set too: the server's lists and figures then read
+/// there, following the test's own writes, and no read may fail on the standby.
 enum ServerBackend: String, Sendable, CustomTestStringConvertible {
     case memory
     case sqlite
     case postgresql
+    case standby
+
+    static let standbyURL: String? = {
+        let value = ProcessInfo.processInfo.environment["STOREKEEPER_TEST_POSTGRES_STANDBY_URL"] ?? ""
+        return value.isEmpty ? nil : value
+    }()
 
     static let postgresURL: String? = {
         let value = ProcessInfo.processInfo.environment["STOREKEEPER_TEST_POSTGRES_URL"] ?? ""
@@ -25,7 +34,7 @@ enum ServerBackend: String, Sendable, CustomTestStringConvertible {
     }()
 
     static var available: [ServerBackend] {
-        [.memory] + databases
+        [.memory] + databases + (postgresURL != nil && standbyURL != nil ? [.standby] : [])
     }
 
     /// The SQL databases only, for tests of what only a database does (files, migrations,
@@ -117,7 +126,7 @@ func withServerStore<T: Sendable>(_ backend: ServerBackend, _ body: @Sendable (a
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-server-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         return try await SQLStore.withStore(.sqlite(path: directory.appendingPathComponent("s.sqlite").path), logger: logger, body)
-    case .postgresql:
+    case .postgresql, .standby:
         guard let base = ServerBackend.postgresURL else { throw StoreError(code: .unavailable, message: "no PostgreSQL URL") }
         return try await SQLStore.withPostgresDatabaseForTests(baseURL: base, prefix: "sk_server_", logger: logger) { url in
             try await SQLStore.withStore(.postgres(url: url), logger: logger, body)
@@ -148,7 +157,7 @@ func withTwoServerStores<T: Sendable>(
         return try await SQLStore.withStore(location, logger: logger) { first in
             try await SQLStore.withStore(location, logger: logger) { second in try await body(first, second) }
         }
-    case .postgresql:
+    case .postgresql, .standby:
         guard let base = ServerBackend.postgresURL else { throw StoreError(code: .unavailable, message: "no PostgreSQL URL") }
         return try await SQLStore.withPostgresDatabaseForTests(baseURL: base, prefix: "sk_server_", logger: logger) { url in
             try await SQLStore.withStore(.postgres(url: url), logger: logger) { first in
@@ -160,6 +169,18 @@ func withTwoServerStores<T: Sendable>(
 
 /// A server on `backend` with the fixture's apps, its inbox drained by hand.
 struct ServerHarness: Sendable {
+    /// The read database's store for `store` (on the standby, same database), following every
+    /// write of the test's server so that a test reads back what it just did.
+    static func standbyReads(of store: any StorekeeperStorage, logger: Logger) throws -> (SQLStore, ReplicationWatch) {
+        guard let primary = store as? SQLStore, let standby = ServerBackend.standbyURL else {
+            throw StoreError(code: .unavailable, message: "no PostgreSQL standby URL")
+        }
+        // No database named: the primary's.
+        var components = URLComponents(string: standby)
+        components?.path = ""
+        return try primary.standbyReads(url: components?.string ?? standby, maximumLag: .seconds(10), followingWrites: true, logger: logger)
+    }
+
     let configuration: ServerConfiguration
     let ca: TestCertificateAuthority
     let clock: TestClock
@@ -192,10 +213,23 @@ struct ServerHarness: Sendable {
             var dependencies = ServerDependencies(store: store, clock: { clock.now }, logger: logger, runsInboxWorker: false, appleClients: clients)
             dependencies.runsDispatcher = false
             dependencies.inboxSignal = inboxSignal
-            let app = try buildApplication(configuration: configuration, dependencies: dependencies)
             let processor = InboxProcessor(apps: try AppDirectory(configuration: configuration), store: store, clock: { clock.now }, logger: logger)
             let harness = ServerHarness(configuration: configuration, ca: ca, clock: clock, store: store, processor: processor)
-            try await app.test(.router) { client in try await body(harness, client) }
+            guard backend == .standby else {
+                let app = try buildApplication(configuration: configuration, dependencies: dependencies)
+                try await app.test(.router) { client in try await body(harness, client) }
+                return
+            }
+            let (reads, watch) = try Self.standbyReads(of: store, logger: logger)
+            dependencies.reads = reads
+            dependencies.replication = watch
+            let app = try buildApplication(configuration: configuration, dependencies: dependencies)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await reads.run() }
+                defer { group.cancelAll() }
+                try await app.test(.router) { client in try await body(harness, client) }
+            }
+            #expect(watch.routedReads.failed == 0, "a read failed on the standby (a read path that writes or locks?)")
         }
     }
 }

@@ -120,7 +120,7 @@ struct PostgresTopologyTests {
         // Caught up: no lag, however long the primary has been idle.
         watch.record(primary: 1000, primaryAt: start, replayed: 1000, at: start, date: date)
         #expect(watch.snapshot?.lagSeconds == 0)
-        #expect(watch.servesReads)
+        #expect(watch.servesReads())
         // The primary moves on; the standby stays at 1000 (reached at `start`).
         watch.record(primary: 2000, primaryAt: start + .seconds(1), replayed: 1000, at: start + .seconds(1), date: date)
         #expect(watch.snapshot?.lagSeconds == 1)
@@ -133,6 +133,11 @@ struct PostgresTopologyTests {
         watch.record(primary: 3000, primaryAt: start + .seconds(3), replayed: 2000, at: start + .seconds(3), date: date)
         #expect(watch.snapshot?.lagSeconds == 2)
         #expect(watch.snapshot?.serving == true)
+        // Writes through the standby's own store: read there only once the standby has them.
+        watch.record(primary: 3100, primaryAt: start + .seconds(3), writes: 5, replayed: 3000, at: start + .seconds(3), date: date)
+        #expect(watch.servesReads(after: 5) == false)
+        watch.record(primary: 3200, primaryAt: start + .seconds(3), writes: 6, replayed: 3100, at: start + .seconds(3), date: date)
+        #expect(watch.servesReads(after: 5) && !watch.servesReads(after: 6))
         // A standby that does not answer, or was promoted, serves nothing.
         watch.record(primary: 3000, primaryAt: start + .seconds(4), replayed: nil, at: start + .seconds(4), date: date)
         #expect(watch.snapshot?.streaming == false)
@@ -145,14 +150,19 @@ struct PostgresTopologyTests {
             try await primary.saveApp(AppRecord(id: "standby-app", bundleId: "com.example.standby", createdAt: Date()))
             // The standby's store writes through the primary too.
             try await reads.saveApp(AppRecord(id: "written-through", bundleId: "com.example.through", createdAt: Date()))
-            try await TestCluster.eventually("the standby has both apps") {
-                Set(try await reads.apps().map(\.id)).isSuperset(of: ["standby-app", "written-through"])
+            // Read back at once (on the primary until the standby has replayed the store's own
+            // write), and before long from the standby itself.
+            #expect(Set(try await reads.apps().map(\.id)).isSuperset(of: ["standby-app", "written-through"]))
+            try await TestCluster.eventually("the standby answers a read with both apps") {
+                let before = watch.routedReads.standby
+                let ids = Set(try await reads.apps().map(\.id))
+                return ids.isSuperset(of: ["standby-app", "written-through"]) && watch.routedReads.standby > before
             }
-            #expect(watch.routedReads.standby > 0)
-            let onStandby = try await reads.backend.read { db in
-                try await db.raw("SELECT pg_is_in_recovery() AS standby").first()?.decode(column: "standby", as: Bool.self)
+            try await TestCluster.eventually("a read runs on the standby") {
+                try await reads.backend.read { db in
+                    try await db.raw("SELECT pg_is_in_recovery() AS standby").first()?.decode(column: "standby", as: Bool.self)
+                } == true
             }
-            #expect(onStandby == true)
             let snapshot = try #require(watch.snapshot)
             #expect(snapshot.streaming && snapshot.serving)
             #expect(snapshot.lagSeconds < 10)

@@ -20,6 +20,11 @@ struct PostgresBackend: SQLBackend {
     var dialect: SQLStoreDialect { .postgresql }
     /// PostgreSQL reports its own storage failures as refused queries or a lost connection.
     var writeFailure: String? { nil }
+    /// Writes committed through this backend (a standby's reads may follow them,
+    /// ``SQLStore/standbyReads(url:maximumLag:followingWrites:logger:)``).
+    let writes = WriteCount()
+    /// The database the URL names.
+    let database: String?
     /// The pool of the server in use (``PostgresServers``).
     var client: PostgresClient { servers.current }
 
@@ -33,6 +38,7 @@ struct PostgresBackend: SQLBackend {
             configuration.options.connectTimeout = settings.acquireTimeout
         }
         acquireTimeout = settings.acquireTimeout
+        database = settings.database
         self.logger = logger
     }
 
@@ -46,7 +52,7 @@ struct PostgresBackend: SQLBackend {
     }
 
     func write<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await read(body)
+        try await writes.counting { try await read(body) }
     }
 
     func scan<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
@@ -54,6 +60,10 @@ struct PostgresBackend: SQLBackend {
     }
 
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await writes.counting { try await transactionUncounted(body) }
+    }
+
+    private func transactionUncounted<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         try await bounded { leased in
             do {
                 return try await client.withTransaction(logger: logger) { connection in

@@ -32,11 +32,13 @@ public final class ReplicationWatch: Sendable {
     private let state = Mutex(State())
 
     private struct State {
-        /// Recent (when, primary position) samples, oldest first.
-        var primaryPositions: [(at: ContinuousClock.Instant, lsn: UInt64)] = []
+        /// Recent (when, primary position, writes counted before it) samples, oldest first.
+        var primaryPositions: [(at: ContinuousClock.Instant, lsn: UInt64, writes: UInt64)] = []
+        /// The writes through the standby's store (``StandbyBackend``) the standby has replayed.
+        var replayedWrites: UInt64 = 0
         var snapshot: Snapshot?
         var seenAt: ContinuousClock.Instant?
-        var routed: (standby: Int, primary: Int) = (0, 0)
+        var routed: (standby: Int, primary: Int, failed: Int) = (0, 0, 0)
     }
 
     init(maximumLag: Duration, interval: Duration) {
@@ -47,30 +49,36 @@ public final class ReplicationWatch: Sendable {
     /// What the latest watch saw; nil before the first.
     public var snapshot: Snapshot? { state.withLock { $0.snapshot } }
 
-    /// How many reads went to the standby and how many to the primary instead.
-    public var routedReads: (standby: Int, primary: Int) { state.withLock { $0.routed } }
+    /// How many reads went to the standby, how many to the primary instead, and how many of
+    /// those the standby had failed first.
+    public var routedReads: (standby: Int, primary: Int, failed: Int) { state.withLock { $0.routed } }
 
     /// Whether a read that may lag goes to the standby now: it answered within three intervals,
-    /// is still a standby, and is at most ``maximumLag`` behind.
-    var servesReads: Bool {
+    /// is still a standby, is at most ``maximumLag`` behind, and has replayed the first `writes`
+    /// writes made through the standby's own store (read-your-writes for that store).
+    func servesReads(after writes: UInt64 = 0) -> Bool {
         let now = ContinuousClock.now
         return state.withLock { state in
             guard let snapshot = state.snapshot, let seenAt = state.seenAt else { return false }
-            return snapshot.serving && now - seenAt <= interval * 3
+            return snapshot.serving && now - seenAt <= interval * 3 && state.replayedWrites >= writes
         }
     }
 
-    func counted(standby: Bool) {
+    func counted(standby: Bool, failed: Bool = false) {
         state.withLock { state in
             if standby { state.routed.standby += 1 } else { state.routed.primary += 1 }
+            if failed { state.routed.failed += 1 }
         }
     }
 
-    /// Records a watch: the primary's position (taken first), then the standby's replayed one
-    /// (nil when the standby did not answer or is not in recovery).
-    func record(primary: UInt64, primaryAt: ContinuousClock.Instant, replayed: UInt64?, at now: ContinuousClock.Instant, date: Date) {
+    /// Records a watch: the primary's position (taken first, after counting `writes` committed
+    /// writes), then the standby's replayed one (nil when the standby did not answer or is not in
+    /// recovery).
+    func record(
+        primary: UInt64, primaryAt: ContinuousClock.Instant, writes: UInt64 = 0, replayed: UInt64?, at now: ContinuousClock.Instant, date: Date
+    ) {
         state.withLock { state in
-            state.primaryPositions.append((primaryAt, primary))
+            state.primaryPositions.append((primaryAt, primary, writes))
             // Two minutes of positions tell any lag worth serving from.
             let horizon = now - .seconds(120)
             if let keep = state.primaryPositions.firstIndex(where: { $0.at >= horizon }), keep > 0 {
@@ -83,7 +91,9 @@ public final class ReplicationWatch: Sendable {
             }
             // The latest moment the primary was at a position the standby has replayed (none
             // within reach: at least as long ago as the oldest sample).
-            let caughtUpTo = state.primaryPositions.last { $0.lsn <= replayed }?.at ?? state.primaryPositions.first?.at ?? primaryAt
+            let caughtUp = state.primaryPositions.last { $0.lsn <= replayed }
+            let caughtUpTo = caughtUp?.at ?? state.primaryPositions.first?.at ?? primaryAt
+            state.replayedWrites = max(state.replayedWrites, caughtUp?.writes ?? 0)
             let lag = replayed >= primary ? 0 : Self.seconds(now - caughtUpTo)
             state.snapshot = Snapshot(
                 lagSeconds: lag, lagBytes: primary > replayed ? primary - replayed : 0, streaming: true,
@@ -117,6 +127,10 @@ struct StandbyBackend: SQLBackend {
     let primary: PostgresBackend
     let standby: PostgresBackend
     let watch: ReplicationWatch
+    /// The writes whose results its reads must see: those through this backend, or every write
+    /// through the primary's backend (``SQLStore/standbyReads(url:maximumLag:followingWrites:logger:)``).
+    /// Reads go to the primary until the standby has replayed them.
+    let writes: WriteCount
     let logger: Logger
     var dialect: SQLStoreDialect { .postgresql }
     var writeFailure: String? { nil }
@@ -133,7 +147,8 @@ struct StandbyBackend: SQLBackend {
         _ body: @escaping @Sendable (any SQLDatabase) async throws -> T,
         _ run: (PostgresBackend, @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
     ) async throws -> T {
-        if watch.servesReads {
+        var failed = false
+        if watch.servesReads(after: writes.value) {
             do {
                 let value = try await run(standby, body)
                 watch.counted(standby: true)
@@ -143,22 +158,28 @@ struct StandbyBackend: SQLBackend {
             } catch {
                 // Unreachable, or cancelling a query for replay (a conflict): the primary answers.
                 logger.notice("a read the standby could not answer went to the primary", metadata: ["error.type": "\(type(of: error))"])
+                failed = true
             }
         }
-        watch.counted(standby: false)
+        watch.counted(standby: false, failed: failed)
         return try await run(primary, body)
     }
 
     func write<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await primary.write(body)
+        try await counted { try await primary.write(body) }
     }
 
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await primary.transaction(body)
+        try await counted { try await primary.transaction(body) }
     }
 
     func unflushedTransaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await primary.unflushedTransaction(body)
+        try await counted { try await primary.unflushedTransaction(body) }
+    }
+
+    /// A write, counted in ``writes`` unless the primary's backend counts it there already.
+    private func counted<T>(_ write: () async throws -> T) async rethrows -> T {
+        writes === primary.writes ? try await write() : try await writes.counting(write)
     }
 
     func externalWriteMark() async throws -> Int? { nil }
@@ -181,6 +202,8 @@ struct StandbyBackend: SQLBackend {
     /// One watch: the primary's position, then the standby's.
     func watchOnce() async {
         let clock = ContinuousClock()
+        // Counted first: every write counted has committed before the position is taken.
+        let written = writes.value
         guard
             let primaryText = try? await primary.read({ db in
                 try await db.raw("SELECT pg_current_wal_lsn()::text AS lsn").first()?.decode(column: "lsn", as: String.self)
@@ -198,22 +221,55 @@ struct StandbyBackend: SQLBackend {
             return try row?.decode(column: "replayed", as: String?.self)
         }
         watch.record(
-            primary: primaryPosition, primaryAt: primaryAt, replayed: replayed.flatMap(ReplicationWatch.position), at: clock.now, date: Date())
+            primary: primaryPosition, primaryAt: primaryAt, writes: written, replayed: replayed.flatMap(ReplicationWatch.position), at: clock.now,
+            date: Date())
     }
 
     func close() async throws {}
 }
 
+/// How many writes have committed through a ``StandbyBackend`` (an attempt that failed may
+/// have committed too: it counts).
+final class WriteCount: Sendable {
+    private let count = Atomic<UInt64>(0)
+    var value: UInt64 { count.load(ordering: .acquiring) }
+
+    func counting<T>(_ write: () async throws -> T) async rethrows -> T {
+        defer { count.add(1, ordering: .releasing) }
+        return try await write()
+    }
+}
+
 extension SQLStore {
     /// A store over the same database whose reads go to the streaming standby at
     /// `standbyURL` while it is at most `maximumLag` behind (``StandbyBackend``); writes go to
-    /// this store's primary. Run it (``run()``) beside this store. PostgreSQL only.
-    public func standbyReads(url standbyURL: String, maximumLag: Duration, logger: Logger) throws -> (SQLStore, ReplicationWatch) {
+    /// this store's primary (a `standbyURL` naming no database means the primary's). Its reads
+    /// see its own writes (they go to the primary until the
+    /// standby has replayed them); with `followingWrites`, every write through this store's
+    /// backend too, so that nothing this process wrote is read older (under a steady stream of
+    /// writes most reads then stay on the primary). Run it (``run()``) beside this store.
+    /// PostgreSQL only.
+    public func standbyReads(
+        url standbyURL: String, maximumLag: Duration, followingWrites: Bool = false, logger: Logger
+    ) throws -> (SQLStore, ReplicationWatch) {
         guard let primary = backend as? PostgresBackend else {
             throw StoreError(code: .invalidLocation, message: "a read database (standby) is for PostgreSQL only")
         }
-        let standby = try PostgresBackend(url: standbyURL, logger: logger)
+        // A standby URL that names no database means the primary's.
+        var named = standbyURL
+        if try PostgresSettings(url: standbyURL).database == nil, let database = primary.database,
+            var components = URLComponents(string: standbyURL)
+        {
+            components.path = "/" + database
+            named = components.string ?? standbyURL
+        }
+        let standby = try PostgresBackend(url: named, logger: logger)
         let watch = ReplicationWatch(maximumLag: maximumLag, interval: .milliseconds(250))
-        return (SQLStore(backend: StandbyBackend(primary: primary, standby: standby, watch: watch, logger: logger), clock: clock), watch)
+        return (
+            SQLStore(
+                backend: StandbyBackend(
+                    primary: primary, standby: standby, watch: watch, writes: followingWrites ? primary.writes : WriteCount(), logger: logger),
+                clock: clock), watch
+        )
     }
 }
