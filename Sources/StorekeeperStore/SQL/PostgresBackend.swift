@@ -102,6 +102,8 @@ struct PostgresBackend: SQLBackend {
     ) async throws -> T {
         if let unusable = servers.unusable { throw StoreError(code: .unavailable, message: unusable) }
         let lease = Lease()
+        // A failover noticed meanwhile ends the wait for a connection of the old host.
+        let epoch = servers.epoch
         let timeout = acquireTimeout
         let grace = Self.lostConnectionGrace
         let outcome = Outcome<T>()
@@ -128,7 +130,9 @@ struct PostgresBackend: SQLBackend {
             while !outcome.isFinished {
                 try await Task.sleep(for: .milliseconds(100))
                 guard let connection = lease.connection else {
-                    if clock.now - start >= timeout {
+                    if servers.epoch != epoch {
+                        outcome.finish(.failure(StoreError(code: .unavailable, message: "the PostgreSQL host changed (failover)")))
+                    } else if clock.now - start >= timeout {
                         servers.suspect()
                         outcome.finish(.failure(StoreError(code: .unavailable, message: "no PostgreSQL connection within \(timeout)")))
                     }

@@ -25,6 +25,8 @@ final class PostgresServers: Sendable {
         var usable = true
         /// Set when an operation saw a sign the server changed; the watch looks at once.
         var suspect = false
+        /// Counts the moves to another host and the losses of every host.
+        var epoch = 0
     }
 
     init(settings: PostgresSettings, logger: Logger, configure: (inout PostgresClient.Configuration) -> Void) {
@@ -45,6 +47,10 @@ final class PostgresServers: Sendable {
             return PostgresClient(configuration: configuration, backgroundLogger: logger)
         }
     }
+
+    /// Changes whenever the store moves to another host or finds none fit: an operation still
+    /// waiting for a connection from before gives up then (``PostgresBackend``).
+    var epoch: Int { state.withLock { $0.epoch } }
 
     /// Whether the servers are watched (several hosts, or writes required).
     var watched: Bool { hosts.count > 1 || targetSession == .readWrite }
@@ -102,6 +108,7 @@ final class PostgresServers: Sendable {
                 state.withLock { state in
                     state.index = candidate
                     state.usable = true
+                    state.epoch += 1
                 }
                 logger.warning(
                     "PostgreSQL: moved to another host", metadata: ["host": "\(hosts[candidate].host):\(hosts[candidate].port)"])
@@ -110,6 +117,7 @@ final class PostgresServers: Sendable {
         }
         let wasUsable = state.withLock { state in
             defer { state.usable = false }
+            if state.usable { state.epoch += 1 }
             return state.usable
         }
         if wasUsable { logger.warning("PostgreSQL: no host of the URL accepts writes now; answering 503 until one does") }

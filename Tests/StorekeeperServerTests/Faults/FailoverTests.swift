@@ -43,7 +43,7 @@ struct FailoverTests {
 
         /// Both hosts, the primary first, for writes only.
         var failoverURL: String {
-            "postgres://postgres:postgres@127.0.0.1:\(port),127.0.0.1:\(port + 1)/app?sslmode=disable&target_session_attrs=read-write&connect_timeout=10"
+            "postgres://postgres:postgres@127.0.0.1:\(port),127.0.0.1:\(port + 1)/app?sslmode=disable&target_session_attrs=read-write&connect_timeout=5"
         }
 
         /// Kills the primary's postmaster with SIGKILL and promotes the standby.
