@@ -106,6 +106,7 @@ let package = Package(
         .target(
             name: "StorekeeperStore",
             dependencies: [
+                "AppStoreJOSE",
                 "CSQLiteConfig",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -79,12 +79,14 @@ extension JobRunner {
         let now = clock()
         let body = JSONEncoder.payload(["signedPayload": signedPayload])
         var uuid: String?
+        var metadata: NotificationMetadata?
         if case .valid(let notification) = await app.verify(signedOnly: true, { await $0.verifyAndDecodeNotification(signedPayload, now: now) }) {
             uuid = notification.notificationUUID
+            metadata = .of(notification, chain: NotificationAdmission.chain(named: notification))
         }
         let row = InboxNotification(
             appId: app.id, idempotencyKey: InboxNotification.idempotencyKey(version: .v2, notificationUUID: uuid, body: Data(body.utf8)),
-            version: .v2, body: body, headers: ["Source": "notification-history"], receivedAt: now)
+            version: .v2, body: body, headers: ["Source": "notification-history"], receivedAt: now, metadata: metadata)
         _ = try await store.receive(row)
     }
 

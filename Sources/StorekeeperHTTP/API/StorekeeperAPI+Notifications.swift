@@ -39,7 +39,7 @@ extension StorekeeperAPI {
             idempotencyKey: InboxNotification.idempotencyKey(
                 version: admitted.version, notificationUUID: admitted.notificationUUID, body: admitted.body),
             version: admitted.version, body: String(decoding: admitted.body, as: UTF8.self), headers: headers, receivedAt: now,
-            metadata: admitted.chain.map { NotificationMetadata(originalTransactionId: $0) })
+            metadata: admitted.metadata ?? admitted.chain.map { NotificationMetadata(originalTransactionId: $0) })
         let insertion = try await store.receive(row)
         if case .inserted(let id) = insertion, let verified = admitted.verified {
             door.verified.keep(id: id, appId: appId, signedPayload: verified.signedPayload, notification: verified.notification)

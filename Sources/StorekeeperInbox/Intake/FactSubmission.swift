@@ -10,7 +10,7 @@ package struct FactSubmission: Sendable {
     package var facts: [SubmittedFact]
     package var source: FactSource
     package var binding: CustomerBinding
-    /// Events the source itself adds (a notification processed), besides the ones the intake
+    /// Events the source itself adds (Apple asking about a refund request), besides the ones the intake
     /// derives from the facts.
     package var events: [EventRecord] = []
     package var audit: [AuditEntry] = []

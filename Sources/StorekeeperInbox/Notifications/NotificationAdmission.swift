@@ -34,6 +34,8 @@ package struct NotificationAdmission: Sendable {
         /// verifying that nested JWS (processing does): it only keeps one chain's notifications
         /// in order between workers (``NotificationInbox/claimPending(limit:owner:now:leaseUntil:)``).
         package var chain: String?
+        /// What the inbox row lists it by, as processing will record it (``NotificationMetadata/of(_:chain:)``).
+        package var metadata: NotificationMetadata?
     }
 
     /// Why a body was turned away: a short code for metrics and logs (never sent back).
@@ -101,7 +103,7 @@ package struct NotificationAdmission: Sendable {
             return .admitted(
                 Admitted(
                     version: .v2, notificationUUID: uuid, body: canonical, verified: (signedPayload, notification),
-                    chain: chain(named: notification)))
+                    chain: chain(named: notification), metadata: .of(notification, chain: chain(named: notification))))
         }
     }
 
@@ -142,7 +144,7 @@ package struct NotificationAdmission: Sendable {
         guard let canonical = try? JSONSerialization.data(withJSONObject: stripped, options: [.sortedKeys, .withoutEscapingSlashes]) else {
             return .refused(Refusal(code: .malformed, detail: "the body cannot be re-encoded"))
         }
-        return .admitted(Admitted(version: .v1, notificationUUID: nil, body: canonical))
+        return .admitted(Admitted(version: .v1, notificationUUID: nil, body: canonical, metadata: .of(notification)))
     }
 
     /// Whether any key or string inside a decoded JSON value holds U+0000.

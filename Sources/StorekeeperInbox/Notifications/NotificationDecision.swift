@@ -84,11 +84,7 @@ package struct NotificationDecider: Sendable {
     ) async -> NotificationDecision {
         let notification = verified.notification
         let chain = verified.transaction?.originalTransactionId ?? verified.renewalInfo?.originalTransactionId
-        let metadata = NotificationMetadata(
-            notificationUUID: InboxText.field(notification.notificationUUID),
-            notificationType: InboxText.field(notification.notificationType?.rawValue),
-            subtype: InboxText.field(notification.subtype?.rawValue), originalTransactionId: InboxText.field(chain),
-            signedDate: notification.signedDate, environment: InboxText.field(notification.data?.environment?.rawValue))
+        let metadata = NotificationMetadata.of(notification, chain: chain)
         let filter = FraudFilter(app: app.configuration, catalog: app.catalog)
         if let refusal = filter.check(
             bundleId: verified.transaction?.bundleId ?? notification.data?.bundleId,
@@ -102,14 +98,9 @@ package struct NotificationDecider: Sendable {
         }
         var history = PurchaseHistory()
         history.add(notification: notification, transaction: verified.transaction, renewalInfo: verified.renewalInfo)
-        let key = metadata.notificationUUID.map { "notification:\($0.lowercased())" } ?? "notification:inbox-\(id)"
-        let event = EventRecord(
-            appId: row.appId, originalTransactionId: chain, type: .notificationProcessed,
-            details: EventDetails(
-                notificationType: metadata.notificationType, subtype: metadata.subtype, notificationUUID: metadata.notificationUUID,
-                inboxId: "\(id)"),
-            occurredAt: notification.signedDate ?? now, idempotencyKey: key)
-        var events = [event]
+        // The inbox row's outcome is the record of the notification (the customer's timeline
+        // lists it by chain): no event row says it again.
+        var events: [EventRecord] = []
         if notification.notificationType == .consumptionRequest, let uuid = metadata.notificationUUID, let transaction = verified.transaction {
             events.append(
                 CustomerEvents.consumptionRequested(
@@ -154,10 +145,7 @@ package struct NotificationDecider: Sendable {
             return .rejected(.malformed("the body is not a V1 notification"), nil)
         }
         let hintedChains = Self.chainsNamed(by: notification)
-        let metadata = NotificationMetadata(
-            notificationType: InboxText.field(notification.notificationType?.rawValue),
-            originalTransactionId: InboxText.field(notification.originalTransactionId ?? hintedChains.first),
-            environment: InboxText.field(notification.environment?.rawValue))
+        let metadata = NotificationMetadata.of(notification)
         // Rows stored before the route checked passwords still carry theirs: check it again.
         if let password = notification.password {
             guard let secret = app.configuration.sharedSecret, ConstantTime.equals(password, secret) else {
@@ -177,14 +165,10 @@ package struct NotificationDecider: Sendable {
         {
             return .rejected(.refused(refusal), metadata)
         }
-        let event = EventRecord(
-            appId: row.appId, originalTransactionId: metadata.originalTransactionId, type: .notificationProcessed,
-            details: EventDetails(notificationType: metadata.notificationType, inboxId: "\(id)", version: "1"),
-            occurredAt: now, idempotencyKey: "notification:\(row.idempotencyKey)")
         return .record(
             FactSubmission(
                 facts: FactSubmission.facts(of: history, environment: receipt.environment.rawValue), source: .notificationV1, raw: row.body,
-                binding: .apple(appAccountToken: nil), events: [event],
+                binding: .apple(appAccountToken: nil), events: [],
                 inboxOutcome: InboxOutcome(inboxId: id, state: .processed, metadata: metadata, processedAt: now)),
             refreshes: app.configuration.appStoreServerAPI == nil ? [] : hintedChains)
     }
@@ -218,5 +202,26 @@ package struct NotificationDecider: Sendable {
 
     package static func isChainIdentifier(_ text: String) -> Bool {
         (1...64).contains(text.utf8.count) && text.utf8.allSatisfy { (0x30...0x39).contains($0) }
+    }
+}
+
+extension NotificationMetadata {
+    /// What a verified V2 notification's inbox row is listed by; `chain` is the chain its
+    /// transaction or renewal info names. Written with the row when it arrives and again with
+    /// its outcome, the same values: the outcome changes no indexed column.
+    package static func of(_ notification: ResponseBodyV2DecodedPayload, chain: String?) -> NotificationMetadata {
+        NotificationMetadata(
+            notificationUUID: InboxText.field(notification.notificationUUID),
+            notificationType: InboxText.field(notification.notificationType?.rawValue),
+            subtype: InboxText.field(notification.subtype?.rawValue), originalTransactionId: InboxText.field(chain),
+            signedDate: notification.signedDate, environment: InboxText.field(notification.data?.environment?.rawValue))
+    }
+
+    /// What a V1 notification's inbox row is listed by (its JSON, not signed: a listing only).
+    package static func of(_ notification: NotificationV1) -> NotificationMetadata {
+        NotificationMetadata(
+            notificationType: InboxText.field(notification.notificationType?.rawValue),
+            originalTransactionId: InboxText.field(notification.originalTransactionId ?? NotificationDecider.chainsNamed(by: notification).first),
+            environment: InboxText.field(notification.environment?.rawValue))
     }
 }

@@ -223,7 +223,7 @@ struct PostgresBackend: SQLBackend {
 
     /// The tables a burst of notifications grows fast, whose plans depend on their statistics.
     static let watchedTables = [
-        "notification_inbox", "notification_bodies", "ledger", "events", "event_deliveries", "jobs", "customers", "customer_aliases",
+        "notification_inbox", "notification_bodies", "inbox_queue", "ledger", "events", "event_deliveries", "jobs", "customers", "customer_aliases",
     ]
 
     /// Analyzes the watched tables that grew by a fifth (and at least 200 rows) since their

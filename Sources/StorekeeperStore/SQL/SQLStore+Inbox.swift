@@ -7,13 +7,17 @@ extension SQLStore {
     /// only once it has committed.
     public func receive(_ notification: InboxNotification) async throws -> InboxInsertion {
         // Encoded here, not while the transaction holds the writer.
-        try await inboxWrites.write(Incoming(notification: notification, headers: StoreCoding.encode(notification.headers)))
+        let body = CompactSignedText.compact(notification.body)
+        return try await inboxWrites.write(
+            Incoming(notification: notification, headers: StoreCoding.encode(notification.headers), body: body.stored, signingHeader: body.header))
     }
 
-    /// A notification on its way into the inbox, its headers already encoded.
+    /// A notification on its way into the inbox, its headers encoded and its body compacted.
     struct Incoming: Sendable {
         var notification: InboxNotification
         var headers: String
+        var body: String
+        var signingHeader: CompactSignedText.Header?
     }
 
     /// Inserts the notifications `take` gives once the writer is held, in one transaction (the
@@ -29,30 +33,40 @@ extension SQLStore {
             let keys = notifications.map { $0.appId + "\u{1F}" + $0.idempotencyKey }
             var inserted: [String: Int64] = [:]
             for chunk in Array(notifications.indices).chunked(by: 100) {
+                // The metadata goes in with the row (what admission verified), so that the
+                // outcome changes no indexed column.
                 var query: SQLQueryString = """
                     INSERT INTO notification_inbox (app_id, idempotency_key, version, headers, received_at, state, attempts,
-                    original_transaction_id) VALUES
+                    original_transaction_id, notification_uuid, notification_type, subtype, signed_at, environment) VALUES
                     """
                 for (position, index) in chunk.enumerated() {
                     let notification = notifications[index]
+                    let metadata = notification.metadata
                     query += position == 0 ? " " : ", "
                     query += """
                         (\(bind: notification.appId), \(bind: notification.idempotencyKey), \(bind: notification.version.rawValue),
                         \(bind: headers[index]), \(bind: notification.receivedAt.millisecondsSince1970), \(bind: InboxState.pending.rawValue), \(bind: 0),
-                        \(bind: notification.metadata?.originalTransactionId))
+                        \(bind: metadata?.originalTransactionId), \(bind: metadata?.notificationUUID?.lowercased()), \(bind: metadata?.notificationType),
+                        \(bind: metadata?.subtype), \(bind: metadata?.signedDate?.millisecondsSince1970), \(bind: metadata?.environment))
                         """
                 }
                 query += " ON CONFLICT (app_id, idempotency_key) DO NOTHING RETURNING id, app_id, idempotency_key"
                 let got = try await db.raw(query).all()
                 var bodies: [(Int64, String)] = []
+                var queued: [(appId: String, id: Int64, chain: String?)] = []
                 for row in got {
                     let key = try row.string("app_id") + "\u{1F}" + row.string("idempotency_key")
                     let id = try row.int64("id")
                     inserted[key] = id
                     // The first of the chunk's rows with this key is the one inserted.
-                    if let index = chunk.first(where: { keys[$0] == key }) { bodies.append((id, notifications[index].body)) }
+                    if let index = chunk.first(where: { keys[$0] == key }) {
+                        bodies.append((id, incoming[index].body))
+                        queued.append((notifications[index].appId, id, notifications[index].metadata?.originalTransactionId))
+                    }
                 }
+                try await Self.storeSigningHeaders(chunk.compactMap { incoming[$0].signingHeader }, db)
                 try await Self.insertBodies(bodies, db)
+                try await Self.enqueue(queued, db)
             }
             // What was not inserted was there before (or earlier in this batch).
             var existing: [String: Int64] = [:]
@@ -81,56 +95,67 @@ extension SQLStore {
         }
     }
 
+    /// Puts inbox rows just stored (or put back) in the queue of pending rows.
+    static func enqueue(_ rows: [(appId: String, id: Int64, chain: String?)], _ db: any SQLDatabase) async throws {
+        for chunk in rows.chunked(by: 200) {
+            var query: SQLQueryString = "INSERT INTO inbox_queue (app_id, id, chain, attempts) VALUES "
+            for (position, row) in chunk.enumerated() {
+                query += (position == 0 ? "" : ", ") + "(\(bind: row.appId), \(bind: row.id), \(bind: row.chain), 0)"
+            }
+            try await db.raw(query + " ON CONFLICT (app_id, id) DO NOTHING").run()
+        }
+    }
+
     /// The ids of `appId`'s pending rows a claim may take at `now`, oldest first: not leased,
     /// and no earlier row of their chain pending.
     static func claimable(appId: String, now: Date, limit: Int) -> SQLQueryString {
-        let pending = InboxState.pending.rawValue
-        return """
-            SELECT id FROM notification_inbox i WHERE app_id = \(bind: appId) AND state = \(bind: pending)
-            AND (lease_until IS NULL OR lease_until < \(bind: now.millisecondsSince1970))
-            AND NOT EXISTS (SELECT 1 FROM notification_inbox e WHERE e.app_id = i.app_id
-            AND e.original_transaction_id = i.original_transaction_id AND e.state = \(bind: pending) AND e.id < i.id)
-            ORDER BY id LIMIT \(bind: limit)
-            """
+        """
+        SELECT id FROM inbox_queue q WHERE app_id = \(bind: appId)
+        AND (lease_until IS NULL OR lease_until < \(bind: now.millisecondsSince1970))
+        AND NOT EXISTS (SELECT 1 FROM inbox_queue e WHERE e.app_id = q.app_id AND e.chain = q.chain AND e.id < q.id)
+        ORDER BY id LIMIT \(bind: limit)
+        """
     }
 
     public func claimPending(limit: Int, owner: String, now: Date, leaseUntil: Date) async throws -> [InboxNotification] {
         let limit = max(1, limit)
         let lock: SQLQueryString = backend.dialect == .postgresql ? " FOR UPDATE SKIP LOCKED" : ""
-        let pending = InboxState.pending.rawValue
         // An empty inbox, the usual answer between bursts, is seen without taking the writer.
         let anyPending = try await backend.read { db in
-            try await db.raw("SELECT 1 AS one FROM notification_inbox WHERE state = \(bind: pending) LIMIT 1").first() != nil
+            try await db.raw("SELECT 1 AS one FROM inbox_queue LIMIT 1").first() != nil
         }
         guard anyPending else { return [] }
         // A lease lost to a power cut costs nothing: the rows are pending again after the
         // restart, and what processing them wrote was flushed after the lease.
-        let leased: [any SQLRow] = try await backend.unflushedTransaction { db in
-            let apps = try await db.raw(
-                """
-                SELECT DISTINCT app_id FROM notification_inbox WHERE state = \(bind: pending)
-                """
-            ).all().map { try $0.string("app_id") }
+        let leased: [(id: Int64, attempts: Int)] = try await backend.unflushedTransaction { db in
+            let apps = try await db.raw("SELECT DISTINCT app_id FROM inbox_queue").all().map { try $0.string("app_id") }
             var queues: [[Int64]] = []
             for app in apps.sorted() {
                 queues.append(try await db.raw(Self.claimable(appId: app, now: now, limit: limit) + lock).all().map { try $0.int64("id") })
             }
             let chosen = Self.takeInTurn(queues, limit: limit)
-            guard let first = chosen.first else { return [any SQLRow]() }
-            var update: SQLQueryString = """
-                UPDATE notification_inbox SET lease_owner = \(bind: owner), lease_until = \(bind: leaseUntil.millisecondsSince1970),
-                attempts = attempts + 1 WHERE id IN (\(bind: first)
+            guard !chosen.isEmpty else { return [] }
+            let update: SQLQueryString = """
+                UPDATE inbox_queue SET lease_owner = \(bind: owner), lease_until = \(bind: leaseUntil.millisecondsSince1970),
+                attempts = attempts + 1 WHERE id IN (
                 """
-            for id in chosen.dropFirst() { update += ", \(bind: id)" }
-            update += ") RETURNING *"
-            return try await db.raw(update).all()
+            return try await db.raw(update + Self.list(chosen) + ") RETURNING id, attempts").all().map {
+                (try $0.int64("id"), try $0.int("attempts"))
+            }
         }
         guard !leased.isEmpty else { return [] }
-        // Decoded, and their bodies read, after the writer is let go: the rows are leased to
-        // this caller, and a body never changes once stored.
-        let bodies = try await backend.read { db in try await Self.bodies(ids: try leased.map { try $0.int64("id") }, db) }
-        let rows = try leased.map { try Self.inboxNotification($0, body: bodies[try $0.int64("id")]) }
-        return rows.sorted { ($0.id ?? 0) < ($1.id ?? 0) }
+        // Read, with their bodies, after the writer is let go: the rows are leased to this
+        // caller, and a row does not change while pending (but for its queue entry).
+        let ids = leased.map(\.id)
+        let (rows, bodies) = try await backend.read { db in
+            (try await db.raw("SELECT * FROM notification_inbox WHERE id IN (" + Self.list(ids) + ")").all(), try await Self.bodies(ids: ids, db))
+        }
+        let attempts = Dictionary(leased, uniquingKeysWith: { first, _ in first })
+        return try rows.map { row in
+            var notification = try Self.inboxNotification(row, body: bodies[try row.int64("id")])
+            notification.attempts = notification.id.flatMap { attempts[$0] } ?? notification.attempts
+            return notification
+        }.sorted { ($0.id ?? 0) < ($1.id ?? 0) }
     }
 
     /// Up to `limit` ids taken from the queues in turn: the first of each, then the second of
@@ -149,11 +174,7 @@ extension SQLStore {
 
     public func releaseLeases() async throws {
         try await backend.transaction { db in
-            try await db.raw(
-                """
-                UPDATE notification_inbox SET lease_owner = NULL, lease_until = NULL WHERE state = \(bind: InboxState.pending.rawValue)
-                """
-            ).run()
+            try await db.raw("UPDATE inbox_queue SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL").run()
         }
     }
 
@@ -200,21 +221,21 @@ extension SQLStore {
         if let before = filter.receivedBefore { query += " AND received_at < \(bind: before.millisecondsSince1970)" }
         query += " ORDER BY i.id DESC LIMIT \(bind: max(0, min(filter.limit, 1000)))"
         let finalQuery = query
-        return try await backend.read { db in
-            try await db.raw(finalQuery).all().map { try Self.inboxNotification($0) }
-        }
+        return try await backend.read { db in try await Self.inboxNotifications(try await db.raw(finalQuery).all(), db) }
     }
 
     public func notification(id: Int64) async throws -> InboxNotification? {
         try await backend.read { db in
-            try await db.raw(
-                "SELECT i.*, b.body FROM notification_inbox i LEFT JOIN notification_bodies b ON b.id = i.id WHERE i.id = \(bind: id)"
-            ).first().map { try Self.inboxNotification($0) }
+            try await Self.inboxNotifications(
+                try await db.raw(
+                    "SELECT i.*, b.body FROM notification_inbox i LEFT JOIN notification_bodies b ON b.id = i.id WHERE i.id = \(bind: id)"
+                ).all(), db
+            ).first
         }
     }
 
     /// Stores the bodies of inbox rows just inserted (`notification_bodies`, apart from the rows
-    /// whose state changes).
+    /// whose state changes), already in their stored form (``CompactSignedText``).
     static func insertBodies(_ bodies: [(id: Int64, body: String)], _ db: any SQLDatabase) async throws {
         for chunk in bodies.chunked(by: 100) {
             var query: SQLQueryString = "INSERT INTO notification_bodies (id, body) VALUES "
@@ -231,38 +252,48 @@ extension SQLStore {
         for chunk in ids.chunked(by: 500) {
             var query: SQLQueryString = "SELECT id, body FROM notification_bodies WHERE id IN ("
             for (position, id) in chunk.enumerated() { query += (position == 0 ? "" : ", ") + "\(bind: id)" }
-            for row in try await db.raw(query + ")").all() { bodies[try row.int64("id")] = try row.string("body") }
+            let rows = try await db.raw(query + ")").all()
+            let texts = try await expandedSignedTexts(try rows.map { try $0.string("body") }, db)
+            for (row, text) in zip(rows, texts) { bodies[try row.int64("id")] = text }
         }
         return bodies
     }
 
+    /// Rows of the discardable states only (rejected, duplicate: ``discardableStates``), which
+    /// their outcome listed apart: no index of the inbox is by state.
     public func purgeNotifications(states: Set<InboxState>, receivedBefore cutoff: Date, limit: Int) async throws -> Int {
-        let names = states.map(\.rawValue).sorted()
-        guard let first = names.first else { return 0 }
-        var list: SQLQueryString = "\(bind: first)"
-        for name in names.dropFirst() { list += ", \(bind: name)" }
-        let query: SQLQueryString =
-            "DELETE FROM notification_inbox WHERE id IN (SELECT id FROM notification_inbox WHERE state IN ("
-            + list + ") AND received_at < \(bind: cutoff.millisecondsSince1970) ORDER BY id LIMIT \(bind: max(1, limit))) RETURNING id"
+        let names = states.intersection(Self.discardableStates).map(\.rawValue).sorted()
+        guard !names.isEmpty else { return 0 }
         return try await backend.transaction { db in
-            let ids = try await db.raw(query).all().map { try $0.int64("id") }
+            let ids = try await db.raw(
+                """
+                SELECT d.id FROM inbox_discardable d JOIN notification_inbox i ON i.id = d.id
+                WHERE d.received_at < \(bind: cutoff.millisecondsSince1970) AND i.state IN (
+                """ + Self.list(names) + ") ORDER BY d.id LIMIT \(bind: max(1, limit))"
+            ).all().map { try $0.int64("id") }
             for chunk in ids.chunked(by: 500) {
-                var delete: SQLQueryString = "DELETE FROM notification_bodies WHERE id IN ("
-                for (position, id) in chunk.enumerated() { delete += (position == 0 ? "" : ", ") + "\(bind: id)" }
-                try await db.raw(delete + ")").run()
+                let list = Self.list(chunk)
+                try await db.raw("DELETE FROM notification_inbox WHERE id IN (" + list + ")").run()
+                try await db.raw("DELETE FROM notification_bodies WHERE id IN (" + list + ")").run()
+                try await db.raw("DELETE FROM inbox_discardable WHERE id IN (" + list + ")").run()
             }
             return ids.count
         }
     }
 
+    /// The states whose rows retention may remove, kept listed in `inbox_discardable`.
+    static let discardableStates: Set<InboxState> = [.rejected, .duplicate]
+
     public func requeueFailedNotification(appId: String, id: Int64) async throws {
         try await backend.transaction { db in
-            try await db.raw(
+            let rows = try await db.raw(
                 """
-                UPDATE notification_inbox SET state = \(bind: InboxState.pending.rawValue), attempts = 0, lease_owner = NULL,
-                lease_until = NULL WHERE id = \(bind: id) AND app_id = \(bind: appId) AND state = \(bind: InboxState.failed.rawValue)
+                UPDATE notification_inbox SET state = \(bind: InboxState.pending.rawValue), attempts = 0
+                WHERE id = \(bind: id) AND app_id = \(bind: appId) AND state = \(bind: InboxState.failed.rawValue)
+                RETURNING id, original_transaction_id
                 """
-            ).run()
+            ).all()
+            try await Self.enqueue(try rows.map { (appId, try $0.int64("id"), try $0.optionalString("original_transaction_id")) }, db)
         }
     }
 
@@ -277,9 +308,15 @@ extension SQLStore {
     public func pendingCount() async throws -> Int {
         try await backend.read { db in
             try await db.raw(
-                "SELECT COUNT(*) AS pending FROM notification_inbox WHERE state = \(bind: InboxState.pending.rawValue)"
+                "SELECT COUNT(*) AS pending FROM inbox_queue"
             ).first()?.int("pending") ?? 0
         }
+    }
+
+    /// Inbox rows, with their bodies when the rows hold them (the headers of compacted ones read first).
+    static func inboxNotifications(_ rows: [any SQLRow], _ db: any SQLDatabase) async throws -> [InboxNotification] {
+        let bodies = try await expandedSignedTexts(try rows.map { try $0.contains(column: "body") ? $0.optionalString("body") : nil }, db)
+        return try zip(rows, bodies).map { row, body in try inboxNotification(row, body: body) }
     }
 
     /// An inbox row; its body is `body`, or the row's `body` column (joined from

@@ -8,7 +8,8 @@ extension SQLStore {
         let writing = chainCache.beginWrite(appId: changeset.appId, entries: changeset.entries)
         defer { chainCache.endWrite(writing) }
         let (dialect, rollups) = (backend.dialect, rollupDeferral)
-        return try await commit([changeset]) { db in try await Self.write(changeset, dialect: dialect, rollups: rollups, db) }
+        let raws = Self.storedRaws(changeset.entries)
+        return try await commit([changeset]) { db in try await Self.write(changeset, raws: raws, dialect: dialect, rollups: rollups, db) }
     }
 
     @discardableResult
@@ -21,6 +22,8 @@ extension SQLStore {
         fileprivate var changesets: [Changeset]
         fileprivate var facts: [[String]]
         fileprivate var details: [[String]]
+        /// Each changeset's entries' signed payloads as stored, and the headers they refer to.
+        fileprivate var raws: [(raws: [String?], headers: [CompactSignedText.Header])]
     }
 
     /// Encodes what `changesets` write, without the store: a bulk load (`bench seed`) prepares
@@ -28,19 +31,21 @@ extension SQLStore {
     public static func prepare(_ changesets: [Changeset]) throws -> PreparedChangesets {
         let facts = try changesets.map { try $0.entries.map { try StoreCoding.encode($0.fact) } }
         let changesets = changesets.map { $0.withPreparedFigures() }
-        return PreparedChangesets(changesets: changesets, facts: facts, details: changesets.map { $0.events.map(\.details.json) })
+        return PreparedChangesets(
+            changesets: changesets, facts: facts, details: changesets.map { $0.events.map(\.details.json) },
+            raws: changesets.map { storedRaws($0.entries) })
     }
 
     /// Writes prepared changesets (``prepare(_:)``) in one transaction.
     @discardableResult
     public func apply(_ prepared: PreparedChangesets) async throws -> [ChangesetResult] {
-        let (changesets, encoded, details) = (prepared.changesets, prepared.facts, prepared.details)
+        let (changesets, encoded, details, raws) = (prepared.changesets, prepared.facts, prepared.details, prepared.raws)
         guard !changesets.isEmpty else { return [] }
         let writings = changesets.map { chainCache.beginWrite(appId: $0.appId, entries: $0.entries) }
         defer { for writing in writings { chainCache.endWrite(writing) } }
         let (dialect, rollups) = (backend.dialect, rollupDeferral)
         return try await commit(changesets) { db in
-            try await Self.writeAll(changesets, facts: encoded, details: details, dialect: dialect, rollups: rollups, db)
+            try await Self.writeAll(changesets, facts: encoded, details: details, raws: raws, dialect: dialect, rollups: rollups, db)
         }
     }
 
@@ -66,15 +71,18 @@ extension SQLStore {
     /// in in the changesets' order, so the result is the one writing them one after another
     /// gives: a fact or event already there, or earlier in the batch, is not new.
     private static func writeAll(
-        _ changesets: [Changeset], facts: [[String]], details: [[String]], dialect: SQLStoreDialect, rollups: RollupDeferral,
-        _ db: any SQLDatabase
+        _ changesets: [Changeset], facts: [[String]], details: [[String]], raws: [(raws: [String?], headers: [CompactSignedText.Header])],
+        dialect: SQLStoreDialect, rollups: RollupDeferral, _ db: any SQLDatabase
     ) async throws -> [ChangesetResult] {
         for changeset in changesets { try await writeOfferingEnrolmentsAndLinks(changeset, db) }
         // Ledger entries, each counted new for the first changeset that brings it.
-        var entryRows: [(changeset: Int, entry: LedgerEntry, fact: String)] = []
+        var entryRows: [(changeset: Int, entry: LedgerEntry, fact: String, raw: String?)] = []
         for (index, changeset) in changesets.enumerated() {
-            for (entry, fact) in zip(changeset.entries, facts[index]) { entryRows.append((index, entry, fact)) }
+            for (position, (entry, fact)) in zip(changeset.entries, facts[index]).enumerated() {
+                entryRows.append((index, entry, fact, raws[index].raws[position]))
+            }
         }
+        try await storeSigningHeaders(raws.flatMap(\.headers), db)
         var insertedFacts: Set<String> = []
         for chunk in entryRows.chunked(by: 256) {
             var query: SQLQueryString = """
@@ -88,7 +96,7 @@ extension SQLStore {
                 query += """
                     (\(bind: appId), \(bind: entry.key), \(bind: entry.fact.kind), \(bind: entry.customerId),
                     \(bind: entry.fact.originalTransactionId), \(bind: entry.fact.transactionId), \(bind: entry.source.rawValue),
-                    \(bind: entry.fact.signedDate?.millisecondsSince1970), \(bind: row.fact), \(bind: entry.raw),
+                    \(bind: entry.fact.signedDate?.millisecondsSince1970), \(bind: row.fact), \(bind: row.raw),
                     \(bind: entry.recordedAt.millisecondsSince1970))
                     """
             }
@@ -197,7 +205,7 @@ extension SQLStore {
             }
             return text + " END"
         }
-        var query: SQLQueryString = "UPDATE notification_inbox SET lease_owner = NULL, lease_until = NULL, "
+        var query: SQLQueryString = "UPDATE notification_inbox SET lease_owner = NULL, lease_until = NULL, \(unsafeRaw: queuedAttempts), "
         query += column("state", as: "TEXT") { $1.state.rawValue }
         query += ", " + column("failure_reason", as: "TEXT") { $1.failureReason }
         query += ", " + column("processed_at", as: "BIGINT") { $1.processedAt.millisecondsSince1970 }
@@ -212,6 +220,28 @@ extension SQLStore {
         for (appId, outcome) in outcomes { query += " WHEN \(bind: outcome.inboxId) THEN \(bind: appId)" }
         query += " END"
         try await db.raw(query).run()
+        try await leaveQueue(outcomes, db)
+    }
+
+    /// An outcome's row keeps the attempts its leases counted in the queue.
+    private static let queuedAttempts =
+        "attempts = COALESCE((SELECT q.attempts FROM inbox_queue q WHERE q.app_id = notification_inbox.app_id AND q.id = notification_inbox.id), attempts)"
+
+    /// Takes rows with an outcome out of the queue of pending rows, and lists the rows retention
+    /// may remove. Their inbox rows were updated first (``queuedAttempts``).
+    private static func leaveQueue(_ outcomes: [(appId: String, outcome: InboxOutcome)], _ db: any SQLDatabase) async throws {
+        for (appId, rows) in Dictionary(grouping: outcomes, by: \.appId).sorted(by: { $0.key < $1.key }) {
+            let ids = Self.list(rows.map(\.outcome.inboxId))
+            try await db.raw("DELETE FROM inbox_queue WHERE app_id = \(bind: appId) AND id IN (" + ids + ")").run()
+            let discardable = rows.filter { SQLStore.discardableStates.contains($0.outcome.state) }.map(\.outcome.inboxId)
+            guard !discardable.isEmpty else { continue }
+            try await db.raw(
+                """
+                INSERT INTO inbox_discardable (id, received_at) SELECT id, received_at FROM notification_inbox
+                WHERE app_id = \(bind: appId) AND id IN (
+                """ + Self.list(discardable) + ") ON CONFLICT (id) DO NOTHING"
+            ).run()
+        }
     }
 
     /// Writes one changeset inside the caller's transaction.
@@ -228,13 +258,15 @@ extension SQLStore {
     }
 
     private static func write(
-        _ changeset: Changeset, dialect: SQLStoreDialect, rollups: RollupDeferral, _ db: any SQLDatabase
+        _ changeset: Changeset, raws: (raws: [String?], headers: [CompactSignedText.Header]), dialect: SQLStoreDialect,
+        rollups: RollupDeferral, _ db: any SQLDatabase
     ) async throws -> ChangesetResult {
         let appId = changeset.appId
         let now = changeset.at.millisecondsSince1970
         try await writeOfferingEnrolmentsAndLinks(changeset, db)
         var newEntries = 0
-        for entry in changeset.entries {
+        try await storeSigningHeaders(raws.headers, db)
+        for (entry, raw) in zip(changeset.entries, raws.raws) {
             let fact = try StoreCoding.encode(entry.fact)
             let inserted = try await db.raw(
                 """
@@ -242,7 +274,7 @@ extension SQLStore {
                 source, signed_at, fact, raw, recorded_at)
                 VALUES (\(bind: appId), \(bind: entry.key), \(bind: entry.fact.kind), \(bind: entry.customerId),
                 \(bind: entry.fact.originalTransactionId), \(bind: entry.fact.transactionId), \(bind: entry.source.rawValue),
-                \(bind: entry.fact.signedDate?.millisecondsSince1970), \(bind: fact), \(bind: entry.raw), \(bind: entry.recordedAt.millisecondsSince1970))
+                \(bind: entry.fact.signedDate?.millisecondsSince1970), \(bind: fact), \(bind: raw), \(bind: entry.recordedAt.millisecondsSince1970))
                 ON CONFLICT (app_id, fact_key) DO NOTHING RETURNING id
                 """
             ).first()
@@ -295,13 +327,14 @@ extension SQLStore {
         try await db.raw(
             """
             UPDATE notification_inbox SET state = \(bind: outcome.state.rawValue), failure_reason = \(bind: outcome.failureReason),
-            processed_at = \(bind: outcome.processedAt.millisecondsSince1970), lease_owner = NULL, lease_until = NULL,
+            processed_at = \(bind: outcome.processedAt.millisecondsSince1970), lease_owner = NULL, lease_until = NULL, \(unsafeRaw: queuedAttempts),
             notification_uuid = \(bind: metadata?.notificationUUID?.lowercased()), notification_type = \(bind: metadata?.notificationType),
             subtype = \(bind: metadata?.subtype), original_transaction_id = \(bind: metadata?.originalTransactionId),
             signed_at = \(bind: metadata?.signedDate?.millisecondsSince1970), environment = \(bind: metadata?.environment)
             WHERE id = \(bind: outcome.inboxId) AND app_id = \(bind: appId)
             """
         ).run()
+        try await leaveQueue([(appId, outcome)], db)
     }
 
     public func ledger(appId: String, transactionId: String) async throws -> [LedgerEntry] {
@@ -310,14 +343,14 @@ extension SQLStore {
                 """
                 SELECT * FROM ledger WHERE app_id = \(bind: appId) AND transaction_id = \(bind: transactionId) ORDER BY signed_at, id
                 """
-            ).all().map { try self.ledgerEntry($0) }
+            ).all().ledgerEntries(of: self, db)
         }
     }
 
     public func ledger(appId: String, after: Int64, through: Int64) async throws -> [LedgerEntry] {
         try await backend.scan { db in
             try await db.raw("SELECT * FROM ledger WHERE app_id = \(bind: appId) AND id > \(bind: after) AND id <= \(bind: through) ORDER BY id")
-                .all().map { try self.ledgerEntry($0) }
+                .all().ledgerEntries(of: self, db)
         }
     }
 
@@ -340,7 +373,7 @@ extension SQLStore {
 
     public func ledger(appId: String) async throws -> [LedgerEntry] {
         try await backend.scan { db in
-            try await db.raw("SELECT * FROM ledger WHERE app_id = \(bind: appId) ORDER BY id").all().map { try self.ledgerEntry($0) }
+            try await db.raw("SELECT * FROM ledger WHERE app_id = \(bind: appId) ORDER BY id").all().ledgerEntries(of: self, db)
         }
     }
 
@@ -354,7 +387,7 @@ extension SQLStore {
                 WHERE app_id = \(bind: appId) AND kind = \(bind: CustomerAlias.Kind.originalTransactionId.rawValue) AND customer_id = \(bind: customerId))
                 ORDER BY signed_at, id
                 """
-            ).all().map { try self.ledgerEntry($0) }
+            ).all().ledgerEntries(of: self, db)
         }
     }
 
@@ -368,7 +401,7 @@ extension SQLStore {
                 (SELECT transaction_id FROM ledger WHERE app_id = \(bind: appId) AND original_transaction_id = \(bind: originalTransactionId))
                 ORDER BY signed_at, id
                 """
-            ).all().map { try self.ledgerEntry($0) }
+            ).all().ledgerEntries(of: self, db)
         }
     }
 
@@ -405,7 +438,7 @@ extension SQLStore {
                             ))
                             ORDER BY signed_at, id
                             """
-                ).all().map { try self.ledgerEntry($0) }
+                ).all().ledgerEntries(of: self, db)
             }
             let entries = try await bulk ? backend.scan(read) : backend.read(read)
             // A revocation joins the chain of the transaction it revokes.
@@ -453,13 +486,15 @@ extension SQLStore {
         return list
     }
 
+    /// A ledger row's entry; the headers of its signed payload are in memory
+    /// (``Array/ledgerEntries(of:_:)`` reads them first).
     func ledgerEntry(_ row: any SQLRow) throws -> LedgerEntry {
         let id = try row.int64("id")
         return LedgerEntry(
             id: id, appId: try row.string("app_id"), key: try row.string("fact_key"),
             fact: try factCache.fact(id: id) { try StoreCoding.decode(LedgerFact.self, from: try row.string("fact"), column: "fact") },
             customerId: try row.optionalString("customer_id"), source: FactSource(rawValue: try row.string("source")),
-            raw: try row.optionalString("raw"), recordedAt: try row.date("recorded_at"))
+            raw: try row.optionalString("raw").map(Self.expandedSignedText), recordedAt: try row.date("recorded_at"))
     }
 
     public func eventKeys(appId: String, originalTransactionId: String) async throws -> Set<String> {
@@ -518,5 +553,13 @@ extension Array {
     /// The array cut into consecutive pieces of at most `size` elements.
     func chunked(by size: Int) -> [ArraySlice<Element>] {
         stride(from: 0, to: count, by: Swift.max(1, size)).map { self[$0..<Swift.min($0 + size, count)] }
+    }
+}
+
+extension Array where Element == any SQLRow {
+    /// The ledger entries of these rows, the headers of their signed payloads read first.
+    func ledgerEntries(of store: SQLStore, _ db: any SQLDatabase) async throws -> [LedgerEntry] {
+        _ = try await SQLStore.expandedSignedTexts(try map { try $0.contains(column: "raw") ? $0.optionalString("raw") : nil }, db)
+        return try map { try store.ledgerEntry($0) }
     }
 }

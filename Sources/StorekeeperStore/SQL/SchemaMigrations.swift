@@ -302,7 +302,55 @@ enum SchemaMigrations {
                 ]
             ),
             (23, experimentOutcomeSums),
+            (24, leanInbox(dialect)),
+            // Signed text stored compactly (``CompactSignedText``): each signing header once.
+            (25, ["CREATE TABLE IF NOT EXISTS signing_headers (digest TEXT PRIMARY KEY, header TEXT NOT NULL)"]),
+            // The inbox's indexes by state, which only a build before step 24 reads (a contract
+            // step: it follows the steps that expand, so that a rolling deploy can stop between).
+            (26, ["DROP INDEX IF EXISTS inbox_state_app", "DROP INDEX IF EXISTS inbox_state_received", "DROP INDEX IF EXISTS inbox_type"]),
         ]
+    }
+
+    /// An inbox row is written once, with every index it has, and not again in each state it
+    /// goes through (#36: 16 index entries per notification on PostgreSQL, its lease and its
+    /// outcome each a new row version).
+    ///
+    /// - The pending rows, with their leases, are a narrow table of their own, `inbox_queue`: a
+    ///   row arrives with its inbox row and leaves with its outcome. Claims read it alone; a
+    ///   lease changes no indexed column of it.
+    /// - The rows retention may remove (rejected, duplicate) are listed in `inbox_discardable`, so
+    ///   no index of the inbox is by state: an outcome changes no indexed column either (the
+    ///   metadata is written when the row arrives, from the notification its admission
+    ///   verified) and PostgreSQL keeps it beside the row (a heap-only update, no index entry).
+    /// - Of the inbox's eight indexes six remain once step 26 drops the three by state: the id,
+    ///   the idempotency key, the chain (a customer's notifications), the uuid (repeats), the type
+    ///   (the scheduler's consumption requests, a list by type; new here, without the state) and
+    ///   the time received (the app's latest, a list by time).
+    ///
+    /// Runs whole again if repeated.
+    static func leanInbox(_ dialect: SQLStoreDialect) -> [String] {
+        let pending = InboxState.pending.rawValue
+        return [
+            """
+            CREATE TABLE IF NOT EXISTS inbox_queue (app_id TEXT NOT NULL, id BIGINT NOT NULL, chain TEXT, lease_owner TEXT, lease_until BIGINT,
+            attempts INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (app_id, id))
+            """,
+            "CREATE INDEX IF NOT EXISTS inbox_queue_chain ON inbox_queue (app_id, chain, id)",
+            """
+            INSERT INTO inbox_queue (app_id, id, chain, lease_owner, lease_until, attempts)
+            SELECT app_id, id, original_transaction_id, lease_owner, lease_until, attempts FROM notification_inbox WHERE state = '\(pending)'
+            ON CONFLICT (app_id, id) DO NOTHING
+            """,
+            "UPDATE notification_inbox SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL",
+            "CREATE TABLE IF NOT EXISTS inbox_discardable (id BIGINT PRIMARY KEY, received_at BIGINT NOT NULL)",
+            """
+            INSERT INTO inbox_discardable (id, received_at) SELECT id, received_at FROM notification_inbox
+            WHERE state IN ('\(InboxState.rejected.rawValue)', '\(InboxState.duplicate.rawValue)') ON CONFLICT (id) DO NOTHING
+            """,
+            "CREATE INDEX IF NOT EXISTS inbox_app_type ON notification_inbox (app_id, notification_type, id)",
+        ]
+            // A lease is written beside its row: half of each page is left free for it.
+            + (dialect == .postgresql ? ["ALTER TABLE inbox_queue SET (fillfactor = 50)"] : [])
     }
 
     /// The experiment records summed per variant and windows, kept with them
@@ -512,7 +560,7 @@ enum SchemaMigrations {
     ]
 
     /// The newest version this build knows.
-    static let latestVersion = 23
+    static let latestVersion = 26
 
     /// Applies the missing steps; returns their versions.
     static func migrate(_ db: any SQLDatabase, dialect: SQLStoreDialect, now: Int64) async throws -> [Int] {

@@ -61,7 +61,9 @@ public struct EventType: OpenStringValue {
     public static let statusChanged: EventType = "subscription.status_changed"
     /// The app posted a transaction or receipt and the ledger gained a purchase.
     public static let purchaseRecorded: EventType = "purchase.recorded"
-    /// A server notification was verified and its facts recorded.
+    /// A server notification was verified and its facts recorded. Written until schema 24: the
+    /// inbox row's outcome says it (and the customer's timeline lists the row); the rows written
+    /// before are kept and shown.
     public static let notificationProcessed: EventType = "notification.processed"
     /// The operator granted access.
     public static let grantRecorded: EventType = "grant.recorded"

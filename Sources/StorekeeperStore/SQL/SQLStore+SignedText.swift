@@ -1,0 +1,73 @@
+import Foundation
+import SQLKit
+import Synchronization
+
+extension SQLStore {
+    /// The headers of compacted signed text (``CompactSignedText``) this process has stored or
+    /// read, by digest. A digest names its header's bytes, so what is known here is true of
+    /// every database; a header is still written with each transaction that refers to it.
+    static let signingHeaders = Mutex<[String: String]>([:])
+
+    /// At most this many headers are kept in memory (a signing key makes one; the App Store has
+    /// a few a year); past it the memory starts again.
+    static let signingHeadersKept = 4_096
+
+    /// Writes the signing headers that stored text refers to, in the caller's transaction (a
+    /// header known to the database already is left as it is).
+    static func storeSigningHeaders(_ headers: [CompactSignedText.Header], _ db: any SQLDatabase) async throws {
+        var seen: Set<String> = []
+        for header in headers where seen.insert(header.digest).inserted {
+            try await db.raw(
+                """
+                INSERT INTO signing_headers (digest, header) VALUES (\(bind: header.digest), \(bind: header.text))
+                ON CONFLICT (digest) DO NOTHING
+                """
+            ).run()
+            remember([header.digest: header.text])
+        }
+    }
+
+    /// The stored forms of the ledger entries' signed payloads, worked out before a transaction
+    /// (not while it holds the writer).
+    static func storedRaws(_ entries: [LedgerEntry]) -> (raws: [String?], headers: [CompactSignedText.Header]) {
+        var headers: [CompactSignedText.Header] = []
+        let raws = entries.map { entry in
+            entry.raw.map { text in
+                let (stored, header) = CompactSignedText.compact(text)
+                if let header { headers.append(header) }
+                return stored
+            }
+        }
+        return (raws, headers)
+    }
+
+    /// The texts `stored` hold, the headers this process does not know read first.
+    static func expandedSignedTexts(_ stored: [String?], _ db: any SQLDatabase) async throws -> [String?] {
+        let digests = Set(stored.compactMap { $0.flatMap(CompactSignedText.headerDigest(of:)) })
+        let known = signingHeaders.withLock { headers in digests.filter { headers[$0] != nil } }
+        let missing = digests.subtracting(known)
+        if !missing.isEmpty {
+            var found: [String: String] = [:]
+            for row in try await db.raw("SELECT digest, header FROM signing_headers WHERE digest IN (" + list(missing.sorted()) + ")").all() {
+                found[try row.string("digest")] = try row.string("header")
+            }
+            remember(found)
+        }
+        return try stored.map { text in try text.map { try expandedSignedText($0) } }
+    }
+
+    /// The text `stored` holds, from the headers in memory (``expandedSignedTexts(_:_:)`` reads
+    /// the missing ones first).
+    static func expandedSignedText(_ stored: String) throws -> String {
+        guard stored.first == CompactSignedText.marker else { return stored }
+        return try CompactSignedText.expand(stored) { digest in signingHeaders.withLock { $0[digest] } }
+    }
+
+    private static func remember(_ found: [String: String]) {
+        guard !found.isEmpty else { return }
+        signingHeaders.withLock { headers in
+            if headers.count + found.count > signingHeadersKept { headers.removeAll() }
+            headers.merge(found) { old, _ in old }
+        }
+    }
+}
