@@ -97,7 +97,7 @@ enum CompactSignedText {
     }
 
     /// `digest` + signature + "." + payload, when `jws` is a JWS whose payload decodes to text
-    /// without U+0001 or U+0002.
+    /// without U+0001 or U+0002, nor U+0000 (which a database's text cannot hold).
     private static func compactJWS(_ jws: ArraySlice<UInt8>) -> ([UInt8], Header)? {
         guard let first = jws.firstIndex(of: dot), let second = jws[(first + 1)...].firstIndex(of: dot),
             !jws[(second + 1)...].contains(dot)
@@ -105,7 +105,7 @@ enum CompactSignedText {
         let (headerBytes, payloadSegment, signature) = (jws[..<first], jws[(first + 1)..<second], jws[(second + 1)...])
         guard !headerBytes.isEmpty, !payloadSegment.isEmpty, !signature.isEmpty,
             isBase64URL(headerBytes), isBase64URL(payloadSegment), isBase64URL(signature),
-            let payload = decodeBase64URL(payloadSegment), !payload.contains(markByte), !payload.contains(headerByte),
+            let payload = decodeBase64URL(payloadSegment), !payload.contains(markByte), !payload.contains(headerByte), !payload.contains(0),
             String(validating: payload, as: UTF8.self) != nil
         else { return nil }
         let headerText = String(decoding: headerBytes, as: UTF8.self)

@@ -130,18 +130,25 @@ extension SQLStore {
         let leased: [(id: Int64, attempts: Int)] = try await backend.unflushedTransaction { db in
             let apps = try await db.raw("SELECT DISTINCT app_id FROM inbox_queue").all().map { try $0.string("app_id") }
             var queues: [[Int64]] = []
+            var appOf: [Int64: String] = [:]
             for app in apps.sorted() {
-                queues.append(try await db.raw(Self.claimable(appId: app, now: now, limit: limit) + lock).all().map { try $0.int64("id") })
+                let ids = try await db.raw(Self.claimable(appId: app, now: now, limit: limit) + lock).all().map { try $0.int64("id") }
+                for id in ids { appOf[id] = app }
+                queues.append(ids)
             }
             let chosen = Self.takeInTurn(queues, limit: limit)
             guard !chosen.isEmpty else { return [] }
-            let update: SQLQueryString = """
+            // Each row by its queue's key (app, id), so that the update seeks it rather than
+            // walking the queue.
+            var update: SQLQueryString = """
                 UPDATE inbox_queue SET lease_owner = \(bind: owner), lease_until = \(bind: leaseUntil.millisecondsSince1970),
-                attempts = attempts + 1 WHERE id IN (
+                attempts = attempts + 1 WHERE
                 """
-            return try await db.raw(update + Self.list(chosen) + ") RETURNING id, attempts").all().map {
-                (try $0.int64("id"), try $0.int("attempts"))
+            for (position, (app, ids)) in Dictionary(grouping: chosen, by: { appOf[$0] ?? "" }).sorted(by: { $0.key < $1.key }).enumerated() {
+                update += position == 0 ? " " : " OR "
+                update += "(app_id = \(bind: app) AND id IN (" + Self.list(ids) + "))"
             }
+            return try await db.raw(update + " RETURNING id, attempts").all().map { (try $0.int64("id"), try $0.int("attempts")) }
         }
         guard !leased.isEmpty else { return [] }
         // Read, with their bodies, after the writer is let go: the rows are leased to this

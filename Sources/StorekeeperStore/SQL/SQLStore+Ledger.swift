@@ -559,7 +559,7 @@ extension Array {
 extension Array where Element == any SQLRow {
     /// The ledger entries of these rows, the headers of their signed payloads read first.
     func ledgerEntries(of store: SQLStore, _ db: any SQLDatabase) async throws -> [LedgerEntry] {
-        _ = try await SQLStore.expandedSignedTexts(try map { try $0.contains(column: "raw") ? $0.optionalString("raw") : nil }, db)
+        try await SQLStore.loadSigningHeaders(for: try map { try $0.contains(column: "raw") ? $0.optionalString("raw") : nil }, db)
         return try map { try store.ledgerEntry($0) }
     }
 }

@@ -43,6 +43,12 @@ extension SQLStore {
 
     /// The texts `stored` hold, the headers this process does not know read first.
     static func expandedSignedTexts(_ stored: [String?], _ db: any SQLDatabase) async throws -> [String?] {
+        try await loadSigningHeaders(for: stored, db)
+        return try stored.map { text in try text.map { try expandedSignedText($0) } }
+    }
+
+    /// Reads the headers `stored` refers to that this process does not know.
+    static func loadSigningHeaders(for stored: [String?], _ db: any SQLDatabase) async throws {
         let digests = Set(stored.compactMap { $0.flatMap(CompactSignedText.headerDigest(of:)) })
         let known = signingHeaders.withLock { headers in digests.filter { headers[$0] != nil } }
         let missing = digests.subtracting(known)
@@ -53,7 +59,6 @@ extension SQLStore {
             }
             remember(found)
         }
-        return try stored.map { text in try text.map { try expandedSignedText($0) } }
     }
 
     /// The text `stored` holds, from the headers in memory (``expandedSignedTexts(_:_:)`` reads
