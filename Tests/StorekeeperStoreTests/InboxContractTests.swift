@@ -103,6 +103,34 @@ struct InboxContractTests {
         }
     }
 
+    /// Apple sends a change in both versions at once; the drain decides the V2 row first only
+    /// when both are in one batch (`InboxProcessor.signedFirst`).
+    @Test("a V1 row is listed by its chain but holds back no V2 row of it, nor waits behind one", arguments: TestBackend.available)
+    func legacyRowOutOfChainOrder(backend: TestBackend) async throws {
+        try await withTestStore(backend) { store in
+            func received(_ body: String, version: NotificationVersion) async throws -> Int64 {
+                var row = Self.notification(body)
+                row.version = version
+                row.idempotencyKey = InboxNotification.idempotencyKey(version: version, notificationUUID: nil, body: Data(body.utf8))
+                row.metadata = NotificationMetadata(originalTransactionId: "X")
+                return try await store.receive(row).id
+            }
+            let v1 = try await received("v1-first", version: .v1)
+            let v2 = try await received("v2-second", version: .v2)
+            let v1Again = try await received("v1-third", version: .v1)
+            let v2Later = try await received("v2-fourth", version: .v2)
+            #expect(
+                try await store.notifications(appId: "a", filter: NotificationFilter(originalTransactionId: "X")).map(\.id) == [
+                    v2Later, v1Again, v2, v1,
+                ])
+            let lease = Self.t0.addingTimeInterval(60)
+            #expect(try await store.claimPending(limit: 10, owner: "w1", now: Self.t0, leaseUntil: lease).map(\.id) == [v1, v2, v1Again])
+            try await store.apply(
+                Changeset(appId: "a", at: Self.t0, inboxOutcome: InboxOutcome(inboxId: v2, state: .processed, processedAt: Self.t0)))
+            #expect(try await store.claimPending(limit: 10, owner: "w2", now: Self.t0, leaseUntil: lease).map(\.id) == [v2Later])
+        }
+    }
+
     @Test("processed rows carry their metadata, are filtered, and are no longer pending", arguments: TestBackend.available)
     func outcomesAndFilters(backend: TestBackend) async throws {
         try await withTestStore(backend) { store in

@@ -23,13 +23,15 @@ extension InMemoryStore {
         let pending = inbox.values.filter { $0.notification.state == .pending }
         var firstOfChain: [AppKey: Int64] = [:]
         for row in pending {
-            guard let chain = row.notification.metadata?.originalTransactionId, let id = row.notification.id else { continue }
+            guard let chain = SQLStore.queueChain(row.notification.version, row.notification.metadata?.originalTransactionId),
+                let id = row.notification.id
+            else { continue }
             let key = AppKey(appId: row.notification.appId, key: chain)
             firstOfChain[key] = min(firstOfChain[key] ?? id, id)
         }
         let claimable = pending.filter { row in
             guard row.leaseUntil.map({ $0 < now }) ?? true else { return false }
-            guard let chain = row.notification.metadata?.originalTransactionId else { return true }
+            guard let chain = SQLStore.queueChain(row.notification.version, row.notification.metadata?.originalTransactionId) else { return true }
             return firstOfChain[AppKey(appId: row.notification.appId, key: chain)] == row.notification.id
         }
         let queues = Dictionary(grouping: claimable, by: \.notification.appId).sorted { $0.key < $1.key }.map { _, rows in

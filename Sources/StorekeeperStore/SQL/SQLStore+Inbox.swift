@@ -61,7 +61,8 @@ extension SQLStore {
                     // The first of the chunk's rows with this key is the one inserted.
                     if let index = chunk.first(where: { keys[$0] == key }) {
                         bodies.append((id, incoming[index].body))
-                        queued.append((notifications[index].appId, id, notifications[index].metadata?.originalTransactionId))
+                        let notification = notifications[index]
+                        queued.append((notification.appId, id, Self.queueChain(notification.version, notification.metadata?.originalTransactionId)))
                     }
                 }
                 try await Self.storeSigningHeaders(chunk.compactMap { incoming[$0].signingHeader }, db)
@@ -93,6 +94,18 @@ extension SQLStore {
             }
             return answers
         }
+    }
+
+    /// The chain a pending row waits behind in the queue: a V2 row's, none for a V1 row.
+    ///
+    /// Apple sends a change in both versions at once. Left out of its chain's order, the V1
+    /// row is claimed in the same batch as its V2 twin, and the drain decides the V2 row first
+    /// (``InboxProcessor/signedFirst``): its signed renewal info (billing retry, grace) is in
+    /// the ledger before the V1 receipt, which shows only that the period ended. A V2 row
+    /// waiting behind a V1 row that arrived a moment earlier would come after it, and the
+    /// period would be called expired. (A V1 row's chain is an unsigned hint, listed only.)
+    static func queueChain(_ version: NotificationVersion, _ chain: String?) -> String? {
+        version == .v2 ? chain : nil
     }
 
     /// Puts inbox rows just stored (or put back) in the queue of pending rows.
@@ -297,10 +310,14 @@ extension SQLStore {
                 """
                 UPDATE notification_inbox SET state = \(bind: InboxState.pending.rawValue), attempts = 0
                 WHERE id = \(bind: id) AND app_id = \(bind: appId) AND state = \(bind: InboxState.failed.rawValue)
-                RETURNING id, original_transaction_id
+                RETURNING id, version, original_transaction_id
                 """
             ).all()
-            try await Self.enqueue(try rows.map { (appId, try $0.int64("id"), try $0.optionalString("original_transaction_id")) }, db)
+            try await Self.enqueue(
+                try rows.map { row in
+                    let version = NotificationVersion(rawValue: try row.int("version")) ?? .v1
+                    return (appId, try row.int64("id"), Self.queueChain(version, try row.optionalString("original_transaction_id")))
+                }, db)
         }
     }
 

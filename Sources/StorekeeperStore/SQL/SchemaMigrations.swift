@@ -338,7 +338,8 @@ enum SchemaMigrations {
             "CREATE INDEX IF NOT EXISTS inbox_queue_chain ON inbox_queue (app_id, chain, id)",
             """
             INSERT INTO inbox_queue (app_id, id, chain, lease_owner, lease_until, attempts)
-            SELECT app_id, id, original_transaction_id, lease_owner, lease_until, attempts FROM notification_inbox WHERE state = '\(pending)'
+            SELECT app_id, id, CASE WHEN version = \(NotificationVersion.v2.rawValue) THEN original_transaction_id END, lease_owner, lease_until, attempts
+            FROM notification_inbox WHERE state = '\(pending)'
             ON CONFLICT (app_id, id) DO NOTHING
             """,
             "UPDATE notification_inbox SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL",
