@@ -27,7 +27,9 @@ extension EventDispatcher {
             evidence["transactionId"] = details.transactionId
             evidence["originalTransactionId"] = delivery.event.originalTransactionId
             evidence[ProblemDesk.environmentEvidence] = details.environment
-            let paid = (IntegrationMessages.revenueSign(of: type) ?? 0) > 0 && details.price != nil
+            // A payment whose amount is unknown (a period learned from a receipt, which has no
+            // price) is a payment all the same.
+            let paid = (IntegrationMessages.revenueSign(of: type) ?? 0) > 0 && (details.price.map { $0 > 0 } ?? true)
             let isWebhook = app.webhooks().contains { $0.id == delivery.destination }
             let problem =
                 paid && isWebhook

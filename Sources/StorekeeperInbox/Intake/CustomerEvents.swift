@@ -12,8 +12,29 @@ import SubscriptionEngine
 /// A transition is recorded once whatever reveals it (any source, any order, any repeat, or the
 /// clock passing its instant): its record's key is its id, and the log's keys are read first.
 package enum CustomerEvents {
-    /// How long after a period's end with a renewal still expected the expiry waits to be told.
+    /// How long after a period's end with a renewal still expected the expiry waits for Apple to
+    /// say what happened, when the app has no App Store Server API access: Apple sends the
+    /// renewal's outcome at the end, so two hours cover a late notification.
     package static let expirySettle: TimeInterval = 2 * 3600
+
+    /// The same wait for an app that reconciles: its look at a period's end asks Apple once the
+    /// notification history can tell (at most twelve hours after the end by default), so a lost
+    /// renewal notification is found within a day.
+    package static let reconciledExpirySettle: TimeInterval = 24 * 3600
+
+    /// Whether a transition is an expiry that waits: a period that ended while a renewal was
+    /// still expected, with nothing Apple signed since its end, less than `settle` before `now`.
+    /// Apple always says how a renewal went (renewed, retrying, expired), so the clock alone
+    /// calling it expired would be a guess that a late or lost notification proves wrong.
+    package static func awaitsApple(_ transition: Transition, history: PurchaseHistory, settle: TimeInterval, now: Date) -> Bool {
+        guard [.expired, .trialExpired].contains(transition.type), transition.state?.willAutoRenew != false,
+            transition.occurredAt > now.addingTimeInterval(-settle)
+        else { return false }
+        let toldSince = history.renewalTimeline[transition.originalTransactionId]?.contains {
+            ($0.signedDate ?? .distantPast) > transition.occurredAt
+        }
+        return toldSince != true
+    }
 
     /// The event types that go out (every transition the engine derives).
     package static let types: Set<String> = Set(Transition.Kind.all.map(\.rawValue))
@@ -45,14 +66,13 @@ package enum CustomerEvents {
         var revenue: RevenueLedger?
         var events: [EventRecord] = []
         var held: [Date] = []
+        let settle = app.appStoreServerAPI == nil ? expirySettle : reconciledExpirySettle
         for transition in transitions {
             // A period that ended while a renewal was still expected is only called expired
-            // once Apple had time to say otherwise (a late or lost renewal notification is
-            // caught by reconciliation's looks just after the end).
-            if [.expired, .trialExpired].contains(transition.type), transition.state?.willAutoRenew != false,
-                transition.occurredAt > now.addingTimeInterval(-expirySettle)
-            {
-                held.append(transition.occurredAt.addingTimeInterval(expirySettle))
+            // once Apple said so, or had time to say otherwise (a lost renewal notification is
+            // caught by reconciliation's look after the end).
+            if awaitsApple(transition, history: history, settle: settle, now: now) {
+                held.append(transition.occurredAt.addingTimeInterval(settle))
                 continue
             }
             let id = eventId(appId: app.id, transition: transition)

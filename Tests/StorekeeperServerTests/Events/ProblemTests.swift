@@ -19,8 +19,12 @@ struct ProblemTests {
         configuration.apps[index].integrations = [slack]
     }
 
-    @Test("a paying customer's event that never reaches the backend becomes a ticket with the money and an alert; resolving alerts too")
-    func chargedNotDelivered() async throws {
+    /// `priced`: the purchase comes as a signed transaction (with its price) or in a receipt,
+    /// which has none: a payment of unknown amount is a payment all the same.
+    @Test(
+        "a paying customer's event that never reaches the backend becomes a ticket with the money and an alert; resolving alerts too",
+        arguments: [true, false])
+    func chargedNotDelivered(priced: Bool) async throws {
         try await ServerHarness.run(.sqlite, configure: Self.configure) { harness, client in
             let transport = RecordingTransport()
             let work = try WebhookTests.work(harness, transport)
@@ -28,7 +32,9 @@ struct ProblemTests {
             var now = t0 + 60
             harness.clock.set(now)
             let first = try SignedData.transaction(id: "8501", original: "8501", purchase: t0, expires: t0 + 30 * Fixture.day, signed: t0)
-            let purchase = "{\"signedTransaction\": \"\(try harness.ca.signTransaction(first))\"}"
+            let receipt = try TestReceipts.receipt(purchases: [("pro.monthly", "8501", "8501", t0, t0 + 30 * Fixture.day)], created: t0 + 30)
+            let purchase =
+                priced ? "{\"signedTransaction\": \"\(try harness.ca.signTransaction(first))\"}" : "{\"receipt\": \"\(receipt)\"}"
             #expect(try await client.call(.post, "/v1/apps/alpha/customers/gail/purchases", key: Fixture.alphaKey, body: purchase).status == 200)
             // The backend fails every attempt: ten, over about three days, then the bound is reached.
             for _ in 0..<10 { await transport.answer(urlContaining: "/hook", WebhookAnswer(status: 500)) }
@@ -42,7 +48,8 @@ struct ProblemTests {
             let problems = try await harness.store.problems(appId: "alpha", status: .open, limit: 10)
             let ticket = try #require(problems.first)
             #expect(problems.count == 1 && ticket.kind == "charged_not_delivered" && ticket.customerId == "gail")
-            #expect(ticket.amount == Decimal(string: "9.99") && ticket.currency == "USD" && ticket.evidence["lastError"] == "HTTP 500")
+            #expect(ticket.amount == (priced ? Decimal(string: "9.99") : nil) && ticket.currency == (priced ? "USD" : nil))
+            #expect(ticket.evidence["lastError"] == "HTTP 500")
             // The alert went to Slack (never to the failing backend).
             let alerts = await transport.posts.filter { $0.url.hasSuffix("/alerts") }
             #expect(alerts.count == 1 && (alerts.first?.json["text"] as? String)?.contains("gail paid for pro.monthly") == true)
