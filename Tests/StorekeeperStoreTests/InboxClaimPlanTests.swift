@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import SQLKit
 import Testing
 
@@ -29,6 +30,43 @@ struct InboxClaimPlanTests {
             try await withThrowingTaskGroup(of: String?.self) { group in
                 for _ in 0..<6 { group.addTask { try await store.backend.read(setting) } }
                 for try await value in group { #expect(value == "off") }
+            }
+        }
+    }
+
+    /// A first start's connections open before its migration sets the database's default.
+    @Test(
+        "connections opened before the first migration run without the JIT compiler too",
+        arguments: TestBackend.available.filter { $0 == .postgresql })
+    func noJITBeforeMigration(backend: TestBackend) async throws {
+        let base = try #require(TestBackend.postgresURL)
+        let logger = Logger(label: "test.store")
+        try await SQLStore.withPostgresDatabaseForTests(baseURL: base, prefix: "sk_store_", logger: logger) { url in
+            try await SQLStore.withStore(.postgres(url: url), logger: logger, migrate: false) { store in
+                let setting = { @Sendable (db: any SQLDatabase) in try await db.raw("SHOW jit").first()?.decode(column: "jit", as: String.self) }
+                let hold = { @Sendable (db: any SQLDatabase) in try await db.raw("SELECT pg_sleep(0.2)").run() }
+                // Six connections opened at once, before the database has its default.
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for _ in 0..<6 { group.addTask { try await store.backend.read(hold) } }
+                    try await group.waitForAll()
+                }
+                try await store.migrate()
+                try await withThrowingTaskGroup(of: String?.self) { group in
+                    for index in 0..<6 {
+                        group.addTask {
+                            index.isMultiple(of: 2)
+                                ? try await store.backend.read { db in
+                                    try await hold(db)
+                                    return try await setting(db)
+                                }
+                                : try await store.backend.transaction { db in
+                                    try await hold(db)
+                                    return try await setting(db)
+                                }
+                        }
+                    }
+                    for try await value in group { #expect(value == "off") }
+                }
             }
         }
     }

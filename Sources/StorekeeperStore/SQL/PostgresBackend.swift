@@ -20,6 +20,11 @@ struct PostgresBackend: SQLBackend {
     var dialect: SQLStoreDialect { .postgresql }
     /// PostgreSQL reports its own storage failures as refused queries or a lost connection.
     var writeFailure: String? { nil }
+    /// The connections whose session has this store's defaults (JIT off). The database's own
+    /// default (``SchemaMigrations/databaseDefaults``) reaches the sessions that start after a
+    /// first migration set it, through a pooler too; a connection opened before (a first
+    /// start's), or by a role that may not set it, is set on its first use.
+    let sessionDefaults = SessionDefaults()
     /// Writes committed through this backend (a standby's reads may follow them,
     /// ``SQLStore/standbyReads(url:maximumLag:followingWrites:logger:)``).
     let writes = WriteCount()
@@ -43,10 +48,17 @@ struct PostgresBackend: SQLBackend {
     }
 
     func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await bounded { leased in
+        let epoch = servers.epoch
+        return try await bounded { leased in
             try await client.withConnection { connection in
                 leased(connection)
-                return try await body(LeasedPostgresDatabase(connection))
+                let db = LeasedPostgresDatabase(connection)
+                let key = SessionDefaults.Key(epoch: epoch, connection: connection.id)
+                if !sessionDefaults.contains(key) {
+                    try await db.raw("\(unsafeRaw: SessionDefaults.statement)").run()
+                    sessionDefaults.insert(key)
+                }
+                return try await body(db)
             }
         }
     }
@@ -64,12 +76,23 @@ struct PostgresBackend: SQLBackend {
     }
 
     private func transactionUncounted<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await bounded { leased in
+        let epoch = servers.epoch
+        return try await bounded { leased in
             do {
-                return try await client.withTransaction(logger: logger) { connection in
+                // Set in a transaction, a session's default holds once it commits.
+                let settled = Mutex<SessionDefaults.Key?>(nil)
+                let result = try await client.withTransaction(logger: logger) { connection in
                     leased(connection)
-                    return try await body(LeasedPostgresDatabase(connection))
+                    let db = LeasedPostgresDatabase(connection)
+                    let key = SessionDefaults.Key(epoch: epoch, connection: connection.id)
+                    if !sessionDefaults.contains(key) {
+                        try await db.raw("\(unsafeRaw: SessionDefaults.statement)").run()
+                        settled.withLock { $0 = key }
+                    }
+                    return try await body(db)
                 }
+                if let key = settled.withLock({ $0 }) { sessionDefaults.insert(key) }
+                return result
             } catch let error as PostgresTransactionError {
                 if let refusal = Self.statementPoolingRefusal(error) { throw refusal }
                 // The caller's own error (an alias conflict) is what matters, not the wrapper.
@@ -315,6 +338,32 @@ struct LeasedPostgresDatabase: SQLDatabase {
 }
 
 /// The connection an operation has been handed, once it has.
+/// The connections (of a pool: a failover's new pool counts its own anew) that set this store's
+/// session defaults.
+final class SessionDefaults: Sendable {
+    struct Key: Hashable, Sendable {
+        var epoch: Int
+        var connection: Int
+    }
+
+    /// What a session runs once: JIT off (see ``SchemaMigrations/databaseDefaults``).
+    static let statement = "SELECT set_config('jit', 'off', false)"
+    /// Past this many, the set starts over: a pool replaces its connections over the days, and
+    /// a connection set again costs one statement.
+    static let limit = 4_096
+
+    private let keys = Mutex<Set<Key>>([])
+
+    func contains(_ key: Key) -> Bool { keys.withLock { $0.contains(key) } }
+
+    func insert(_ key: Key) {
+        keys.withLock { keys in
+            if keys.count >= Self.limit { keys.removeAll() }
+            keys.insert(key)
+        }
+    }
+}
+
 private final class Lease: Sendable {
     private let value = Mutex<PostgresConnection?>(nil)
     func set(_ connection: PostgresConnection) { value.withLock { $0 = connection } }

@@ -591,7 +591,7 @@ enum SchemaMigrations {
         if dialect == .postgresql {
             try await db.raw("\(unsafeRaw: databaseDefaults)").run()
             // This session began before the default; so may a pooler's server connection.
-            try await db.raw("SELECT set_config('jit', 'off', false)").run()
+            try await db.raw("\(unsafeRaw: SessionDefaults.statement)").run()
         }
         return applied
     }
