@@ -12,6 +12,9 @@ public struct MigrateCommand: AsyncParsableCommand {
 
     @OptionGroup var options: ServeOptions
 
+    @Flag(help: "Print what would run (each step, the tables it touches, their sizes and what waits) and change nothing.")
+    var plan = false
+
     public init() {}
 
     public func run() async throws {
@@ -24,6 +27,17 @@ public struct MigrateCommand: AsyncParsableCommand {
         }
         var logger = Logger(label: "storekeeper.migrate")
         logger.logLevel = .warning
+        if plan {
+            if case .sqlite(let path) = location, !FileManager.default.fileExists(atPath: path) {
+                // Opening it would make it.
+                print("\(location.redactedDescription): no database yet: the migration creates it (schema version \(SQLStore.latestSchemaVersion))")
+                print("Nothing was changed (--plan).")
+                return
+            }
+            let planned = try await SQLStore.withStore(location, logger: logger, migrate: false) { try await $0.migrationPlan() }
+            print(MigrationPlanText.render(planned, database: location.redactedDescription))
+            return
+        }
         let (applied, version) = try await SQLStore.withStore(location, logger: logger, migrate: false) { store in
             for warning in try await store.checkDatabase() {
                 FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
