@@ -103,6 +103,12 @@ public struct SQLStore: StorekeeperStorage {
     public func migrate() async throws -> [Int] {
         let dialect = backend.dialect
         let now = clock().millisecondsSince1970
+        if dialect == .postgresql {
+            // First, and committed at once: a session that starts later has the database's
+            // defaults, whatever connection a pooler gives it. One opened earlier (a pooler's
+            // server connection of a first start) keeps its own until it is replaced.
+            try await backend.transaction { db in try await db.raw("\(unsafeRaw: SchemaMigrations.databaseDefaults)").run() }
+        }
         return try await backend.transaction { db in
             try await SchemaMigrations.migrate(db, dialect: dialect, now: now)
         }
