@@ -120,7 +120,9 @@ extension Dashboard {
             id: id, received: days.instant(row.receivedAt), version: row.version.rawValue, state: row.state.rawValue, reason: row.failureReason,
             type: row.metadata?.notificationType ?? "", subtype: row.metadata?.subtype ?? "", uuid: row.metadata?.notificationUUID ?? "",
             originalTransactionId: chain ?? "", customerHref: owner.map { customerHref(app, $0) }, attempts: row.attempts,
-            decoded: SignedPayloadText.decode(body) ?? body)
+            decoded: body.isEmpty
+                ? "The body was removed by retention (retention.inboxBodiesDays); what Apple signed in it is in the ledger."
+                : SignedPayloadText.decode(body) ?? body)
         return templates.page("notification", title: "Notification \(id)", frame: frame(visitor, app: app, section: "notifications"), page: model)
     }
 

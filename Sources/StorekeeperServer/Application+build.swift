@@ -103,6 +103,10 @@ public func buildServer(
             startup.holding(
                 InboxRetention(
                     store: store, clock: dependencies.clock, logger: dependencies.logger, retentionDays: configuration.inbox.retentionDays)))
+        services.append(
+            startup.holding(
+                TableRetention(
+                    store: store, configuration: configuration.retention, clock: dependencies.clock, logger: dependencies.logger)))
     }
     if dependencies.scheduler != nil {
         services.append(startup.holding(work.scheduler))

@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import StorekeeperStore
 import StorekeeperTestSupport
 import Testing
 
@@ -36,6 +38,24 @@ struct DemoCommandTests {
         let result = try #require(Self.matched(output.text), "\(output.text)")
         #expect(result.matched < result.total)
         #expect(output.text.contains("mismatch"))
+    }
+
+    @Test(
+        "on PostgreSQL (--database-url) the check matches too, and a database that already has Storekeeper's tables is refused",
+        .enabled(if: !(ProcessInfo.processInfo.environment["STOREKEEPER_TEST_POSTGRES_URL"] ?? "").isEmpty))
+    func checkOnPostgres() async throws {
+        let base = try #require(ProcessInfo.processInfo.environment["STOREKEEPER_TEST_POSTGRES_URL"])
+        var logger = Logger(label: "test.demo")
+        logger.logLevel = .warning
+        try await SQLStore.withPostgresDatabaseForTests(baseURL: base, prefix: "sk_demo_", logger: logger) { url in
+            let arguments = ["demo", "--check", "--customers", "30", "--days", "60", "--step-hours", "6", "--quiet", "--database-url", url]
+            let output = try await StorekeeperProcess.run(arguments, timeout: 600)
+            #expect(output.exitCode == 0, "\(output.text)\n\(output.standardError)")
+            let result = try #require(Self.matched(output.text), "\(output.text)")
+            #expect(result.total >= 10 && result.matched == result.total)
+            let again = try await StorekeeperProcess.run(arguments, timeout: 120)
+            #expect(again.exitCode == 2 && again.standardError.contains("empty database"), "\(again.standardError)")
+        }
     }
 
     @Test(

@@ -37,7 +37,7 @@ struct MigrationPlanTests {
 
     /// A database left at version 23 (the release before the lean inbox) with three rows.
     @Test(
-        "a database at version 23: steps 24 to 26, the last a contract, each statement with its table's rows; nothing changes",
+        "a database at version 23: steps 24 to 27, the third a contract, each statement with its table's rows; nothing changes",
         arguments: TestBackend.available.filter { $0 == .sqlite || $0 == .postgresql })
     func fromVersion23(backend: TestBackend) async throws {
         try await withTestStore(backend) { storage in
@@ -48,7 +48,9 @@ struct MigrationPlanTests {
                         appId: "app", idempotencyKey: key, version: .v2, body: "{}", receivedAt: Date(timeIntervalSince1970: Double(index))))
             }
             try await store.backend.transaction { db in
-                for table in ["inbox_queue", "inbox_discardable", "signing_headers"] { try await db.raw("DROP TABLE \(ident: table)").run() }
+                for table in ["inbox_queue", "inbox_discardable", "signing_headers", "retention_marks", "event_horizons"] {
+                    try await db.raw("DROP TABLE \(ident: table)").run()
+                }
                 try await db.raw("DROP INDEX inbox_app_type").run()
                 try await db.raw("DELETE FROM schema_migrations WHERE version > 23").run()
                 if store.dialect == .postgresql { try await db.raw("ANALYZE notification_inbox").run() }
@@ -56,7 +58,7 @@ struct MigrationPlanTests {
             let plan = try await store.migrationPlan()
             #expect(plan.currentVersion == 23 && plan.latestVersion == SQLStore.latestSchemaVersion)
             #expect(plan.steps.map(\.version) == Array(24...SQLStore.latestSchemaVersion))
-            #expect(plan.steps.map(\.isContract) == [false, false, true])
+            #expect(plan.steps.map(\.isContract) == [false, false, true, false])
             let actions = plan.steps.flatMap(\.actions)
             let copy = try #require(actions.first { $0.summary == "INSERT INTO inbox_queue from notification_inbox" })
             #expect(copy.rows == 3 && copy.hold == .changedRows)

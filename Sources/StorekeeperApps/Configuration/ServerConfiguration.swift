@@ -28,6 +28,8 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
     public var maximumBodySize: Int
     /// How the inbox worker runs.
     public var inbox: InboxConfiguration
+    /// How long the tables that grow with every notification keep their rows.
+    public var retention: RetentionConfiguration = RetentionConfiguration()
     /// `trace`…`critical`; `info` by default.
     public var logLevel: String?
     /// The largest body the public notification route reads, in bytes (Apple's bodies are a
@@ -80,6 +82,7 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
         apps = try container.decodeIfPresent([AppConfiguration].self, forKey: .apps) ?? []
         maximumBodySize = try container.decodeIfPresent(Int.self, forKey: .maximumBodySize) ?? defaults.maximumBodySize
         inbox = try container.decodeIfPresent(InboxConfiguration.self, forKey: .inbox) ?? defaults.inbox
+        retention = try container.decodeIfPresent(RetentionConfiguration.self, forKey: .retention) ?? defaults.retention
         logLevel = try container.decodeIfPresent(String.self, forKey: .logLevel)
         maximumNotificationBodySize =
             try container.decodeIfPresent(Int.self, forKey: .maximumNotificationBodySize)
@@ -178,6 +181,7 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
         guard maximumNotificationBodySize >= 1024 else { throw ConfigurationError("maximumNotificationBodySize must be at least 1024 bytes") }
         try connections.validate()
         try inbox.validate()
+        try retention.validate()
         if readDatabaseURL != nil {
             guard let databaseURL, databaseURL.hasPrefix("postgres") else {
                 throw ConfigurationError("readDatabaseURL names a PostgreSQL standby: it needs a postgres:// databaseURL for the primary")
@@ -322,7 +326,60 @@ public struct InboxConfiguration: Sendable, Codable, Hashable {
         guard (0...1000).contains(burstQuietMilliseconds ?? 0), (0...60_000).contains(burstLimitMilliseconds) else {
             throw ConfigurationError("inbox.burstQuietMilliseconds must be 0 to 1000, inbox.burstLimitMilliseconds 0 to 60000")
         }
-        guard retentionDays >= 1 else { throw ConfigurationError("inbox.retentionDays must be at least 1") }
+        guard (1...36_500).contains(retentionDays) else { throw ConfigurationError("inbox.retentionDays must be 1 to 36500") }
+    }
+}
+
+/// How long each table that grows with every notification keeps its rows, in days (`nil`:
+/// for good). The ledger, customers and figures are always kept; rejected and duplicate inbox
+/// rows follow ``InboxConfiguration/retentionDays``. docs/server.md gives the disk each costs.
+public struct RetentionConfiguration: Sendable, Codable, Hashable {
+    /// Customer events (the customer's timeline, what integrations were sent), by when they
+    /// occurred, with their deliveries: 400 days, a year and its comparison month.
+    public var eventsDays: Double?
+    /// Delivered deliveries, by when they were made (dead ones stay with their event): 30.
+    public var deliveriesDays: Double?
+    /// Delivery attempts: 30.
+    public var deliveryAttemptsDays: Double?
+    /// The bodies of processed notifications (their rows stay; what Apple signed is in the
+    /// ledger): 90.
+    public var inboxBodiesDays: Double?
+    /// Operators' audit entries: 730.
+    public var auditDays: Double?
+
+    public init(
+        eventsDays: Double? = 400, deliveriesDays: Double? = 30, deliveryAttemptsDays: Double? = 30, inboxBodiesDays: Double? = 90,
+        auditDays: Double? = 730
+    ) {
+        self.eventsDays = eventsDays
+        self.deliveriesDays = deliveriesDays
+        self.deliveryAttemptsDays = deliveryAttemptsDays
+        self.inboxBodiesDays = inboxBodiesDays
+        self.auditDays = auditDays
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = RetentionConfiguration()
+        // A key given as null keeps that table's rows for good; a key left out takes the default.
+        func days(_ key: CodingKeys, _ fallback: Double?) throws -> Double? {
+            container.contains(key) ? try container.decodeIfPresent(Double.self, forKey: key) : fallback
+        }
+        eventsDays = try days(.eventsDays, defaults.eventsDays)
+        deliveriesDays = try days(.deliveriesDays, defaults.deliveriesDays)
+        deliveryAttemptsDays = try days(.deliveryAttemptsDays, defaults.deliveryAttemptsDays)
+        inboxBodiesDays = try days(.inboxBodiesDays, defaults.inboxBodiesDays)
+        auditDays = try days(.auditDays, defaults.auditDays)
+    }
+
+    package func validate() throws {
+        let settings = [
+            ("eventsDays", eventsDays), ("deliveriesDays", deliveriesDays), ("deliveryAttemptsDays", deliveryAttemptsDays),
+            ("inboxBodiesDays", inboxBodiesDays), ("auditDays", auditDays),
+        ]
+        for case (let name, let value?) in settings where !(1...36_500).contains(value) {
+            throw ConfigurationError("retention.\(name) must be 1 to 36500 (days), or null to keep rows for good")
+        }
     }
 }
 

@@ -45,6 +45,12 @@ public struct DemoCommand: AsyncParsableCommand {
     )
     var dataDirectory: String?
 
+    @Option(
+        help:
+            "Keep the server's data in this empty PostgreSQL database instead (postgres://user:password@host:port/database): the demo on the production database."
+    )
+    var databaseURL: String?
+
     @Option(help: "The server's TCP port (default 8080; 0 picks a free one; --check always picks one).")
     var port: Int = 8080
 
@@ -112,7 +118,8 @@ public struct DemoCommand: AsyncParsableCommand {
     public func run() async throws {
         let settings = DemoSettings(
             check: check, customers: customers ?? (check ? 1_000 : 200), days: days ?? (check ? 365 : 120), dropRate: dropRate,
-            duplicateRate: duplicateRate, seed: seed, dataDirectory: dataDirectory, port: check ? 0 : port, stepHours: stepHours,
+            duplicateRate: duplicateRate, seed: seed, dataDirectory: dataDirectory, databaseURL: databaseURL, port: check ? 0 : port,
+            stepHours: stepHours,
             quiet: quiet, reconciles: !withoutReconciliation, sendsV1: v1, liveSpeed: liveSpeed, until: runEnd)
         let outcome = try await DemoRunner(settings: settings).run()
         if settings.check, !outcome.allMatched {

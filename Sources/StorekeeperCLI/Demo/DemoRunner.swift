@@ -101,8 +101,14 @@ struct DemoRunner {
         let configuration = world.serverConfiguration(applePort: applePort, receiverPort: receiverPort)
         // The simulated year's database is thrown away: its commits need not wait for the disk
         // (a power cut would end the simulation anyway), so the year is not spent in `fsync`.
+        // The check compares the database with the simulated world from its first day.
+        if let url = settings.databaseURL,
+            try await SQLStore.withStore(.postgres(url: url), logger: logger, migrate: false, { try await $0.schemaVersion() }) > 0
+        {
+            throw CLIFailure(exitCode: 2, message: "--database-url: the demo needs an empty database (this one has Storekeeper's tables)")
+        }
         let store = try await SQLStore.open(
-            try DatabaseLocation.resolve(databaseURL: nil, dataDirectory: configuration.dataDirectory), logger: logger,
+            try DatabaseLocation.resolve(databaseURL: settings.databaseURL, dataDirectory: configuration.dataDirectory), logger: logger,
             durability: .throwaway)
         // The demo's HTTP client sends the webhooks too; it lives as long as the loop.
         return try await HTTPClient.withDemoClient { client in

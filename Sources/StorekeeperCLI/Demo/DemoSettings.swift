@@ -10,6 +10,8 @@ struct DemoSettings: Sendable {
     var duplicateRate: Double
     var seed: UInt64
     var dataDirectory: String?
+    /// An empty PostgreSQL database to use instead of SQLite in the data directory.
+    var databaseURL: String? = nil
     var port: Int
     var stepHours: Double
     var quiet: Bool

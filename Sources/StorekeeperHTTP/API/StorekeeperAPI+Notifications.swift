@@ -88,7 +88,8 @@ extension StorekeeperAPI {
         let app = try context.caller().app
         let row = try await inboxRow(app: app, context: context)
         var response = NotificationResponse(row)
-        response.body = NotificationResponse.redactingPassword(row.body)
+        // An empty body is one retention removed: absent, not an empty string.
+        response.body = row.body.isEmpty ? nil : NotificationResponse.redactingPassword(row.body)
         return response
     }
 

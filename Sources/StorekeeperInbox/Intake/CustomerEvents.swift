@@ -52,11 +52,11 @@ package enum CustomerEvents {
     }
 
     /// The events of `ledger` (one chain's entries, or a one-time purchase's) that happened by
-    /// `now` and are not among the `recorded` keys (`source` says what revealed them: a
+    /// `now` and are not `recorded` (by key, or before the chain's horizon; `source` says what revealed them: a
     /// ``FactSource`` or `clock`), and the job that looks again at the chain's
     /// next transition by the clock.
     package static func events(
-        runtime: AppRuntime, chain: String, ledger: [LedgerEntry], customer: String?, recorded: Set<String>, source: String, now: Date
+        runtime: AppRuntime, chain: String, ledger: [LedgerEntry], customer: String?, recorded: RecordedEvents, source: String, now: Date
     ) -> (events: [EventRecord], next: JobRecord?) {
         let app = runtime.configuration
         let history = PurchaseHistory(ledger: ledger)
@@ -78,7 +78,8 @@ package enum CustomerEvents {
             let id = eventId(appId: app.id, transition: transition)
             let key = "event:" + id
             let formerKeys = transition.formerIds.map { "event:" + publicId(appId: app.id, key: $0) }
-            guard !recorded.contains(key), !formerKeys.contains(where: recorded.contains) else { continue }
+            guard !recorded.contains(key: key, occurredAt: transition.occurredAt), !formerKeys.contains(where: recorded.keys.contains)
+            else { continue }
             if revenue == nil {
                 revenue = RevenueLedger(
                     history: history, catalog: catalog, at: .distantFuture,

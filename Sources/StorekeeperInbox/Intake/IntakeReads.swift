@@ -4,7 +4,7 @@ import StorekeeperStore
 /// whether a notification was processed before.
 package protocol IntakeReads: Sendable {
     func ledger(appId: String, originalTransactionId: String) async throws -> [LedgerEntry]
-    func eventKeys(appId: String, originalTransactionId: String) async throws -> Set<String>
+    func eventKeys(appId: String, originalTransactionId: String) async throws -> RecordedEvents
     func customer(appId: String, alias: CustomerAlias) async throws -> String?
 }
 
@@ -16,7 +16,7 @@ package struct StoreReads: IntakeReads {
         try await store.ledger(appId: appId, originalTransactionId: originalTransactionId)
     }
 
-    package func eventKeys(appId: String, originalTransactionId: String) async throws -> Set<String> {
+    package func eventKeys(appId: String, originalTransactionId: String) async throws -> RecordedEvents {
         try await store.eventKeys(appId: appId, originalTransactionId: originalTransactionId)
     }
 
@@ -34,7 +34,7 @@ package struct PrefetchedReads: IntakeReads {
     package let chains: Set<String>
     package let aliases: Set<CustomerAlias>
     package let ledgers: [String: [LedgerEntry]]
-    package let eventKeys: [String: Set<String>]
+    package let eventKeys: [String: RecordedEvents]
     package let owners: [CustomerAlias: String]
     /// The uuids asked about (lowercased), and the processed rows carrying each.
     package let notificationUUIDs: Set<String>
@@ -65,7 +65,7 @@ package struct PrefetchedReads: IntakeReads {
         return ledgers[originalTransactionId] ?? []
     }
 
-    package func eventKeys(appId: String, originalTransactionId: String) async throws -> Set<String> {
+    package func eventKeys(appId: String, originalTransactionId: String) async throws -> RecordedEvents {
         guard appId == self.appId, chains.contains(originalTransactionId) else {
             return try await store.eventKeys(appId: appId, originalTransactionId: originalTransactionId)
         }

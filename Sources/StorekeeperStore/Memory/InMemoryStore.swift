@@ -62,6 +62,10 @@ public actor InMemoryStore: StorekeeperStorage {
     var eventRows: [EventRecord] = []
     var eventKeys: Set<AppKey> = []
     var auditRows: [AuditEntry] = []
+    /// Where each table's retention stopped (the last id it passed).
+    var retentionMarks: [RetentionTable: Int64] = [:]
+    /// Each chain's event horizon (``RecordedEvents/horizon``), by app and chain.
+    var eventHorizons: [AppKey: Date] = [:]
     var inbox: [Int64: InboxRow] = [:]
     var inboxKeys: [AppKey: Int64] = [:]
     var jobRows: [Int64: JobRecord] = [:]
@@ -388,18 +392,23 @@ public actor InMemoryStore: StorekeeperStorage {
             }.sorted { ($0.occurredAt, $0.id ?? 0) < ($1.occurredAt, $1.id ?? 0) }.prefix(max(0, min(limit, 10_000))))
     }
 
-    public func eventKeys(appId: String, originalTransactionId: String) async throws -> Set<String> {
-        Set(eventRows.filter { $0.appId == appId && $0.originalTransactionId == originalTransactionId }.map(\.idempotencyKey))
+    public func eventKeys(appId: String, originalTransactionId: String) async throws -> RecordedEvents {
+        RecordedEvents(
+            keys: Set(eventRows.filter { $0.appId == appId && $0.originalTransactionId == originalTransactionId }.map(\.idempotencyKey)),
+            horizon: eventHorizons[AppKey(appId: appId, key: originalTransactionId)])
     }
 
-    public func eventKeys(appId: String, originalTransactionIds: [String]) async throws -> [String: Set<String>] {
+    public func eventKeys(appId: String, originalTransactionIds: [String]) async throws -> [String: RecordedEvents] {
         let chains = Set(originalTransactionIds)
-        var keys: [String: Set<String>] = [:]
+        var recorded: [String: RecordedEvents] = [:]
         for row in eventRows where row.appId == appId {
             guard let chain = row.originalTransactionId, chains.contains(chain) else { continue }
-            keys[chain, default: []].insert(row.idempotencyKey)
+            recorded[chain, default: []].keys.insert(row.idempotencyKey)
         }
-        return keys
+        for chain in chains {
+            if let horizon = eventHorizons[AppKey(appId: appId, key: chain)] { recorded[chain, default: []].horizon = horizon }
+        }
+        return recorded
     }
 }
 

@@ -4,7 +4,7 @@ import SubscriptionAnalytics
 /// Everything the server stores, behind one value: what `buildApplication` takes.
 public protocol StorekeeperStorage: AppRepository, CustomerRepository, LedgerRepository, NotificationInbox, EventLog,
     JobQueue, AuditLog, ReconciliationQueries, DashboardUserRepository, EventOutbox, ProblemRegistry, ServerKeyStore,
-    OfferingStore, AppAccountTokenRegistry, FigureStore
+    OfferingStore, AppAccountTokenRegistry, FigureStore, RetentionStore
 {
     /// Which backend this is (`sqlite`, `postgresql`, `memory`), for logs and `/health`.
     var backendName: String { get }
@@ -278,10 +278,19 @@ public protocol NotificationInbox: Sendable {
 public protocol EventLog: Sendable {
     /// The customer's events (recorded for it, or about a chain it owns), oldest first.
     func events(appId: String, customerId: String, limit: Int) async throws -> [EventRecord]
-    /// The idempotency keys of the events recorded about one chain.
-    func eventKeys(appId: String, originalTransactionId: String) async throws -> Set<String>
-    /// ``eventKeys(appId:originalTransactionId:)`` for many chains in one read, by chain.
-    func eventKeys(appId: String, originalTransactionIds: [String]) async throws -> [String: Set<String>]
+    /// The events recorded about one chain: the keys of those in the log, and the horizon
+    /// before which retention removed its events.
+    func eventKeys(appId: String, originalTransactionId: String) async throws -> RecordedEvents
+    /// ``eventKeys(appId:originalTransactionId:)`` for many chains in one read, by chain (a
+    /// chain with no event and no horizon is absent).
+    func eventKeys(appId: String, originalTransactionIds: [String]) async throws -> [String: RecordedEvents]
+}
+
+/// Removing what has grown old (``RetentionTable``), a batch at a time.
+public protocol RetentionStore: Sendable {
+    /// Removes up to `limit` rows of `table` older than `cutoff`, in the order they were
+    /// written, going on from where the previous pass over the table stopped.
+    func pruneRows(_ table: RetentionTable, before cutoff: Date, limit: Int) async throws -> RetentionPass
 }
 
 /// Events on their way out: deliveries written with their events, leased by dispatchers

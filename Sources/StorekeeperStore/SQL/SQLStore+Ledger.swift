@@ -464,19 +464,28 @@ extension SQLStore {
     static let columnsWithoutRaw =
         "id, app_id, fact_key, kind, customer_id, original_transaction_id, transaction_id, source, signed_at, fact, NULL AS raw, recorded_at"
 
-    public func eventKeys(appId: String, originalTransactionIds: [String]) async throws -> [String: Set<String>] {
-        var keys: [String: Set<String>] = [:]
+    public func eventKeys(appId: String, originalTransactionIds: [String]) async throws -> [String: RecordedEvents] {
+        var recorded: [String: RecordedEvents] = [:]
         for chunk in Array(Set(originalTransactionIds)).sorted().chunked(by: 200) {
             let list = Self.list(chunk)
             let rows = try await backend.read { db in
                 try await db.raw(
-                    "SELECT original_transaction_id, idempotency_key FROM events WHERE app_id = \(bind: appId) AND original_transaction_id IN ("
-                        + list + ")"
-                ).all().map { (try $0.string("original_transaction_id"), try $0.string("idempotency_key")) }
+                    "SELECT original_transaction_id, idempotency_key, NULL AS before_ms FROM events WHERE app_id = \(bind: appId) "
+                        + "AND original_transaction_id IN (" + list + ") UNION ALL SELECT original_transaction_id, NULL, before_ms "
+                        + "FROM event_horizons WHERE app_id = \(bind: appId) AND original_transaction_id IN (" + list + ")"
+                ).all()
             }
-            for (chain, key) in rows { keys[chain, default: []].insert(key) }
+            for row in rows { try Self.addRecordedEvent(row, to: &recorded[try row.string("original_transaction_id"), default: []]) }
         }
-        return keys
+        return recorded
+    }
+
+    /// Adds a row of an event key or of a chain's horizon to `recorded`.
+    private static func addRecordedEvent(_ row: any SQLRow, to recorded: inout RecordedEvents) throws {
+        if let key = try row.optionalString("idempotency_key") { recorded.keys.insert(key) }
+        if let before = try row.optionalInt64("before_ms") {
+            recorded.horizon = max(recorded.horizon ?? .distantPast, Date(millisecondsSince1970: before))
+        }
     }
 
     /// `values` (strings or ids) as a list of bound parameters for `IN (…)`.
@@ -497,13 +506,20 @@ extension SQLStore {
             raw: try row.optionalString("raw").map(Self.expandedSignedText), recordedAt: try row.date("recorded_at"))
     }
 
-    public func eventKeys(appId: String, originalTransactionId: String) async throws -> Set<String> {
-        try await backend.read { db in
-            Set(
-                try await db.raw(
-                    "SELECT idempotency_key FROM events WHERE app_id = \(bind: appId) AND original_transaction_id = \(bind: originalTransactionId)"
-                ).all().map { try $0.string("idempotency_key") })
+    public func eventKeys(appId: String, originalTransactionId: String) async throws -> RecordedEvents {
+        let rows = try await backend.read { db in
+            try await db.raw(
+                """
+                SELECT idempotency_key, NULL AS before_ms FROM events
+                WHERE app_id = \(bind: appId) AND original_transaction_id = \(bind: originalTransactionId)
+                UNION ALL SELECT NULL, before_ms FROM event_horizons
+                WHERE app_id = \(bind: appId) AND original_transaction_id = \(bind: originalTransactionId)
+                """
+            ).all()
         }
+        var recorded: RecordedEvents = []
+        for row in rows { try Self.addRecordedEvent(row, to: &recorded) }
+        return recorded
     }
 
     public func events(appId: String, customerId: String, limit: Int) async throws -> [EventRecord] {

@@ -308,6 +308,18 @@ enum SchemaMigrations {
             // The inbox's indexes by state, which only a build before step 24 reads (a contract
             // step: it follows the steps that expand, so that a rolling deploy can stop between).
             (26, ["DROP INDEX IF EXISTS inbox_state_app", "DROP INDEX IF EXISTS inbox_state_received", "DROP INDEX IF EXISTS inbox_type"]),
+            // Retention (``RetentionTable``): where each table's last pass stopped, and each
+            // chain's event horizon, so that events removed are not derived again.
+            (
+                27,
+                [
+                    "CREATE TABLE IF NOT EXISTS retention_marks (name TEXT PRIMARY KEY, after_id BIGINT NOT NULL)",
+                    """
+                    CREATE TABLE IF NOT EXISTS event_horizons (app_id TEXT NOT NULL, original_transaction_id TEXT NOT NULL,
+                    before_ms BIGINT NOT NULL, PRIMARY KEY (app_id, original_transaction_id))
+                    """,
+                ]
+            ),
         ]
     }
 
@@ -561,7 +573,7 @@ enum SchemaMigrations {
     ]
 
     /// The newest version this build knows.
-    static let latestVersion = 26
+    static let latestVersion = 27
 
     /// Applies the missing steps; returns their versions.
     static func migrate(_ db: any SQLDatabase, dialect: SQLStoreDialect, now: Int64) async throws -> [Int] {

@@ -80,8 +80,10 @@ struct IntakeCountersTests {
             LedgerEntry(appId: "alpha", fact: $0, source: .notificationV2, recordedAt: day(40))
         }
         func switches(recorded: Set<String>) -> [String] {
-            CustomerEvents.events(runtime: runtime, chain: "t1", ledger: ledger, customer: nil, recorded: recorded, source: "test", now: day(40))
-                .events.filter { $0.type.rawValue.hasPrefix("subscription.auto_renew") }.map(\.idempotencyKey)
+            CustomerEvents.events(
+                runtime: runtime, chain: "t1", ledger: ledger, customer: nil, recorded: RecordedEvents(keys: recorded), source: "test", now: day(40)
+            )
+            .events.filter { $0.type.rawValue.hasPrefix("subscription.auto_renew") }.map(\.idempotencyKey)
         }
         let fresh = switches(recorded: [])
         #expect(fresh.count == 2)
