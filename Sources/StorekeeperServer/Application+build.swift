@@ -144,13 +144,14 @@ public func buildServer(
     let stateKeyFile = configuration.stateSigningKey
     let stateKeyBox = api.stateSigningKey
     let initialAdmin = configuration.dashboard.initialAdmin
+    let migrations = configuration.migrations
     let clock = dependencies.clock
     let logger = dependencies.logger
     app.beforeServerStarts {
         for warning in try await store.checkDatabase() {
             logger.warning("\(warning)")
         }
-        let applied = try await store.migrate()
+        let applied = try await store.migrate(scope: migrations)
         if !applied.isEmpty { logger.info("migrated the database", metadata: ["versions": "\(applied)"]) }
         for app in apps {
             try await store.saveApp(AppRecord(id: app.id, bundleId: app.bundleId, createdAt: clock()))

@@ -19,4 +19,16 @@ struct MigrateCommandTests {
         let after = try await StorekeeperProcess.run(["migrate", "--plan", "--data-dir", directory.path])
         #expect(after.exitCode == 0 && after.text.contains("nothing to run"), "\(after.text)\(after.standardError)")
     }
+
+    @Test("--expand-only on a new database applies every step (nothing older reads it); on one up to date it has nothing to do")
+    func expandOnly() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-migrate-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let expanded = try await StorekeeperProcess.run(["migrate", "--expand-only", "--data-dir", directory.path])
+        #expect(expanded.exitCode == 0, "\(expanded.text)\(expanded.standardError)")
+        #expect(expanded.text.contains("26, 27, 28]") && expanded.text.contains("up to date"), "\(expanded.text)")
+        let again = try await StorekeeperProcess.run(["migrate", "--expand-only", "--data-dir", directory.path])
+        #expect(again.exitCode == 0 && again.text.contains("nothing to apply") && again.text.contains("up to date"), "\(again.text)")
+    }
 }

@@ -37,7 +37,7 @@ struct MigrationPlanTests {
 
     /// A database left at version 23 (the release before the lean inbox) with three rows.
     @Test(
-        "a database at version 23: steps 24 to 27, the third a contract, each statement with its table's rows; nothing changes",
+        "a database at version 23: steps 24 to 28, the third a contract, each statement with its table's rows; nothing changes",
         arguments: TestBackend.available.filter { $0 == .sqlite || $0 == .postgresql })
     func fromVersion23(backend: TestBackend) async throws {
         try await withTestStore(backend) { storage in
@@ -47,18 +47,11 @@ struct MigrationPlanTests {
                     InboxNotification(
                         appId: "app", idempotencyKey: key, version: .v2, body: "{}", receivedAt: Date(timeIntervalSince1970: Double(index))))
             }
-            try await store.backend.transaction { db in
-                for table in ["inbox_queue", "inbox_discardable", "signing_headers", "retention_marks", "event_horizons"] {
-                    try await db.raw("DROP TABLE \(ident: table)").run()
-                }
-                try await db.raw("DROP INDEX inbox_app_type").run()
-                try await db.raw("DELETE FROM schema_migrations WHERE version > 23").run()
-                if store.dialect == .postgresql { try await db.raw("ANALYZE notification_inbox").run() }
-            }
+            try await Self.backToVersion23(store)
             let plan = try await store.migrationPlan()
             #expect(plan.currentVersion == 23 && plan.latestVersion == SQLStore.latestSchemaVersion)
             #expect(plan.steps.map(\.version) == Array(24...SQLStore.latestSchemaVersion))
-            #expect(plan.steps.map(\.isContract) == [false, false, true, false])
+            #expect(plan.steps.map(\.isContract) == [false, false, true, false, false])
             let actions = plan.steps.flatMap(\.actions)
             let copy = try #require(actions.first { $0.summary == "INSERT INTO inbox_queue from notification_inbox" })
             #expect(copy.rows == 3 && copy.hold == .changedRows)
@@ -80,6 +73,69 @@ struct MigrationPlanTests {
             #expect(built.summary.hasSuffix("(there already)") && built.hold == .nothing)
             #expect(try await store.migrate() == Array(24...SQLStore.latestSchemaVersion))
             #expect(try await store.migrationPlan().steps.isEmpty)
+        }
+    }
+
+    /// Undoes steps 24 to 28 (the release before the lean inbox), leaving the inbox's rows.
+    static func backToVersion23(_ store: SQLStore) async throws {
+        try await store.backend.transaction { db in
+            for table in ["inbox_queue", "inbox_discardable", "signing_headers", "retention_marks", "event_horizons"] {
+                try await db.raw("DROP TABLE \(ident: table)").run()
+            }
+            try await db.raw("DROP INDEX inbox_app_type").run()
+            // The indexes by state that version claimed with (step 26 drops them).
+            try await db.raw("CREATE INDEX inbox_state_app ON notification_inbox (state, app_id, id)").run()
+            try await db.raw("CREATE INDEX inbox_state_received ON notification_inbox (state, received_at)").run()
+            try await db.raw("CREATE INDEX inbox_type ON notification_inbox (app_id, notification_type, state, id)").run()
+            try await db.raw("ALTER TABLE schema_migrations DROP COLUMN kind").run()
+            try await db.raw("DELETE FROM schema_migrations WHERE version > 23").run()
+            if store.dialect == .postgresql { try await db.raw("ANALYZE notification_inbox").run() }
+        }
+    }
+
+    @Test(
+        "expand only: the steps that add are applied and the store works; the contract step waits for a full migration",
+        arguments: TestBackend.available.filter { $0 == .sqlite || $0 == .postgresql })
+    func expandOnly(backend: TestBackend) async throws {
+        try await withTestStore(backend) { storage in
+            let store = try #require(storage as? SQLStore)
+            try await Self.backToVersion23(store)
+            let added = try await store.migrate(scope: .expandOnly)
+            #expect(added == [24, 25, 27, 28])
+            #expect(try await store.migrationPlan().steps.map(\.version) == [26])
+            // The previous version's indexes by state are still there; this version works beside them.
+            #expect(try await store.backend.read { db in try await SQLStore.indexNames(db, dialect: store.dialect) }.contains("inbox_state_app"))
+            let id = try await store.receive(InboxContractTests.notification("beside")).id
+            #expect(try await store.claimPending(limit: 10, owner: "w", now: Date(), leaseUntil: Date().addingTimeInterval(60)).map(\.id) == [id])
+            #expect(try await store.migrate(scope: .expandOnly).isEmpty)
+            #expect(try await store.migrate() == [26])
+            #expect(try await store.migrationPlan().steps.isEmpty)
+            #expect(try await !store.backend.read { db in try await SQLStore.indexNames(db, dialect: store.dialect) }.contains("inbox_state_app"))
+        }
+    }
+
+    @Test(
+        "a newer build's steps that only add are run beside, with a warning; one that removes, or of unknown kind, is refused",
+        arguments: TestBackend.available.filter { $0 == .sqlite || $0 == .postgresql })
+    func newerSteps(backend: TestBackend) async throws {
+        try await withTestStore(backend) { storage in
+            let store = try #require(storage as? SQLStore)
+            let latest = SQLStore.latestSchemaVersion
+            func record(_ version: Int, kind: String?) async throws {
+                try await store.backend.transaction { db in
+                    try await db.raw("INSERT INTO schema_migrations (version, applied_at, kind) VALUES (\(bind: version), 0, \(bind: kind))").run()
+                }
+            }
+            try await record(latest + 1, kind: "expand")
+            #expect(try await store.migrate().isEmpty)
+            #expect(try await store.checkDatabase().contains { $0.contains("steps [\(latest + 1)] of a newer version") })
+            try await record(latest + 2, kind: "contract")
+            await #expect(throws: StoreError.self) { try await store.migrate() }
+            await #expect(throws: StoreError.self) { try await store.checkDatabase() }
+            try await store.backend.transaction { db in
+                try await db.raw("UPDATE schema_migrations SET kind = NULL WHERE version = \(bind: latest + 2)").run()
+            }
+            await #expect(throws: StoreError.self) { try await store.migrate() }
         }
     }
 }

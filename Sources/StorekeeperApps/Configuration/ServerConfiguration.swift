@@ -1,5 +1,6 @@
 import AppStoreModels
 import Foundation
+import StorekeeperStore
 import Yams
 
 /// Everything `storekeeper serve` needs: where to listen, where the data lives, and the apps.
@@ -30,6 +31,10 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
     public var inbox: InboxConfiguration
     /// How long the tables that grow with every notification keep their rows.
     public var retention: RetentionConfiguration = RetentionConfiguration()
+    /// Which missing schema steps the server applies at start: `all`, or `expandOnly` during a
+    /// rolling deploy (the steps that remove wait for `storekeeper migrate` once every server
+    /// runs this version).
+    public var migrations: MigrationScope = .all
     /// `trace`…`critical`; `info` by default.
     public var logLevel: String?
     /// The largest body the public notification route reads, in bytes (Apple's bodies are a
@@ -83,6 +88,7 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
         maximumBodySize = try container.decodeIfPresent(Int.self, forKey: .maximumBodySize) ?? defaults.maximumBodySize
         inbox = try container.decodeIfPresent(InboxConfiguration.self, forKey: .inbox) ?? defaults.inbox
         retention = try container.decodeIfPresent(RetentionConfiguration.self, forKey: .retention) ?? defaults.retention
+        migrations = try container.decodeIfPresent(MigrationScope.self, forKey: .migrations) ?? defaults.migrations
         logLevel = try container.decodeIfPresent(String.self, forKey: .logLevel)
         maximumNotificationBodySize =
             try container.decodeIfPresent(Int.self, forKey: .maximumNotificationBodySize)

@@ -38,13 +38,18 @@ public struct MigrateCommand: AsyncParsableCommand {
             print(MigrationPlanText.render(planned, database: location.redactedDescription))
             return
         }
-        let (applied, version) = try await SQLStore.withStore(location, logger: logger, migrate: false) { store in
+        let (applied, remaining) = try await SQLStore.withStore(location, logger: logger, migrate: false) { store in
             for warning in try await store.checkDatabase() {
                 FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
             }
-            let applied = try await store.migrate()
-            return (applied, try await store.schemaVersion())
+            let applied = try await store.migrate(scope: configuration.migrations)
+            return (applied, try await store.migrationPlan().steps.map(\.version))
         }
-        print("\(location.redactedDescription): schema version \(version)" + (applied.isEmpty ? " (up to date)" : ", applied \(applied)"))
+        print(
+            "\(location.redactedDescription): " + (applied.isEmpty ? "nothing to apply" : "applied \(applied)")
+                + (remaining.isEmpty
+                    ? "; schema version \(SQLStore.latestSchemaVersion), up to date"
+                    : "; still to apply: \(remaining), which remove what the previous version reads: run `storekeeper migrate` "
+                        + "once every server runs this version"))
     }
 }

@@ -23,6 +23,13 @@ struct ServeOptions: ParsableArguments {
             """)
     var readDatabaseURL: String?
 
+    @Flag(
+        help: """
+            Apply only the schema steps that add (a rolling deploy: servers of the previous version keep running); \
+            `storekeeper migrate` applies the rest once every server runs this version.
+            """)
+    var expandOnly = false
+
     /// The configuration file named by the option or `STOREKEEPER_CONFIG`.
     func configurationFile(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
         config ?? environment["STOREKEEPER_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
@@ -35,6 +42,7 @@ struct ServeOptions: ParsableArguments {
             if let dataDir { configuration.dataDirectory = dataDir }
             if let databaseURL { configuration.databaseURL = databaseURL }
             if let readDatabaseURL { configuration.readDatabaseURL = readDatabaseURL }
+            if expandOnly { configuration.migrations = .expandOnly }
             try configuration.validate()
             return configuration
         } catch {

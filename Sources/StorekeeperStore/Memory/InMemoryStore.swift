@@ -92,7 +92,7 @@ public actor InMemoryStore: StorekeeperStorage {
     // MARK: - Schema and health
 
     @discardableResult
-    public func migrate() async throws -> [Int] {
+    public func migrate(scope: MigrationScope) async throws -> [Int] {
         let latest = SchemaMigrations.latestVersion
         defer { version = latest }
         return version < latest ? Array((version + 1)...latest) : []

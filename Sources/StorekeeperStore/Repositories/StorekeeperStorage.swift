@@ -10,9 +10,10 @@ public protocol StorekeeperStorage: AppRepository, CustomerRepository, LedgerRep
     var backendName: String { get }
     /// Why the database refuses writes now (SQLite's disk full), if it does: for `/health`.
     var writeFailure: String? { get }
-    /// Brings the schema up to date; returns the versions applied now.
+    /// Brings the schema up to date (with ``MigrationScope/expandOnly``, only the steps that
+    /// add); returns the versions applied now.
     @discardableResult
-    func migrate() async throws -> [Int]
+    func migrate(scope: MigrationScope) async throws -> [Int]
     /// The schema version in the database (0 when empty).
     func schemaVersion() async throws -> Int
     /// A cheap round trip, for `/health`.
@@ -20,6 +21,21 @@ public protocol StorekeeperStorage: AppRepository, CustomerRepository, LedgerRep
     /// Checks before serving that the database can hold the store's work (throws
     /// ``StoreError/Code/unsupportedDatabase`` when it cannot); returns what is worth a warning.
     func checkDatabase() async throws -> [String]
+}
+
+extension StorekeeperStorage {
+    /// Applies every missing step.
+    @discardableResult
+    public func migrate() async throws -> [Int] { try await migrate(scope: .all) }
+}
+
+/// The steps a migration applies (docs/server.md, "Upgrades without downtime").
+public enum MigrationScope: String, Sendable, Hashable, Codable {
+    /// Every missing step.
+    case all
+    /// Only the steps that add (tables, columns, indexes): a version still running beside the
+    /// new one keeps everything it reads. The steps that remove wait for a full migration.
+    case expandOnly
 }
 
 /// The figures maintained as facts arrive (docs/read-side.md): written with changesets

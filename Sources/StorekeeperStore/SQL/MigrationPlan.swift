@@ -103,11 +103,11 @@ public struct MigrationPlan: Sendable, Equatable {
     }
 
     /// The work a step does in code besides its statements (``SchemaMigrations/migrate(_:dialect:now:)``).
-    static func codeActions(version: Int, current: Int) -> [Action] {
+    static func codeActions(version: Int, applied: Set<Int>) -> [Action] {
         if version == 4 {
             return [Action(summary: "rewrite every ledger row's key", table: "ledger", hold: .changedRows, scales: true)]
         }
-        if version == 18 || (version == 19 && current >= 18) {
+        if version == 18 || (version == 19 && applied.contains(18)) {
             return [Action(summary: "write experiment records from the ledger", table: "ledger", hold: .changedRows, scales: true)]
         }
         if version == 21 {
@@ -123,20 +123,27 @@ public struct MigrationPlan: Sendable, Equatable {
 }
 
 extension SQLStore {
+    /// The versions the database records as applied (none before the first migration).
+    func appliedVersions() async throws -> Set<Int> {
+        guard try await schemaVersion() > 0 else { return [] }
+        return try await backend.read { db in try await SchemaMigrations.appliedVersions(db) }
+    }
+
     /// The schema version this build migrates to.
     public static var latestSchemaVersion: Int { SchemaMigrations.latestVersion }
 
     /// What ``migrate()`` would run here now; changes nothing.
     public func migrationPlan() async throws -> MigrationPlan {
         let current = try await schemaVersion()
+        let applied = try await appliedVersions()
         let dialect = backend.dialect
         // A table present has an entry; its value is nil when its size is unknown.
         let tables = try await backend.read { db in try await Self.tableRows(db, dialect: dialect) }
         let present = try await backend.read { db in try await Self.indexNames(db, dialect: dialect) }
         var made: Set<String> = []
         var steps: [MigrationPlan.Step] = []
-        for step in SchemaMigrations.steps(for: dialect) where step.version > current {
-            var actions = step.statements.map(MigrationPlan.action(of:)) + MigrationPlan.codeActions(version: step.version, current: current)
+        for step in SchemaMigrations.steps(for: dialect) where !applied.contains(step.version) {
+            var actions = step.statements.map(MigrationPlan.action(of:)) + MigrationPlan.codeActions(version: step.version, applied: applied)
             for index in actions.indices {
                 guard let table = actions[index].table else { continue }
                 if actions[index].summary == "CREATE TABLE \(table)" {

@@ -11,15 +11,23 @@ extension SQLStore {
     /// PgBouncer in statement pooling mode cannot hold a transaction and is refused here with
     /// ``StoreError/Code/unsupportedDatabase``: every intake is one.
     public func checkDatabase() async throws -> [String] {
-        guard backend.dialect == .postgresql else { return [] }
-        // PgBouncer in statement pooling mode ends the connection at the first BEGIN; the
-        // backend reports that as ``StoreError/Code/unsupportedDatabase``.
-        try await backend.transaction { db in
-            _ = try await db.raw("SELECT 1 AS one").first()
-            _ = try await db.raw("SELECT 2 AS two").first()
+        if backend.dialect == .postgresql {
+            // PgBouncer in statement pooling mode ends the connection at the first BEGIN; the
+            // backend reports that as ``StoreError/Code/unsupportedDatabase``.
+            try await backend.transaction { db in
+                _ = try await db.raw("SELECT 1 AS one").first()
+                _ = try await db.raw("SELECT 2 AS two").first()
+            }
         }
         var warnings: [String] = []
-        if try await !sessionDefaultsSet() {
+        let applied = try await appliedVersions()
+        let newer = try await backend.read { db in try await SchemaMigrations.newerSteps(db, applied: applied) }
+        if !newer.isEmpty {
+            warnings.append(
+                "the database has steps \(newer) of a newer version, which only add: this version runs beside them during a rolling "
+                    + "deploy; upgrade it")
+        }
+        if backend.dialect == .postgresql, try await !sessionDefaultsSet() {
             warnings.append(
                 "PostgreSQL's JIT is on for this database and this role may not turn it off; as the database's owner run: "
                     + "ALTER DATABASE <name> SET jit = off (a figure read may otherwise spend a second compiling)")

@@ -100,7 +100,7 @@ public struct SQLStore: StorekeeperStorage {
     }
 
     @discardableResult
-    public func migrate() async throws -> [Int] {
+    public func migrate(scope: MigrationScope) async throws -> [Int] {
         let dialect = backend.dialect
         let now = clock().millisecondsSince1970
         if dialect == .postgresql {
@@ -110,7 +110,7 @@ public struct SQLStore: StorekeeperStorage {
             try await backend.transaction { db in try await db.raw("\(unsafeRaw: SchemaMigrations.databaseDefaults)").run() }
         }
         return try await backend.transaction { db in
-            try await SchemaMigrations.migrate(db, dialect: dialect, now: now)
+            try await SchemaMigrations.migrate(db, dialect: dialect, now: now, scope: scope)
         }
     }
 
