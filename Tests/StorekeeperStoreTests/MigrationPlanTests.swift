@@ -59,7 +59,13 @@ struct MigrationPlanTests {
             #expect(queue.hold == .nothing)
             // The queue's index is built on the table the step makes: nothing waits.
             #expect(actions.first { $0.summary == "CREATE INDEX inbox_queue_chain ON inbox_queue" }?.hold == .nothing)
-            #expect(actions.first { $0.summary == "CREATE INDEX inbox_app_type ON notification_inbox" }?.hold == .writes)
+            // Built concurrently on PostgreSQL (the table takes writes meanwhile); SQLite holds its writer.
+            let appType = try #require(actions.first { $0.index == "inbox_app_type" })
+            if store.dialect == .postgresql {
+                #expect(appType.summary == "CREATE INDEX inbox_app_type ON notification_inbox CONCURRENTLY" && appType.hold == .nothing)
+            } else {
+                #expect(appType.summary == "CREATE INDEX inbox_app_type ON notification_inbox" && appType.hold == .writes)
+            }
             #expect(plan.missingIndexes.isEmpty && !actions.contains(where: \.isLarge))
             // Nothing was changed.
             #expect(try await store.schemaVersion() == 23)
@@ -136,6 +142,39 @@ struct MigrationPlanTests {
                 try await db.raw("UPDATE schema_migrations SET kind = NULL WHERE version = \(bind: latest + 2)").run()
             }
             await #expect(throws: StoreError.self) { try await store.migrate() }
+        }
+    }
+
+    @Test(
+        "PostgreSQL: an index a failed concurrent build left invalid is dropped and built again at the next migration",
+        arguments: TestBackend.available.filter { $0 == .postgresql })
+    func invalidIndexRebuilt(backend: TestBackend) async throws {
+        try await withTestStore(backend) { storage in
+            let store = try #require(storage as? SQLStore)
+            for key in ["a", "b"] {
+                _ = try await store.receive(
+                    InboxNotification(appId: "app", idempotencyKey: key, version: .v2, body: "{}", receivedAt: Date(timeIntervalSince1970: 1)))
+            }
+            try await store.backend.write { db in try await db.raw("DROP INDEX inbox_app_type").run() }
+            // A unique build over two rows of one app fails and leaves the index invalid.
+            await #expect(throws: (any Error).self) {
+                try await store.backend.write { db in
+                    try await db.raw("CREATE UNIQUE INDEX CONCURRENTLY inbox_app_type ON notification_inbox (app_id)").run()
+                }
+            }
+            #expect(try await store.invalidIndexes() == ["inbox_app_type"])
+            #expect(try await store.migrate().isEmpty)
+            #expect(try await store.invalidIndexes().isEmpty)
+            let row = try await store.backend.read { db in
+                try await db.raw(
+                    """
+                    SELECT i.indisunique AS is_unique, pg_get_indexdef(i.indexrelid) AS definition FROM pg_index i
+                    JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = 'inbox_app_type'
+                    """
+                ).first()
+            }
+            #expect(try row?.decode(column: "is_unique", as: Bool.self) == false)
+            #expect(try row?.string("definition").contains("(app_id, notification_type, id)") == true)
         }
     }
 }

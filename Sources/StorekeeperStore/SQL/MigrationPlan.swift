@@ -149,6 +149,13 @@ extension SQLStore {
                 if actions[index].summary == "CREATE TABLE \(table)" {
                     if tables[table] == nil { made.insert(table) } else { actions[index].summary += " (there already)" }
                 }
+                if dialect == .postgresql, actions[index].index != nil, !made.contains(table), tables[table] != nil,
+                    index < step.statements.count, Self.concurrentIndex(step.statements[index]) != nil
+                {
+                    // Built before the transaction, concurrently: the table takes writes meanwhile.
+                    actions[index].summary += " CONCURRENTLY"
+                    actions[index].hold = .nothing
+                }
                 if let name = actions[index].index, present.contains(name), !made.contains(table) {
                     actions[index].summary += " (there already)"
                     actions[index].hold = .nothing

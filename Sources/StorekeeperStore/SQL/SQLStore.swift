@@ -108,6 +108,8 @@ public struct SQLStore: StorekeeperStorage {
             // defaults, whatever connection a pooler gives it. One opened earlier (a pooler's
             // server connection of a first start) keeps its own until it is replaced.
             try await backend.transaction { db in try await db.raw("\(unsafeRaw: SchemaMigrations.databaseDefaults)").run() }
+            // Indexes on tables already there, built while the tables take writes.
+            _ = try await buildIndexesConcurrently(scope: scope)
         }
         return try await backend.transaction { db in
             try await SchemaMigrations.migrate(db, dialect: dialect, now: now, scope: scope)
