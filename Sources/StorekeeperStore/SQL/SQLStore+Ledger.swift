@@ -495,15 +495,15 @@ extension SQLStore {
         return list
     }
 
-    /// A ledger row's entry; the headers of its signed payload are in memory
+    /// A ledger row's entry; `headers` holds those of its signed payload
     /// (``Array/ledgerEntries(of:_:)`` reads them first).
-    func ledgerEntry(_ row: any SQLRow) throws -> LedgerEntry {
+    func ledgerEntry(_ row: any SQLRow, headers: [String: String]) throws -> LedgerEntry {
         let id = try row.int64("id")
         return LedgerEntry(
             id: id, appId: try row.string("app_id"), key: try row.string("fact_key"),
             fact: try factCache.fact(id: id) { try StoreCoding.decode(LedgerFact.self, from: try row.string("fact"), column: "fact") },
             customerId: try row.optionalString("customer_id"), source: FactSource(rawValue: try row.string("source")),
-            raw: try row.optionalString("raw").map(Self.expandedSignedText), recordedAt: try row.date("recorded_at"))
+            raw: try row.optionalString("raw").map { try Self.expandedSignedText($0, headers: headers) }, recordedAt: try row.date("recorded_at"))
     }
 
     public func eventKeys(appId: String, originalTransactionId: String) async throws -> RecordedEvents {
@@ -575,7 +575,7 @@ extension Array {
 extension Array where Element == any SQLRow {
     /// The ledger entries of these rows, the headers of their signed payloads read first.
     func ledgerEntries(of store: SQLStore, _ db: any SQLDatabase) async throws -> [LedgerEntry] {
-        try await SQLStore.loadSigningHeaders(for: try map { try $0.contains(column: "raw") ? $0.optionalString("raw") : nil }, db)
-        return try map { try store.ledgerEntry($0) }
+        let headers = try await SQLStore.loadSigningHeaders(for: try map { try $0.contains(column: "raw") ? $0.optionalString("raw") : nil }, db)
+        return try map { try store.ledgerEntry($0, headers: headers) }
     }
 }

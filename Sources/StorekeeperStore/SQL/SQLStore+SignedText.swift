@@ -43,29 +43,34 @@ extension SQLStore {
 
     /// The texts `stored` hold, the headers this process does not know read first.
     static func expandedSignedTexts(_ stored: [String?], _ db: any SQLDatabase) async throws -> [String?] {
-        try await loadSigningHeaders(for: stored, db)
-        return try stored.map { text in try text.map { try expandedSignedText($0) } }
+        let headers = try await loadSigningHeaders(for: stored, db)
+        return try stored.map { text in try text.map { try expandedSignedText($0, headers: headers) } }
     }
 
-    /// Reads the headers `stored` refers to that this process does not know.
-    static func loadSigningHeaders(for stored: [String?], _ db: any SQLDatabase) async throws {
+    /// The headers `stored` refers to: those this process knows, and the others read. Returned
+    /// rather than only remembered: the memory may start again (past its limit) before they are
+    /// used.
+    static func loadSigningHeaders(for stored: [String?], _ db: any SQLDatabase) async throws -> [String: String] {
         let digests = Set(stored.compactMap { $0.flatMap(CompactSignedText.headerDigest(of:)) })
-        let known = signingHeaders.withLock { headers in digests.filter { headers[$0] != nil } }
-        let missing = digests.subtracting(known)
+        var headers = signingHeaders.withLock { known in
+            digests.reduce(into: [String: String]()) { found, digest in found[digest] = known[digest] }
+        }
+        let missing = digests.subtracting(headers.keys)
         if !missing.isEmpty {
             var found: [String: String] = [:]
             for row in try await db.raw("SELECT digest, header FROM signing_headers WHERE digest IN (" + list(missing.sorted()) + ")").all() {
                 found[try row.string("digest")] = try row.string("header")
             }
             remember(found)
+            headers.merge(found) { old, _ in old }
         }
+        return headers
     }
 
-    /// The text `stored` holds, from the headers in memory (``expandedSignedTexts(_:_:)`` reads
-    /// the missing ones first).
-    static func expandedSignedText(_ stored: String) throws -> String {
+    /// The text `stored` holds, from `headers` (``loadSigningHeaders(for:_:)``).
+    static func expandedSignedText(_ stored: String, headers: [String: String]) throws -> String {
         guard stored.first == CompactSignedText.marker else { return stored }
-        return try CompactSignedText.expand(stored) { digest in signingHeaders.withLock { $0[digest] } }
+        return try CompactSignedText.expand(stored) { digest in headers[digest] }
     }
 
     private static func remember(_ found: [String: String]) {
