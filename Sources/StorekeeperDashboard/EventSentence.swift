@@ -71,6 +71,12 @@ package struct EventSentence {
         case .problemResolved: return "Problem resolved: \(details.reason ?? details.problemKind ?? "")"
         case .experimentEnrolled:
             return "Joined experiment \(details.experimentId ?? "?")" + (details.variant.map { " as variant \($0)" } ?? "")
+        case .retentionMessageShown: return "Opened the cancellation sheet of \(product): shown message \(details.messageIdentifier ?? "?")"
+        case .retentionAlternateProductShown:
+            return "Opened the cancellation sheet of \(product): offered to switch to \(details.alternateProductId ?? "?")"
+                + (details.billingPlanType == "MONTHLY" ? " billed monthly" : "")
+        case .retentionOfferShown: return "Opened the cancellation sheet of \(product): offered \(details.offerIdentifier ?? "?")"
+        case .retentionDefaultShown: return "Opened the cancellation sheet of \(product): Apple's default message shown"
         default: return event.type.rawValue + (details.productId.map { " of \($0)" } ?? "") + until + price
         }
     }

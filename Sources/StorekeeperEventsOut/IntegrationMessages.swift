@@ -28,6 +28,11 @@ package enum IntegrationMessages {
         EventType.problemOpened.rawValue: "Problem ({problemKind}): {summary}",
         EventType.problemResolved.rawValue: "Resolved ({problemKind}): {summary}",
         EventType.experimentEnrolled.rawValue: "Experiment {experimentId}: {customerId} joined variant {variant}",
+        EventType.retentionMessageShown.rawValue: "{customerId} opened the cancellation sheet of {productId}: message shown",
+        EventType.retentionAlternateProductShown.rawValue:
+            "{customerId} opened the cancellation sheet of {productId}: offered to switch to {alternateProductId}",
+        EventType.retentionOfferShown.rawValue: "{customerId} opened the cancellation sheet of {productId}: offered {offerIdentifier}",
+        EventType.retentionDefaultShown.rawValue: "{customerId} opened the cancellation sheet of {productId}: Apple's default message shown",
         EventType.testEvent.rawValue: "Test event from Storekeeper ({appId})",
     ]
 

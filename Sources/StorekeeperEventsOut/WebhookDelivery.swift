@@ -71,6 +71,14 @@ public struct EventData: Codable, Sendable, Equatable {
     public var variant: String?
     public var placement: String?
     public var offeringId: String?
+    /// `retention.*`: Apple's request identifier, the customer's locale, the message shown, the
+    /// promotional offer, the plan proposed and how it is billed.
+    public var requestIdentifier: String?
+    public var locale: String?
+    public var messageIdentifier: String?
+    public var offerIdentifier: String?
+    public var alternateProductId: String?
+    public var billingPlanType: String?
 
     /// What `event` says, with the customer's `aliases` at the time of sending.
     public init(_ event: EventRecord, aliases: [CustomerAlias]) {
@@ -105,6 +113,12 @@ public struct EventData: Codable, Sendable, Equatable {
         variant = details.variant
         placement = details.placement
         offeringId = details.offeringId
+        requestIdentifier = details.requestIdentifier
+        locale = details.locale
+        messageIdentifier = details.messageIdentifier
+        offerIdentifier = details.offerIdentifier
+        alternateProductId = details.alternateProductId
+        billingPlanType = details.billingPlanType
     }
 
     /// The customer's aliases, back as values.

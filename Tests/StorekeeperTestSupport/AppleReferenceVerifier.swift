@@ -10,7 +10,7 @@ public enum AppleReferenceVerifier {
     public struct Case: Encodable, Sendable {
         var id: String
         var jws: String
-        /// `transaction`, `renewal`, `notification` or `appTransaction`.
+        /// `transaction`, `renewal`, `notification`, `appTransaction` or `realtime`.
         var type: String
         var roots: [String]
         var bundleId: String
@@ -74,6 +74,7 @@ public enum AppleReferenceVerifier {
                     "renewal": verifier.verify_and_decode_renewal_info,
                     "notification": verifier.verify_and_decode_notification,
                     "appTransaction": verifier.verify_and_decode_app_transaction,
+                    "realtime": verifier.verify_and_decode_realtime_request,
                 }[case["type"]]
                 method(case["jws"])
                 verdicts.append({"id": case["id"], "status": "ok"})

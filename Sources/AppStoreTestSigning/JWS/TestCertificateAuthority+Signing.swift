@@ -44,4 +44,9 @@ extension TestCertificateAuthority {
     public func signAppTransaction(_ payload: AppTransaction, forgery: JWSForgery = .none) throws -> String {
         try sign(jsonPayload: ES256Signer.payloadEncoder.encode(payload), forgery: forgery)
     }
+
+    /// Signs a Retention Messaging real-time request (`RealtimeRequestBody.signedPayload`).
+    public func signRealtimeRequest(_ payload: DecodedRealtimeRequestBody, forgery: JWSForgery = .none) throws -> String {
+        try sign(jsonPayload: ES256Signer.payloadEncoder.encode(payload), forgery: forgery)
+    }
 }

@@ -56,6 +56,25 @@ extension SignedDataVerifier {
         }
     }
 
+    /// Verifies and decodes a Retention Messaging real-time request's `signedPayload` (the body
+    /// Apple posts to the Get Retention Message endpoint): signature and chain (validity at
+    /// `signedDate`), then, in production, the app Apple id, then the environment. As in Apple's
+    /// verifier, the payload carries no bundle id, and nothing here checks freshness or repeats:
+    /// the caller decides what a stale or repeated request is.
+    public func verifyAndDecodeRealtimeRequest(_ signedPayload: String, now: Date) async -> VerificationResult<DecodedRealtimeRequestBody> {
+        await verifyAndDecodeSignedData(signedPayload, as: DecodedRealtimeRequestBody.self, now: now).map {
+            request throws(VerificationFailure) in
+            if environment == .production, request.appAppleId != appAppleId {
+                throw VerificationFailure(
+                    reason: .invalidAppIdentifier,
+                    message: "appAppleId \(request.appAppleId.map(String.init) ?? "absent") is not \(appAppleId.map(String.init) ?? "absent")"
+                )
+            }
+            try checkEnvironment(request.environment)
+            return request
+        }
+    }
+
     /// The (bundle id, app Apple id, environment) a notification claims, as Apple derives it.
     static func appIdentity(
         of notification: ResponseBodyV2DecodedPayload

@@ -33,6 +33,12 @@ public struct ServerMetrics: Sendable {
         Counter(label: "storekeeper_notifications_refused_total", dimensions: [("reason", reason)], factory: factory).increment()
     }
 
+    /// A Retention Messaging real-time request: the event it was answered with, or
+    /// `refused_<reason>`.
+    package func realtimeRequest(outcome: String) {
+        Counter(label: "storekeeper_retention_requests_total", dimensions: [("outcome", outcome)], factory: factory).increment()
+    }
+
     package func inboxPending(_ count: Int) {
         Gauge(label: "storekeeper_inbox_pending", dimensions: [], factory: factory).record(count)
     }

@@ -74,6 +74,10 @@ public struct APIError: Error, HTTPResponseError, Sendable {
         public static let notFound: Code = "not_found"
         /// The notification URL stores only what verifies; everything else gets this one answer (400).
         public static let notificationRefused: Code = "notification_refused"
+        /// The Get Retention Message endpoint answers only fresh, first-time requests Apple signed
+        /// for the app; everything else gets this one answer (400), and Apple shows the default
+        /// message.
+        public static let realtimeRequestRefused: Code = "realtime_request_refused"
         /// The body is larger than the route accepts (413).
         public static let payloadTooLarge: Code = "payload_too_large"
         /// The receipt verifies but is refused (another bundle, an environment the app does not accept) (422).

@@ -73,8 +73,9 @@ package struct StorekeeperAPI: Sendable {
         router.post("/verifyReceipt", use: verifyReceipt)
         router.get("v1/projects/:projectId/customers/:customerId", use: projectCustomer)
         let app = router.group("v1/apps/:appId")
-        // Apple calls the notification URL without a key; every other route has an authenticator.
+        // Apple calls the notification URL and the Get Retention Message endpoint without a key; every other route has an authenticator.
         app.post("notifications", use: receiveNotification)
+        app.post("retention/realtime", use: answerRealtimeRequest)
         app.group().add(middleware: authenticator(.key))
             .get("subscriptions/:originalTransactionId", use: subscription)
             .get("notifications", use: listNotifications)

@@ -34,11 +34,17 @@ public struct OfferingRequest: Sendable, Hashable {
     public var appVersion: AppVersion?
     public var segment: OfferingsDocument.CustomerSegment
     public var attributes: [String: String]
+    /// The product the customer is looking at (retention requests).
+    public var productId: String?
+    /// The customer's locale (retention requests), e.g. `en-US`.
+    public var locale: String?
 
     public init(
         customerId: String, placement: String, storefront: String? = nil, appVersion: AppVersion? = nil,
-        segment: OfferingsDocument.CustomerSegment, attributes: [String: String] = [:]
+        segment: OfferingsDocument.CustomerSegment, attributes: [String: String] = [:], productId: String? = nil, locale: String? = nil
     ) {
+        self.productId = productId
+        self.locale = locale
         self.customerId = customerId
         self.placement = placement
         self.storefront = storefront
@@ -71,20 +77,33 @@ extension OfferingsDocument {
     public func choose(
         _ request: OfferingRequest, now: Date, enrolled: (String) -> String? = { _ in nil }
     ) -> (offering: Offering, choice: OfferingChoice)? {
+        candidates(request, now: now, enrolled: enrolled)?.first
+    }
+
+    /// Every offering that could answer `request`, in the order ``choose(_:now:enrolled:)``
+    /// tries them: the live experiment's variant, the matching rules, the default. A caller
+    /// that finds the first one unusable for the customer (an offer they may not redeem) takes
+    /// the next. `nil` for an unknown placement.
+    public func candidates(
+        _ request: OfferingRequest, now: Date, enrolled: (String) -> String? = { _ in nil }
+    ) -> [(offering: Offering, choice: OfferingChoice)]? {
         guard let placement = placement(request.placement) else { return nil }
+        var found: [(offering: Offering, choice: OfferingChoice)] = []
         for experiment in experiments where experiment.placement == placement.id && experiment.isLive(at: now) {
             let previous = enrolled(experiment.id).flatMap { id in experiment.variants.first { $0.id == id } }
             guard previous != nil || experiment.audience == .everyone || request.segment == .new else { continue }
             if let variant = previous ?? ExperimentAssignment.variant(of: experiment, customerId: request.customerId),
                 let offering = offering(variant.offering)
             {
-                return (offering, .experiment(id: experiment.id, variant: variant.id))
+                found.append((offering, .experiment(id: experiment.id, variant: variant.id)))
+                break
             }
         }
         for rule in placement.rules where rule.matches(request) {
-            if let offering = offering(rule.offering) { return (offering, .rule(id: rule.id)) }
+            if let offering = offering(rule.offering) { found.append((offering, .rule(id: rule.id))) }
         }
-        return offering(placement.defaultOffering).map { ($0, .placementDefault) }
+        if let offering = offering(placement.defaultOffering) { found.append((offering, .placementDefault)) }
+        return found
     }
 }
 
@@ -101,6 +120,15 @@ extension OfferingsDocument.Rule {
         }
         if let customerStates, !customerStates.contains(request.segment) { return false }
         if let attributes, !attributes.allSatisfy({ request.attributes[$0.key] == $0.value }) { return false }
+        if let productIds {
+            guard let product = request.productId, productIds.contains(product) else { return false }
+        }
+        if let locales {
+            // Subtags compared case-insensitively, `-` and `_` alike: `en` is a prefix of `en-US`.
+            func subtags(_ text: String) -> [String] { text.lowercased().split(whereSeparator: { $0 == "-" || $0 == "_" }).map(String.init) }
+            guard let locale = request.locale.map(subtags) else { return false }
+            guard locales.contains(where: { locale.starts(with: subtags($0)) && !subtags($0).isEmpty }) else { return false }
+        }
         return true
     }
 }

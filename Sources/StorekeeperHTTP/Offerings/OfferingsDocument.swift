@@ -24,13 +24,94 @@ public struct OfferingsDocument: Codable, Sendable, Hashable {
 
     public struct Offering: Codable, Sendable, Hashable {
         public var id: String
+        /// What a paywall lists; an offering that only answers retention requests may have none.
         public var packages: [Package]
         public var metadata: JSONValue?
+        /// What the offering answers when a retention placement chooses it: the retention
+        /// message Apple shows on the cancellation sheet.
+        public var retention: RetentionAnswer?
 
-        public init(id: String, packages: [Package], metadata: JSONValue? = nil) {
+        public init(id: String, packages: [Package], metadata: JSONValue? = nil, retention: RetentionAnswer? = nil) {
             self.id = id
             self.packages = packages
             self.metadata = metadata
+            self.retention = retention
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(String.self, forKey: .id)
+            packages = try container.decodeIfPresent([Package].self, forKey: .packages) ?? []
+            metadata = try container.decodeIfPresent(JSONValue.self, forKey: .metadata)
+            retention = try container.decodeIfPresent(RetentionAnswer.self, forKey: .retention)
+        }
+    }
+
+    /// A retention answer (Apple's `RealtimeResponseBody`): one of a message, a switch to another
+    /// plan, or a promotional offer signed for the customer, each shown with a message uploaded
+    /// through the Retention Messaging API.
+    public struct RetentionAnswer: Codable, Sendable, Hashable {
+        public enum Kind: String, Codable, Sendable, Hashable, CaseIterable {
+            /// A text message, with or without an image (`message`).
+            case message
+            /// A switch-plan option (`alternateProduct`).
+            case alternateProduct
+            /// A promotional offer (`promotionalOffer`), signed for the customer's subscription.
+            case promotionalOffer
+        }
+
+        public var kind: Kind
+        /// The message's identifier (a UUID): required for `message`, optional otherwise.
+        public var messageIdentifier: String?
+        /// `alternateProduct`: the product to switch to. `promotionalOffer`: the product the offer
+        /// belongs to (the product the customer is looking at when absent).
+        public var productId: String?
+        /// `alternateProduct`: `BILLED_UPFRONT` or `MONTHLY` (a monthly plan with a 12-month
+        /// commitment).
+        public var billingPlanType: String?
+        /// `promotionalOffer`: the offer's identifier in App Store Connect.
+        public var offerIdentifier: String?
+
+        public init(
+            kind: Kind, messageIdentifier: String? = nil, productId: String? = nil, billingPlanType: String? = nil,
+            offerIdentifier: String? = nil
+        ) {
+            self.kind = kind
+            self.messageIdentifier = messageIdentifier
+            self.productId = productId
+            self.billingPlanType = billingPlanType
+            self.offerIdentifier = offerIdentifier
+        }
+
+        /// What is wrong with the answer, if anything.
+        func problems(offering: String, catalogProducts: Set<String>?) -> [String] {
+            var problems: [String] = []
+            let prefix = "offering \(offering) retention"
+            if let messageIdentifier, UUID(uuidString: messageIdentifier) == nil {
+                problems.append("\(prefix): messageIdentifier must be a UUID")
+            }
+            if let productId, let catalog = catalogProducts, !catalog.contains(productId) {
+                problems.append("\(prefix): product \(productId) is not in the app's catalog")
+            }
+            if let billingPlanType, !["BILLED_UPFRONT", "MONTHLY"].contains(billingPlanType) {
+                problems.append("\(prefix): billingPlanType must be BILLED_UPFRONT or MONTHLY")
+            }
+            switch kind {
+            case .message:
+                if messageIdentifier == nil { problems.append("\(prefix): a message needs its messageIdentifier") }
+                if productId != nil || billingPlanType != nil || offerIdentifier != nil {
+                    problems.append("\(prefix): a message has only a messageIdentifier")
+                }
+            case .alternateProduct:
+                if productId == nil { problems.append("\(prefix): an alternateProduct needs the productId to switch to") }
+                if offerIdentifier != nil { problems.append("\(prefix): an alternateProduct has no offerIdentifier") }
+            case .promotionalOffer:
+                if offerIdentifier.map({ !(1...256).contains($0.utf8.count) }) ?? true {
+                    problems.append("\(prefix): a promotionalOffer needs its offerIdentifier")
+                }
+                if billingPlanType != nil { problems.append("\(prefix): a promotionalOffer has no billingPlanType") }
+            }
+            return problems
         }
     }
 
@@ -46,13 +127,22 @@ public struct OfferingsDocument: Codable, Sendable, Hashable {
 
     public struct Placement: Codable, Sendable, Hashable {
         public var id: String
+        /// Where the placement shows: a paywall in the app (the default) or Apple's cancellation
+        /// sheet (`retention`, answered through the Retention Messaging real-time endpoint).
+        public var kind: Kind
         /// The offering when no rule matches and no experiment runs.
         public var defaultOffering: String
         /// Tried in order; the first that matches chooses.
         public var rules: [Rule]
 
-        public init(id: String, defaultOffering: String, rules: [Rule] = []) {
+        public enum Kind: String, Codable, Sendable, Hashable, CaseIterable {
+            case paywall
+            case retention
+        }
+
+        public init(id: String, kind: Kind = .paywall, defaultOffering: String, rules: [Rule] = []) {
             self.id = id
+            self.kind = kind
             self.defaultOffering = defaultOffering
             self.rules = rules
         }
@@ -60,6 +150,7 @@ public struct OfferingsDocument: Codable, Sendable, Hashable {
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             id = try container.decode(String.self, forKey: .id)
+            kind = try container.decodeIfPresent(Kind.self, forKey: .kind) ?? .paywall
             defaultOffering = try container.decode(String.self, forKey: .defaultOffering)
             rules = try container.decodeIfPresent([Rule].self, forKey: .rules) ?? []
         }
@@ -77,11 +168,19 @@ public struct OfferingsDocument: Codable, Sendable, Hashable {
         public var customerStates: [CustomerSegment]?
         /// Attributes the app sends with the request, all of which must be equal.
         public var attributes: [String: String]?
+        /// The product the customer is looking at (retention requests: the subscription about to
+        /// be cancelled).
+        public var productIds: [String]?
+        /// The customer's locale (retention requests): `en` matches `en-US`, `en-US` only itself.
+        public var locales: [String]?
 
         public init(
             id: String, offering: String, storefronts: [String]? = nil, minimumAppVersion: String? = nil, maximumAppVersion: String? = nil,
-            customerStates: [CustomerSegment]? = nil, attributes: [String: String]? = nil
+            customerStates: [CustomerSegment]? = nil, attributes: [String: String]? = nil, productIds: [String]? = nil,
+            locales: [String]? = nil
         ) {
+            self.productIds = productIds
+            self.locales = locales
             self.id = id
             self.offering = offering
             self.storefronts = storefronts
@@ -192,7 +291,8 @@ public struct OfferingsDocument: Codable, Sendable, Hashable {
         }
         let offeringIds = Set(offerings.map(\.id))
         for offering in offerings {
-            if offering.packages.isEmpty { problems.append("offering \(offering.id) has no package") }
+            if offering.packages.isEmpty, offering.retention == nil { problems.append("offering \(offering.id) has no package") }
+            if let retention = offering.retention { problems += retention.problems(offering: offering.id, catalogProducts: catalogProducts) }
             for package in offering.packages {
                 checkId(package.id, "package")
                 if let catalog = catalogProducts, !catalog.contains(package.productId) {
@@ -211,6 +311,21 @@ public struct OfferingsDocument: Codable, Sendable, Hashable {
                 for version in [rule.minimumAppVersion, rule.maximumAppVersion].compactMap({ $0 }) where AppVersion(version) == nil {
                     problems.append("placement \(placement.id) rule \(rule.id): \(version) is not a dotted version")
                 }
+            }
+        }
+        if placements.filter({ $0.kind == .retention }).count > 1 {
+            problems.append("at most one placement is a retention placement: Apple asks one question, what to show on the cancellation sheet")
+        }
+        let retentionOfferings = Set(offerings.filter { $0.retention != nil }.map(\.id))
+        for placement in placements where placement.kind == .retention {
+            let chosen =
+                [placement.defaultOffering] + placement.rules.map(\.offering)
+                + experiments.filter { $0.placement == placement.id }.flatMap { $0.variants.map(\.offering) }
+            for offering in Set(chosen).sorted() where offeringIds.contains(offering) && !retentionOfferings.contains(offering) {
+                problems.append("retention placement \(placement.id): offering \(offering) has no retention answer")
+            }
+            for experiment in experiments where experiment.placement == placement.id && experiment.audience != .everyone {
+                problems.append("experiment \(experiment.id): a retention placement's customers are subscribers, so its audience must be everyone")
             }
         }
         let placementIds = Set(placements.map(\.id))

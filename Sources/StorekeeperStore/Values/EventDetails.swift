@@ -55,6 +55,14 @@ public struct EventDetails: Sendable, Hashable, Codable {
     public var variant: String?
     public var placement: String?
     public var offeringId: String?
+    /// `retention.*`: Apple's request identifier, the customer's locale, and what was answered:
+    /// the message, the offer, the plan to switch to and how it is billed.
+    public var requestIdentifier: String?
+    public var locale: String?
+    public var messageIdentifier: String?
+    public var offerIdentifier: String?
+    public var alternateProductId: String?
+    public var billingPlanType: String?
 
     public init(
         from: String? = nil, to: String? = nil, productId: String? = nil, expiresDate: Date? = nil, transactionId: String? = nil,
@@ -123,6 +131,12 @@ public struct EventDetails: Sendable, Hashable, Codable {
         text("variant", variant)
         text("placement", placement)
         text("offeringId", offeringId)
+        text("requestIdentifier", requestIdentifier)
+        text("locale", locale)
+        text("messageIdentifier", messageIdentifier)
+        text("offerIdentifier", offerIdentifier)
+        text("alternateProductId", alternateProductId)
+        text("billingPlanType", billingPlanType)
         fields.sort { $0.key < $1.key }
         return "{" + fields.map { "\"\($0.key)\":\($0.value)" }.joined(separator: ",") + "}"
     }

@@ -52,6 +52,16 @@ public struct EventType: OpenStringValue {
     public static let problemResolved: EventType = "problem.resolved"
     /// A customer joined an experiment's variant.
     public static let experimentEnrolled: EventType = "experiment.enrolled"
+    /// Apple asked what to show a customer on the cancellation sheet (a Retention Messaging
+    /// real-time request) and the server answered with a message.
+    public static let retentionMessageShown: EventType = "retention.message_shown"
+    /// … answered with a switch to another plan.
+    public static let retentionAlternateProductShown: EventType = "retention.alternate_product_shown"
+    /// … answered with a promotional offer signed for the customer.
+    public static let retentionOfferShown: EventType = "retention.offer_shown"
+    /// … had nothing to answer (no retention placement, or nothing the customer may take), so
+    /// Apple shows the app's default message.
+    public static let retentionDefaultShown: EventType = "retention.default_shown"
     /// The test event an operator sends a destination.
     public static let testEvent: EventType = "test.event"
 
@@ -79,7 +89,12 @@ public struct EventType: OpenStringValue {
     /// The events that go out (webhooks, vendors), in the order the event reference lists them.
     public static let customerEvents: [EventType] =
         Transition.Kind.all.map(EventType.init)
-        + [.consumptionRequested, .problemOpened, .problemResolved, .experimentEnrolled, .testEvent]
+        + [.consumptionRequested, .problemOpened, .problemResolved, .experimentEnrolled] + retentionEvents + [.testEvent]
+
+    /// The answers to Retention Messaging real-time requests, one per request.
+    public static let retentionEvents: [EventType] = [
+        .retentionMessageShown, .retentionAlternateProductShown, .retentionOfferShown, .retentionDefaultShown,
+    ]
 
     /// The server's own records, never delivered.
     public static let internalRecords: [EventType] = [

@@ -9,7 +9,7 @@ import StorekeeperTestSupport
 /// the verdict Apple's Python verifier gives (`ok` or a lower-case `VerificationStatus`).
 struct ForgedInput: Sendable, CustomStringConvertible {
     enum Kind: String, Sendable {
-        case transaction, renewal, notification, appTransaction
+        case transaction, renewal, notification, appTransaction, realtime
     }
 
     struct Configuration: Sendable {
@@ -41,6 +41,7 @@ struct ForgedInput: Sendable, CustomStringConvertible {
         case .renewal: failure = await verifier.verifyAndDecodeRenewalInfo(jws, now: now).failure
         case .notification: failure = await verifier.verifyAndDecodeNotification(jws, now: now).failure
         case .appTransaction: failure = await verifier.verifyAndDecodeAppTransaction(jws, now: now).failure
+        case .realtime: failure = await verifier.verifyAndDecodeRealtimeRequest(jws, now: now).failure
         }
         return failure?.reason.rawValue ?? "ok"
     }
@@ -87,6 +88,15 @@ enum ForgedInputTable {
         """
         {"receiptType":"\(receiptType)","appAppleId":\(appAppleId),"bundleId":"com.example.storekeeper",\
         "applicationVersion":"1","receiptCreationDate":\(signedDate),"originalPurchaseDate":1700000000000}
+        """
+    }
+
+    /// A Retention Messaging real-time request (no bundle id: only the app Apple id names the app).
+    static func realtime(environment: String = "Sandbox", appAppleId: Int64 = 1234) -> String {
+        """
+        {"originalTransactionId":"2000000100","appAppleId":\(appAppleId),"productId":"com.example.storekeeper.monthly",\
+        "userLocale":"en-US","requestIdentifier":"3db5c98d-8acf-4e29-831e-8e1f82f9f6e9","environment":"\(environment)",\
+        "signedDate":\(signedDate)}
         """
     }
 
@@ -165,6 +175,15 @@ enum ForgedInputTable {
                 try signed(notification(#""data":{"bundleId":"com.example.storekeeper","appAppleId":1234,"environment":"Production"}"#)), "ok"
             ),
             ("valid production app transaction", .appTransaction, production, try signed(appTransaction(receiptType: "Production")), "ok"),
+            ("valid real-time request", .realtime, sandbox, try signed(realtime()), "ok"),
+            ("valid production real-time request", .realtime, production, try signed(realtime(environment: "Production")), "ok"),
+            ("other app Apple id in a sandbox real-time request", .realtime, sandbox, try signed(realtime(appAppleId: 999)), "ok"),
+            (
+                "wrong app Apple id (production real-time request)", .realtime, production,
+                try signed(realtime(environment: "Production", appAppleId: 999)), "invalid_app_identifier"
+            ),
+            ("wrong environment (real-time request)", .realtime, sandbox, try signed(realtime(environment: "Production")), "invalid_environment"),
+            ("real-time request signed by a foreign CA", .realtime, sandbox, try signed(realtime(), by: foreign), "verification_failure"),
             (
                 "foreign root only in x5c[2] (ignored)", .transaction, sandbox,
                 try signed(transaction(), JWSForgery(certificateChain: [chain[0], chain[1], foreign.rootCertificateDER])), "ok"

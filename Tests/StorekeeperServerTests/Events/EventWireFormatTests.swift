@@ -39,6 +39,12 @@ struct EventWireFormatTests {
         details.variant = "b"
         details.placement = "onboarding"
         details.offeringId = "default"
+        details.requestIdentifier = "3db5c98d-8acf-4e29-831e-8e1f82f9f6e9"
+        details.locale = "en-US"
+        details.messageIdentifier = "0d6c1f4e-1b1d-4f3a-9a51-4b1e2f0a7c11"
+        details.offerIdentifier = "stay_50"
+        details.alternateProductId = "pro.yearly"
+        details.billingPlanType = "MONTHLY"
         let event = EventRecord(
             appId: "app", customerId: "customer-1", originalTransactionId: "2000000000000001", type: .renewed, details: details,
             occurredAt: Date(timeIntervalSince1970: 1_790_000_000), idempotencyKey: "key")
