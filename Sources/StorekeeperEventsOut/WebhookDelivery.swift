@@ -45,7 +45,7 @@ public struct EventData: Codable, Sendable, Equatable {
     /// `Production` or `Sandbox`.
     public var environment: String?
     public var storefront: String?
-    /// `normal`, `trial`, `introductory`, `promotional`, `offerCode` or `winBack`.
+    /// `normal`, `trial`, `introductory`, `promotional`, `offerCode`, `winBack` or `retention`.
     public var periodType: String?
     /// The period's price in ``currency`` (a JSON number).
     public var price: Decimal?

@@ -18,7 +18,8 @@ public enum MetricName: String, Sendable, Hashable, CaseIterable, Codable {
 }
 
 /// What a series is broken down by: the product, the storefront (country) or the offer of each
-/// period (`none`, `freeTrial`, `payAsYouGo`, `payUpFront`, `offerCode`, `promotional`, `winBack`).
+/// period (`none`, `freeTrial`, `introductory`, `promotional`, `offerCode`, `winBack`, `retention`,
+/// `unknown`: ``OfferKind``).
 public enum Breakdown: String, Sendable, Hashable, CaseIterable, Codable {
     case product, storefront, offer
 

@@ -66,6 +66,25 @@ struct FactTests {
         #expect(CustomerState(history: unknown, at: day(40)).eligibility["g"]?.winBackOfferReason == .winBackEligibilityUnknown)
     }
 
+    @Test("offerType 5 is a retention offer: decoded from Apple's JSON, kept in the fact and its period; a value Apple adds later stays unknown")
+    func retentionOffer() throws {
+        func fact(offerType: Int) throws -> PurchaseFact? {
+            let json = """
+                {"transactionId":"t5","originalTransactionId":"t5","productId":"pro.monthly","purchaseDate":0,"expiresDate":2592000000,\
+                "type":"Auto-Renewable Subscription","offerType":\(offerType),"offerIdentifier":"stay_50","offerDiscountType":"PAY_AS_YOU_GO",\
+                "price":4990,"currency":"USD"}
+                """
+            return PurchaseFact(transaction: try JSONDecoder().decode(JWSTransactionDecodedPayload.self, from: Data(json.utf8)))
+        }
+        let retention = try #require(try fact(offerType: 5))
+        #expect(retention.offer == Offer(kind: .retention, identifier: "stay_50"))
+        let state = CustomerState(history: PurchaseHistory(purchases: [retention]), at: day(1))
+        #expect(state.subscription("t5")?.offer?.kind == .retention)
+        #expect(try fact(offerType: 6)?.offer?.kind == .unknown)
+        let decoded = try JSONDecoder().decode(JWSTransactionDecodedPayload.self, from: Data(#"{"offerType":5}"#.utf8))
+        #expect(decoded.offerType == .retentionOffer)
+    }
+
     @Test("manual grants give access; manual revocations take it, even when they arrive first")
     func manualFacts() {
         var history = PurchaseHistory()

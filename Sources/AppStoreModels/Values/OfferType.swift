@@ -20,7 +20,11 @@ public struct OfferType: AppStoreOpenValue {
     /// A win-back offer.
     public static let winBackOffer = OfferType(rawValue: 4)
 
+    /// A retention offer: a promotional offer the customer redeemed on the cancellation sheet,
+    /// answered through the Retention Messaging API (see `docs/apple-2026.md` for the source).
+    public static let retentionOffer = OfferType(rawValue: 5)
+
     public static let known: [OfferType] = [
-        .introductoryOffer, .promotionalOffer, .offerCode, .winBackOffer,
+        .introductoryOffer, .promotionalOffer, .offerCode, .winBackOffer, .retentionOffer,
     ]
 }

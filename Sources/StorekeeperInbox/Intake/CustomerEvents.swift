@@ -149,6 +149,7 @@ package enum CustomerEvents {
         case .promotional?: "promotional"
         case .offerCode?: "offerCode"
         case .winBack?: "winBack"
+        case .retention?: "retention"
         case .unknown?: "offer"
         }
     }

@@ -29,7 +29,7 @@ public struct EventDetails: Sendable, Hashable, Codable {
     public var reason: String?
     /// Customer events (`subscription.renewed` …): the event's stable id (`evt_…`), the
     /// environment and storefront of the period, the product's entitlements, the period's kind
-    /// (`normal`, `trial`, `introductory`, `promotional`, `offerCode`, `winBack`), its price in its
+    /// (`normal`, `trial`, `introductory`, `promotional`, `offerCode`, `winBack`, `retention`), its price in its
     /// currency and in the app's reporting currency, the proceeds after Apple's commission, and
     /// the expiration reason or price-increase consent where the type has one.
     public var eventId: String?

@@ -62,7 +62,7 @@ extension PurchaseFact {
 
 extension Offer {
     /// Normalizes StoreKit 2's `offerType` (1 introductory, 2 promotional, 3 offer code,
-    /// 4 win-back) and `offerDiscountType`. An introductory offer is a free trial when the
+    /// 4 win-back, 5 retention) and `offerDiscountType`. An introductory offer is a free trial when the
     /// discount type says `FREE_TRIAL`, or, in payloads older than that field, when the price is zero.
     /// `nil` when there is no offer.
     init?(appleType: OfferType?, discount: OfferDiscountType?, identifier: String?, price: Int64?) {
@@ -75,6 +75,7 @@ extension Offer {
         case .promotionalOffer: kind = .promotional
         case .offerCode: kind = .offerCode
         case .winBackOffer: kind = .winBack
+        case .retentionOffer: kind = .retention
         default: kind = .unknown
         }
         self.init(kind: kind, identifier: identifier)

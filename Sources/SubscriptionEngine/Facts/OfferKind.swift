@@ -17,6 +17,9 @@ public enum OfferKind: String, Sendable, Hashable, Codable, CaseIterable {
     case offerCode
     /// A win-back offer for lapsed subscribers (iOS 18 and later).
     case winBack
+    /// A retention offer redeemed on Apple's cancellation sheet (`offerType` 5), offered through
+    /// the Retention Messaging API.
+    case retention
     /// An offer type Apple added after this engine was written.
     case unknown
 

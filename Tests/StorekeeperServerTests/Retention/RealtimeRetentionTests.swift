@@ -6,7 +6,9 @@ import HummingbirdTesting
 import StorekeeperApps
 import StorekeeperJobs
 import StorekeeperServer
+import StorekeeperTestSupport
 import SubscriptionEngine
+import Synchronization
 import Testing
 
 @Suite("Retention Messaging: the Get Retention Message endpoint")
@@ -233,6 +235,72 @@ struct RealtimeRetentionTests {
             let answer = try await Self.answer(client, try Self.request(harness.ca, signed: Fixture.t0))
             #expect((answer.json["message"] as? [String: Any])?["messageIdentifier"] as? String == Self.stayMessage, "\(answer.text)")
         }
+    }
+
+    /// Decodes each answer with Apple's `RealtimeResponseBody` (Python library) and prints, per
+    /// answer, which option it holds and its fields as Apple's models read them.
+    static let appleDecoder = #"""
+        import json, sys
+        from appstoreserverlibrary.models.LibraryUtility import _get_cattrs_converter
+        from appstoreserverlibrary.models.RealtimeResponseBody import RealtimeResponseBody
+        out = []
+        for text in json.load(sys.stdin):
+            body = _get_cattrs_converter(RealtimeResponseBody).structure(json.loads(text), RealtimeResponseBody)
+            if body.message is not None:
+                out.append({"kind": "message", "messageIdentifier": str(body.message.messageIdentifier)})
+            elif body.alternateProduct is not None:
+                a = body.alternateProduct
+                out.append({"kind": "alternateProduct", "messageIdentifier": str(a.messageIdentifier), "productId": a.productId,
+                            "billingPlanType": a.billingPlanType.value if a.billingPlanType else None})
+            elif body.promotionalOffer is not None:
+                p = body.promotionalOffer
+                out.append({"kind": "promotionalOffer", "messageIdentifier": str(p.messageIdentifier),
+                            "signed": p.promotionalOfferSignatureV2 is not None and p.promotionalOfferSignatureV2.count(".") == 2})
+            else:
+                out.append({"kind": "none"})
+        print(json.dumps(out))
+        """#
+
+    @Test(
+        "Apple's Python library decodes every answer with its RealtimeResponseBody: a plan switch, a signed offer, a message, nothing",
+        .enabled(if: InteropPython.shouldRun, InteropPython.skipMessage))
+    func appleDecodesTheAnswers() async throws {
+        let apple = AppleAccess()
+        let answers = try await Self.collectAnswers(apple: apple)
+        let finished = try await ChildProcess.run(
+            try InteropPython.require(), ["-I", "-c", Self.appleDecoder], input: try JSONEncoder().encode(answers))
+        #expect(finished.status == 0, "\(finished.errorText)")
+        let decoded = try #require(try JSONSerialization.jsonObject(with: finished.output) as? [[String: Any]], "\(finished.outputText)")
+        #expect(decoded.count == 4)
+        #expect(decoded[0]["kind"] as? String == "alternateProduct")
+        #expect(decoded[0]["productId"] as? String == "pro.yearly" && decoded[0]["billingPlanType"] as? String == "MONTHLY")
+        #expect(decoded[0]["messageIdentifier"] as? String == Self.switchMessage)
+        #expect(decoded[1]["kind"] as? String == "promotionalOffer" && decoded[1]["signed"] as? Bool == true)
+        #expect(decoded[1]["messageIdentifier"] as? String == Self.offerMessage)
+        #expect(decoded[2]["kind"] as? String == "message" && decoded[2]["messageIdentifier"] as? String == Self.stayMessage)
+        #expect(decoded[3]["kind"] as? String == "none")
+    }
+
+    /// The answer texts to a German request, an English one, one about the yearly plan, and one
+    /// whose only candidate is an offer the customer may not take (another customer's lapsed chain).
+    static func collectAnswers(apple: AppleAccess) async throws -> [String] {
+        let collected = Mutex<[String]>([])
+        try await Self.run(.sqlite, apple: apple) { harness, client in
+            try await Self.subscribe(harness, client)
+            try await Self.saveDocument(client)
+            var texts: [String] = []
+            for (locale, product) in [("de-DE", "pro.monthly"), ("en-US", "pro.monthly"), ("en-US", "pro.yearly")] {
+                texts.append(try await Self.answer(client, try Self.request(harness.ca, locale: locale, product: product, signed: Fixture.t0)).text)
+            }
+            var onlyOffer = Self.document
+            onlyOffer["placements"] = [["id": "cancel", "kind": "retention", "defaultOffering": "discount"]]
+            let put = try await client.call(
+                .put, "/v1/apps/alpha/offerings", key: Fixture.alphaAdmin, body: try OfferingsTests.body(onlyOffer, expectedVersion: 1))
+            #expect(put.status == 200)
+            texts.append(try await Self.answer(client, try Self.request(harness.ca, product: "pro.lifetime", signed: Fixture.t0)).text)
+            collected.withLock { $0 = texts }
+        }
+        return collected.withLock { $0 }
     }
 
     @Test("the offerings document checks retention placements: answers present and well formed, one retention placement, experiments for everyone")

@@ -76,6 +76,7 @@ struct ScenarioHistory: Sendable {
                 case .promotional: t["offerType"] = 2
                 case .offerCode: t["offerType"] = 3
                 case .winBack: t["offerType"] = 4
+                case .retention: t["offerType"] = 5
                 case .unknown: t["offerType"] = 99
                 }
                 if let id = p.offerId { t["offerIdentifier"] = id }
