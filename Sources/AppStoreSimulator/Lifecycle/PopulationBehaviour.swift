@@ -53,6 +53,13 @@ public struct PopulationBehaviour: Sendable, Hashable, Codable {
     /// Share of consumable purchases the customer asks to refund (Apple then asks the app).
     public var consumableRefundRequestRate: Double = 0.05
 
+    /// On the cancellation sheet (``PopulationConfiguration/asksRetention``): the chance a
+    /// retention message changes the customer's mind, that they take the plan proposed instead,
+    /// and that they redeem the promotional offer shown.
+    public var retentionMessageSaveRate: Double = 0.15
+    public var retentionSwitchRate: Double = 0.4
+    public var retentionOfferRedemptionRate: Double = 0.5
+
     public init() {}
 
     /// Reads a partial JSON object: absent knobs keep their defaults.
@@ -88,6 +95,9 @@ public struct PopulationBehaviour: Sendable, Hashable, Codable {
         try read(.nonConsumableRate, &nonConsumableRate)
         try read(.nonRenewingRate, &nonRenewingRate)
         try read(.consumableRefundRequestRate, &consumableRefundRequestRate)
+        try read(.retentionMessageSaveRate, &retentionMessageSaveRate)
+        try read(.retentionSwitchRate, &retentionSwitchRate)
+        try read(.retentionOfferRedemptionRate, &retentionOfferRedemptionRate)
         if let days = try container.decodeIfPresent(Int.self, forKey: .gracePeriodDays) {
             guard [0, 3, 16, 28].contains(days) else {
                 throw DecodingError.dataCorruptedError(

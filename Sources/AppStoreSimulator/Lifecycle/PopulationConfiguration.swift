@@ -20,6 +20,9 @@ public struct PopulationConfiguration: Sendable, Hashable, Codable {
     public var sandboxDurations: Bool = false
     /// Where the customers live (each customer's storefront is drawn from these shares).
     public var storefronts: [SimulatedStorefront] = [.unitedStates]
+    /// Whether a customer about to cancel sees a retention message the app chooses (Apple's
+    /// Retention Messaging real-time request): ``LifecycleOutput/retentionRequests``.
+    public var asksRetention: Bool?
 
     public init(
         customers: Int, start: Date, days: Double, arrivalShare: Double = 0.75, seed: UInt64 = 1,

@@ -144,6 +144,8 @@ extension PopulationSimulator {
         offer: (OfferType, String)? = nil
     ) throws {
         guard let truth = store.subscription(chain), let product = products[truth.autoRenewProductId] else { return }
+        // An offer redeemed for the next renewal applies to the period a renewal starts.
+        let offer = offer ?? (reason == .renewal ? truth.pendingOffer.map { ($0.type, $0.identifier) } : nil)
         let expires = periodEnd(product, from: start)
         let first = store.transaction(id: chain)
         let storefront = storefront(ofChain: chain)
@@ -169,6 +171,7 @@ extension PopulationSimulator {
             truth.priceIncreaseStatus = nil
             truth.renewalPrice = price
             truth.autoRenewStatus = true
+            truth.pendingOffer = nil
         }
         let token = bump(chain)
         try notify(notification.0, notification.1, chain: chain, at: date, transaction: transaction)

@@ -31,6 +31,10 @@ public final class PopulationSimulator {
     /// Whether notifications and the devices' purchases carry signed data (off: records with an
     /// empty payload, for runs that only need the truth, such as seeding a benchmark's database).
     public var signsData = true
+    /// The retention dice, apart from the population's, so runs that never ask keep their draws.
+    var retentionRandom: SeededRandom
+    /// Per chain, what its customer saw on each cancellation sheet and whether they stayed.
+    public internal(set) var retentionOutcomes: [String: [RetentionOutcome]] = [:]
     /// Events applied so far.
     public private(set) var eventsApplied = 0
 
@@ -46,6 +50,7 @@ public final class PopulationSimulator {
         self.signer = signer
         self.products = Dictionary(configuration.products.map { ($0.productId, $0) }, uniquingKeysWith: { first, _ in first })
         self.random = SeededRandom.derived(seed: configuration.seed, "population")
+        self.retentionRandom = SeededRandom.derived(seed: configuration.seed, "retention")
         self.currentInstant = configuration.start
         self.nextTransaction = transactionsAfter
         self.arrivals = firstCustomer..<(firstCustomer + max(0, configuration.customers))
@@ -72,6 +77,8 @@ public final class PopulationSimulator {
             currentInstant = date
             try apply(event, at: date)
             eventsApplied += 1
+            // A cancellation sheet waits for the app's answer before anything later happens.
+            if !output.retentionRequests.isEmpty { return output }
         }
         currentInstant = max(currentInstant, instant)
         return output
@@ -120,7 +127,7 @@ public final class PopulationSimulator {
             try notify(.gracePeriodExpired, nil, chain: chain, at: date)
         case .autoRenew(let chain, let token, let on):
             guard tokens[chain] == token else { return }
-            try setAutoRenew(chain, on: on, at: date)
+            if on { try setAutoRenew(chain, on: true, at: date) } else { try cancelOrAsk(chain, token: token, at: date) }
         case .refund(let chain, let token):
             guard tokens[chain] == token else { return }
             try refund(chain, at: date)

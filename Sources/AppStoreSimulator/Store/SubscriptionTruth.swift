@@ -36,6 +36,9 @@ public struct SubscriptionTruth: Sendable, Hashable, Codable {
     public var currency: String
     /// For a family-shared copy, the purchaser's chain.
     public var sharedFrom: String?
+    /// An offer the customer redeemed for the next renewal (a retention offer from the
+    /// cancellation sheet).
+    public var pendingOffer: PendingOffer?
 
     public init(
         originalTransactionId: String, customerId: String, subscriptionGroupIdentifier: String, productId: String,
@@ -93,6 +96,23 @@ public struct SubscriptionTruth: Sendable, Hashable, Codable {
         info.currency = currency
         info.appAccountToken = appAccountToken
         info.appTransactionId = appTransactionId
+        if let pendingOffer, autoRenewStatus {
+            info.offerType = pendingOffer.type
+            info.offerIdentifier = pendingOffer.identifier
+            info.offerDiscountType = .payAsYouGo
+            info.offerPeriod = "P1M"
+        }
         return info
+    }
+}
+
+/// An offer that applies at the next renewal.
+public struct PendingOffer: Sendable, Hashable, Codable {
+    public var type: OfferType
+    public var identifier: String
+
+    public init(type: OfferType, identifier: String) {
+        self.type = type
+        self.identifier = identifier
     }
 }

@@ -11,6 +11,8 @@ import StorekeeperStore
 struct DemoEventComparison {
     let world: DemoWorld
     let receiver: DemoReceiver
+    /// What each chain's customer was shown on the cancellation sheets they opened.
+    var retention: [String: [RetentionOutcome]] = [:]
 
     struct Result: Sendable {
         var total = 0
@@ -90,6 +92,11 @@ struct DemoEventComparison {
                 break
             }
             chains[chainId] = chain
+        }
+        for (chainId, outcomes) in retention where world.store.customer(ofTransaction: chainId) != DemoWorld.failingCustomer {
+            for type in outcomes.compactMap({ DemoRetention.eventType(shown: $0.shown) }) {
+                result[chainId, default: [:]][type.rawValue, default: 0] += 1
+            }
         }
         return result
     }

@@ -5,10 +5,10 @@ import NIOHTTP1
 
 /// One HTTP exchange with the server.
 enum DemoHTTP {
-    static func send(client: HTTPClient, method: HTTPMethod, url: String, key: String, body: Data?) async throws -> (Int, String) {
+    static func send(client: HTTPClient, method: HTTPMethod, url: String, key: String?, body: Data?) async throws -> (Int, String) {
         var request = HTTPClientRequest(url: url)
         request.method = method
-        request.headers.add(name: "Authorization", value: "Bearer \(key)")
+        if let key { request.headers.add(name: "Authorization", value: "Bearer \(key)") }
         if let body {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(bytes: body))

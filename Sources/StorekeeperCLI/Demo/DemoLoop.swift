@@ -37,6 +37,9 @@ struct DemoLoop {
         for customerId in population.plannedCustomerIds {
             population.appAccountTokens[customerId] = try await devices.appAccountToken(of: customerId)
         }
+        if settings.scenario == nil {
+            try await DemoRetention.install { path, body in try await send(.PUT, path, body: body) }
+        }
         var checkpoints = ScenarioCheckpoints(scenario: settings.scenario, start: world.start)
         let delivery = NotificationDelivery(
             store: world.store,
@@ -90,8 +93,9 @@ struct DemoLoop {
         if settings.scenario != nil {
             reporter.say("expectations met \(checkpoints.met)/\(checkpoints.checked)")
         }
-        let events = DemoEventComparison(world: world, receiver: receiver).compare()
+        let events = DemoEventComparison(world: world, receiver: receiver, retention: population.retentionOutcomes).compare()
         reporter.events(events, receiver: receiver)
+        reporter.say(DemoRetention.summary(population.retentionOutcomes))
         let problem = try await failingCustomerProblem()
         reporter.say(problem.line)
         let success = comparison.allMatched && analytics.allMatched && events.allMatched && problem.ok && checkpoints.met == checkpoints.checked
@@ -118,9 +122,22 @@ struct DemoLoop {
     private func tick(
         at instant: Date, population: PopulationSimulator, delivery: NotificationDelivery
     ) async throws -> (purchases: Int, processed: Int) {
-        let output = try population.advance(to: instant)
-        let purchases = try await report(output.purchases)
-        for record in output.notifications { _ = delivery.enqueue(record) }
+        var output = try population.advance(to: instant)
+        var purchases = 0
+        while true {
+            purchases += try await report(output.purchases)
+            for record in output.notifications { _ = delivery.enqueue(record) }
+            guard !output.retentionRequests.isEmpty else { break }
+            // A customer opened the cancellation sheet: Apple asks the server, the customer
+            // decides, and only then does the population go on.
+            for request in output.retentionRequests {
+                let answer = try await DemoRetention.ask(request, world: world, client: client, serverBase: serverBase)
+                let decided = try population.resolveRetention(request, answer: answer)
+                purchases += try await report(decided.purchases)
+                for record in decided.notifications { _ = delivery.enqueue(record) }
+            }
+            output = try population.advance(to: instant)
+        }
         _ = await delivery.deliverDue(now: instant)
         return (purchases, try await work.step())
     }

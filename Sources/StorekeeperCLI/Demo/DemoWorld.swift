@@ -77,9 +77,12 @@ struct DemoWorld: Sendable {
 
     /// The population the simulator runs.
     var population: PopulationConfiguration {
-        PopulationConfiguration(
+        var configuration = PopulationConfiguration(
             customers: settings.customers, start: start, days: settings.days, seed: settings.seed,
             products: settings.scenario?.products ?? SimulatedProduct.demoCatalog, storefronts: SimulatedStorefront.demoMix)
+        // Customers about to cancel open Apple's cancellation sheet, which asks the server.
+        configuration.asksRetention = settings.scenario == nil
+        return configuration
     }
 
     /// The simulator of this run: the scenario's script, or a random population.
@@ -119,8 +122,9 @@ struct DemoWorld: Sendable {
             logLevel: "error")
     }
 
-    /// The customer events the demo's backend takes (every transition, no problems or tests).
-    static let customerEventTypes = Transition.Kind.all.map(\.rawValue)
+    /// The customer events the demo's backend takes (every transition and retention answer, no
+    /// problems or tests).
+    static let customerEventTypes = Transition.Kind.all.map(\.rawValue) + EventType.retentionEvents.map(\.rawValue)
 
     /// How the server reports the demo's business: in US dollars, with the simulator's exchange
     /// rates for the other storefronts' currencies.
