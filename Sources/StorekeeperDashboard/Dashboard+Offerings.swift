@@ -33,9 +33,13 @@ extension Dashboard {
                 package var revenue: String
                 package var probabilityToBeBest: String
                 package var difference: String
+                /// Retention placements: saved of decided, and how many are still pending.
+                package var saves: String
             }
             package var id: String
             package var placement: String
+            /// A retention placement's experiment: P(best) and the difference are of saves.
+            package var isRetention: Bool
             package var status: String
             package var winner: String?
             package var isRunning: Bool
@@ -71,18 +75,24 @@ extension Dashboard {
             } catch is FiguresBuilding {
                 results = nil
             }
+            let isRetention = results?.saves != nil
             let variants = (results?.variants ?? []).enumerated().map { index, row in
-                let comparison = results?.conversion[safe: index]
+                let comparison = (results?.saves ?? results?.conversion)?[safe: index]
                 return OfferingsModel.Experiment.Variant(
                     id: row.id, offering: row.offering, exposed: row.exposed, paying: row.payingCustomers,
                     conversion: row.exposed > 0 ? String(format: "%.1f%%", 100 * Double(row.payingCustomers) / Double(row.exposed)) : "–",
                     revenue: "\(row.revenuePerExposed["30d"] ?? 0)",
                     probabilityToBeBest: comparison.map { String(format: "%.1f%%", 100 * $0.probabilityToBeBest) } ?? "–",
-                    difference: comparison.map { String(format: "%+.1f … %+.1f", 100 * $0.differenceLower, 100 * $0.differenceUpper) } ?? "–")
+                    difference: comparison.map { String(format: "%+.1f … %+.1f", 100 * $0.differenceLower, 100 * $0.differenceUpper) } ?? "–",
+                    saves: row.retention.map { saves in
+                        "\(saves.saved) of \(saves.decided)" + (saves.saveRate.map { String(format: " (%.1f%%)", 100 * $0) } ?? "")
+                            + (saves.pending > 0 ? ", \(saves.pending) pending" : "")
+                    } ?? "–")
             }
             experiments.append(
                 .init(
-                    id: experiment.id, placement: experiment.placement, status: experiment.status.rawValue, winner: experiment.winner,
+                    id: experiment.id, placement: experiment.placement, isRetention: isRetention, status: experiment.status.rawValue,
+                    winner: experiment.winner,
                     isRunning: experiment.status == .running, variants: variants,
                     stopAction: "\(base)/experiments/\(Self.pathComponent(experiment.id))/stop", variantIds: experiment.variants.map(\.id)))
         }

@@ -20,6 +20,16 @@ extension StorekeeperAPI {
             /// exposure, in the reporting currency.
             package var revenuePerExposed: [String: Decimal]
             package var proceedsPerExposed: [String: Decimal]
+            /// Retention placements only: the exposed customers whose period (the one current at
+            /// their first cancellation sheet) has ended, those among them still renewing at its
+            /// end (saved), and those whose period has not ended yet.
+            package var retention: RetentionSaves?
+        }
+        package struct RetentionSaves: Encodable {
+            package var decided: Int
+            package var saved: Int
+            package var pending: Int
+            package var saveRate: Double?
         }
         package var experiment: String
         package var status: String
@@ -32,6 +42,8 @@ extension StorekeeperAPI {
         package var conversion: [ExperimentStatistics.Comparison]
         /// 30-day revenue per exposed customer: the Bayesian bootstrap.
         package var revenuePerCustomer: [ExperimentStatistics.Comparison]
+        /// Retention placements only: saves per decided customer, Beta-Binomial posteriors.
+        package var saves: [ExperimentStatistics.Comparison]?
     }
 
     /// `GET /v1/apps/{appId}/experiments/{id}/results[?environment=Sandbox]` (admin): per variant,
@@ -74,7 +86,10 @@ extension StorekeeperAPI {
                 tallies[enrolment.variant, default: VariantTally()].add(outcome)
             }
         }
+        let retention = document.placement(experiment.placement)?.kind == .retention
+        let saves = retention ? try await retentionSaves(app: app, experimentId: id, environment: environment, now: now) : [:]
         var variants: [ExperimentResultsResponse.Variant] = []
+        var saveCounts: [(id: String, exposed: Int, converted: Int)] = []
         var conversions: [(id: String, exposed: Int, converted: Int)] = []
         var revenues: [(id: String, counts: [Double: Int])] = []
         for variant in experiment.variants {
@@ -88,6 +103,13 @@ extension StorekeeperAPI {
                 row.revenuePerExposed["\(days)d"] = CustomerEvents.rounded((tally.revenue[days] ?? 0) / divisor)
                 row.proceedsPerExposed["\(days)d"] = CustomerEvents.rounded((tally.proceeds[days] ?? 0) / divisor)
             }
+            if retention {
+                let tally = saves[variant.id] ?? RetentionTally()
+                row.retention = .init(
+                    decided: tally.decided, saved: tally.saved, pending: tally.pending,
+                    saveRate: tally.decided == 0 ? nil : Double(tally.saved) / Double(tally.decided))
+                saveCounts.append((variant.id, tally.decided, tally.saved))
+            }
             variants.append(row)
             conversions.append((variant.id, row.exposed, row.payingCustomers))
             revenues.append((variant.id, tally.revenueCounts))
@@ -97,7 +119,47 @@ extension StorekeeperAPI {
             experiment: id, status: experiment.status.rawValue, winner: experiment.winner, environment: environment,
             currency: app.configuration.analytics.reportingCurrency, asOf: now, variants: variants,
             conversion: await ExperimentStatistics.conversions(conversions, seed: seed),
-            revenuePerCustomer: await ExperimentStatistics.amounts(revenues, seed: seed))
+            revenuePerCustomer: await ExperimentStatistics.amounts(revenues, seed: seed),
+            saves: retention ? await ExperimentStatistics.conversions(saveCounts, seed: seed) : nil)
+    }
+
+    /// A retention variant's customers: decided (their period ended), saved, pending.
+    package struct RetentionTally {
+        package var decided = 0
+        package var saved = 0
+        package var pending = 0
+    }
+
+    /// Per variant of a retention experiment, whether each exposed customer was saved: the
+    /// subscription current at their first cancellation sheet (its auto-renewable chain in the
+    /// environment, the latest-ending one if several) still renewing at the last instant of that
+    /// period (auto-renew on, or a next period begun); a period that has not ended yet is pending. Reads the exposed customers' ledgers
+    /// (a cost in proportion to the customers the results count).
+    private func retentionSaves(app: AppRuntime, experimentId: String, environment: String, now: Date) async throws -> [String: RetentionTally] {
+        var tallies: [String: RetentionTally] = [:]
+        for enrolment in try await store.enrolments(appId: app.id, experimentId: experimentId) {
+            let history = PurchaseHistory(ledger: try await store.ledger(appId: app.id, customerId: enrolment.customerId))
+            let atExposure = CustomerState(history: history, catalog: app.catalog, at: enrolment.enrolledAt)
+            let current = atExposure.subscriptions.filter { subscription in
+                (history.purchases[subscription.transactionId]?.environment.map { $0 == environment } ?? true)
+                    && (subscription.expiresDate.map { $0 > enrolment.enrolledAt } ?? false)
+            }.max { ($0.expiresDate ?? .distantPast) < ($1.expiresDate ?? .distantPast) }
+            guard let current, let end = current.expiresDate else { continue }
+            if end > now {
+                tallies[enrolment.variant, default: RetentionTally()].pending += 1
+                continue
+            }
+            let atEnd = CustomerState(history: history, catalog: app.catalog, at: end.addingTimeInterval(-0.001))
+            tallies[enrolment.variant, default: RetentionTally()].decided += 1
+            // Still renewing: auto-renew on at the period's last instant, or a next period began.
+            let renewed =
+                CustomerState(history: history, catalog: app.catalog, at: end.addingTimeInterval(1))
+                .subscription(current.originalTransactionId)?.expiresDate.map { $0 > end.addingTimeInterval(1) } ?? false
+            if atEnd.subscription(current.originalTransactionId)?.willAutoRenew == true || renewed {
+                tallies[enrolment.variant, default: RetentionTally()].saved += 1
+            }
+        }
+        return tallies
     }
 
     /// What a variant's exposed customers did, added up: the counts, the money per window, and

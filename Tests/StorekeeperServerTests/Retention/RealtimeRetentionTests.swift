@@ -36,13 +36,17 @@ struct RealtimeRetentionTests {
             appleClients: { configuration in try apple?.clients(configuration) ?? AppleClients() }, body)
     }
 
-    /// Carol subscribed to the monthly plan ten days before t0, renewing.
-    static func subscribe(_ harness: ServerHarness, _ client: any TestClientProtocol) async throws {
+    /// Carol (or `customer`) subscribed to the monthly plan ten days before t0, renewing.
+    @discardableResult
+    static func subscribe(
+        _ harness: ServerHarness, _ client: any TestClientProtocol, customer: String = "carol", chain: String = chain
+    ) async throws -> JWSTransactionDecodedPayload {
         let start = Fixture.t0 - 10 * Fixture.day
         let tx = try SignedData.transaction(id: chain, original: chain, purchase: start, expires: start + 30 * Fixture.day, signed: start)
         let body = "{\"signedTransaction\": \"\(try harness.ca.signTransaction(tx))\"}"
-        let response = try await client.call(.post, "/v1/apps/alpha/customers/carol/purchases", key: Fixture.alphaKey, body: body)
+        let response = try await client.call(.post, "/v1/apps/alpha/customers/\(customer)/purchases", key: Fixture.alphaKey, body: body)
         #expect(response.status == 200, "\(response.text)")
+        return tx
     }
 
     static var document: [String: Any] {
@@ -301,6 +305,78 @@ struct RealtimeRetentionTests {
             collected.withLock { $0 = texts }
         }
         return collected.withLock { $0 }
+    }
+
+    @Test(
+        "a retention experiment measures saves: a customer still renewing at the end of the period current at their sheet is saved, one who cancelled is not, one whose period has not ended is pending",
+        arguments: [ServerBackend.sqlite])
+    func experimentSaves(_ backend: ServerBackend) async throws {
+        try await Self.run(backend, apple: nil) { harness, client in
+            let carol = try await Self.subscribe(harness, client, customer: "carol", chain: "8300001")
+            let dave = try await Self.subscribe(harness, client, customer: "dave", chain: "8300002")
+            let renewing = try SignedData.notification(
+                harness.ca, type: "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_ENABLED", signed: Fixture.t0 - 60, transaction: dave,
+                renewal: try SignedData.renewal(original: "8300002", autoRenew: true, signed: Fixture.t0 - 60))
+            #expect(try await client.call(.post, "/v1/apps/alpha/notifications", body: renewing).status == 200)
+            var document = Self.document
+            document["experiments"] = [
+                [
+                    "id": "stay-or-switch", "placement": "cancel", "audience": "everyone",
+                    "variants": [["id": "A", "offering": "stay", "percent": 50], ["id": "B", "offering": "switch-yearly", "percent": 50]],
+                ]
+            ]
+            try await Self.saveDocument(client, document)
+            var variants: [String: String] = [:]
+            for (customer, chain) in [("carol", "8300001"), ("dave", "8300002")] {
+                let answer = try await Self.answer(client, try Self.request(harness.ca, chain: chain, signed: Fixture.t0))
+                #expect(answer.status == 200, "\(answer.text)")
+                let events = try await client.call(.get, "/v1/apps/alpha/customers/\(customer)/events", key: Fixture.alphaKey)
+                let shown = try #require(
+                    (events.json["events"] as? [[String: Any]])?.first { ($0["type"] as? String)?.hasPrefix("retention.") == true })
+                variants[customer] = (shown["details"] as? [String: Any])?["variant"] as? String
+            }
+            #expect(variants.values.allSatisfy { ["A", "B"].contains($0) }, "\(variants)")
+            func results() async throws -> [String: [String: Any]] {
+                let response = try await client.call(.get, "/v1/apps/alpha/experiments/stay-or-switch/results", key: Fixture.alphaAdmin)
+                #expect(response.status == 200, "\(response.text)")
+                let rows = try #require(response.json["variants"] as? [[String: Any]], "\(response.text)")
+                return Dictionary(uniqueKeysWithValues: rows.compactMap { row in (row["id"] as? String).map { ($0, row) } })
+            }
+            func retention(_ rows: [String: [String: Any]], _ key: String) -> Int {
+                rows.values.compactMap { ($0["retention"] as? [String: Any])?[key] as? Int }.reduce(0, +)
+            }
+            let before = try await results()
+            #expect(retention(before, "pending") == 2 && retention(before, "decided") == 0)
+
+            // Carol cancels after the sheet; Dave does not. Both periods end at t0 + 20 days.
+            let cancel = try SignedData.notification(
+                harness.ca, type: "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_DISABLED", signed: Fixture.t0 + 60, transaction: carol,
+                renewal: try SignedData.renewal(original: "8300001", autoRenew: false, signed: Fixture.t0 + 60))
+            #expect(try await client.call(.post, "/v1/apps/alpha/notifications", body: cancel).status == 200)
+            _ = try await harness.processor.drain()
+            harness.clock.set(Fixture.t0 + 21 * Fixture.day)
+            let after = try await results()
+            #expect(retention(after, "decided") == 2 && retention(after, "pending") == 0)
+            #expect(retention(after, "saved") == 1)
+            let (carolVariant, daveVariant) = (try #require(variants["carol"]), try #require(variants["dave"]))
+            let carolRow = try #require(after[carolVariant]?["retention"] as? [String: Any])
+            let daveRow = try #require(after[daveVariant]?["retention"] as? [String: Any])
+            if variants["carol"] != variants["dave"] {
+                #expect(carolRow["saved"] as? Int == 0 && carolRow["saveRate"] as? Double == 0)
+                #expect(daveRow["saved"] as? Int == 1 && daveRow["saveRate"] as? Double == 1)
+            }
+
+            // The dashboard's Offerings page shows the saves beside each variant.
+            try await DashboardTests.addUser(harness, "owner@example.com", .admin)
+            let browser = DashboardBrowser(client)
+            try await browser.signIn("owner@example.com", DashboardTests.password)
+            let page = try await browser.get("/dashboard/apps/alpha/offerings")
+            #expect(page.status == 200)
+            #expect(
+                page.text.contains("still renewing at the period&#39;s end") || page.text.contains("still renewing at the period's end"),
+                "\(page.text)")
+            #expect(page.text.contains(variants["carol"] == variants["dave"] ? "1 of 2 (50.0%)" : "1 of 1 (100.0%)"), "\(page.text)")
+        }
     }
 
     @Test("the offerings document checks retention placements: answers present and well formed, one retention placement, experiments for everyone")
