@@ -411,6 +411,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird"),
                 "AppStoreSimulator",
+                "AppStoreJOSE",
                 "AppStoreModels",
                 "AppStoreVerification",
                 "AppStoreTestSigning",

@@ -11,7 +11,7 @@ import SubscriptionEngine
 /// | `billingRetry` | purchaser-owned chains in billing retry (no access, not active) |
 /// | `activeTrials` | purchaser-owned chains with access in a free-trial period |
 /// | `familyShared` | family-shared copies with access, counted apart and never in paid figures |
-/// | `mrr` | over `activeSubscriptions`, the current period's price normalized to a month (``BillingPeriod/monthlyFactor``), gross of commission, in the reporting currency |
+/// | `mrr` | over `activeSubscriptions`, the current period's price normalized to a month (``BillingPeriod/monthlyFactor``; a monthly payment of a 12-month commitment is a month's), gross of commission, in the reporting currency |
 ///
 /// An operator's manual grant is access, not a subscription anyone pays for: it counts in none
 /// of these (not in `activeSubscriptions`, and it adds nothing to `mrr`, which is paid recurring
@@ -90,12 +90,15 @@ public struct SubscriptionAnalytics: Sendable {
     }
 
     /// The price paid for the subscription's current period (the transaction's own, else the
-    /// catalog's) and the product's billing period (the catalog's, else the period's dates).
+    /// catalog's) and the product's billing period (the catalog's, else the period's dates). A
+    /// monthly payment of a 12-month commitment is billed a month, whatever the product's year:
+    /// its MRR is the monthly charge.
     func currentPeriod(of subscription: SubscriptionState, in history: PurchaseHistory) -> (Money, BillingPeriod)? {
         let transaction = history.purchases[subscription.transactionId]
         let product = catalog.product(subscription.productId)
+        let monthly = (transaction?.billingPlanType ?? subscription.billingPlanType) == "MONTHLY" ? BillingPeriod.months(1) : nil
         guard let price = transaction?.price ?? product?.listPrice,
-            let period = product?.subscriptionPeriod.map(BillingPeriod.init)
+            let period = monthly ?? product?.subscriptionPeriod.map(BillingPeriod.init)
                 ?? BillingPeriod(from: subscription.purchaseDate, to: transaction?.expiresDate ?? subscription.expiresDate)
         else { return nil }
         return (price, period)

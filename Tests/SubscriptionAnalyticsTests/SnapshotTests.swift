@@ -48,6 +48,16 @@ struct SnapshotTests {
         #expect(snapshot.currency == "USD")
     }
 
+    @Test("a monthly payment of a 12-month commitment on a one-year product counts its monthly charge as MRR, not a twelfth of it")
+    func commitmentMRR() {
+        var payment = Self.period("c1", product: "pro.yearly", days: 30, price: 9_990)
+        payment.billingPlanType = "MONTHLY"
+        payment.commitment = Commitment(billingPeriodNumber: 1, totalBillingPeriods: 12, price: Money(milliunits: 119_880, currency: "USD"))
+        #expect(Self.snapshot([payment]).mrr == Decimal(string: "9.99"))
+        // The same product billed up front: a twelfth of the year's price.
+        #expect(Self.snapshot([Self.period("u1", product: "pro.yearly", days: 365, price: 99_990)]).mrr == Decimal(string: "8.33"))
+    }
+
     @Test("prices are normalized to a month by the period and rounded once, at the end")
     func normalization() {
         let yearly = [

@@ -59,6 +59,9 @@ public struct PopulationBehaviour: Sendable, Hashable, Codable {
     public var retentionMessageSaveRate: Double = 0.15
     public var retentionSwitchRate: Double = 0.4
     public var retentionOfferRedemptionRate: Double = 0.5
+    /// Of the customers who subscribe to a one-year product with a monthly plan with a 12-month
+    /// commitment, the share who take that plan (drawn apart from the other dice).
+    public var commitmentPlanRate: Double = 0
 
     public init() {}
 
@@ -98,6 +101,7 @@ public struct PopulationBehaviour: Sendable, Hashable, Codable {
         try read(.retentionMessageSaveRate, &retentionMessageSaveRate)
         try read(.retentionSwitchRate, &retentionSwitchRate)
         try read(.retentionOfferRedemptionRate, &retentionOfferRedemptionRate)
+        try read(.commitmentPlanRate, &commitmentPlanRate)
         if let days = try container.decodeIfPresent(Int.self, forKey: .gracePeriodDays) {
             guard [0, 3, 16, 28].contains(days) else {
                 throw DecodingError.dataCorruptedError(

@@ -9,7 +9,8 @@ extension PopulationSimulator {
         }
         store.modify(chain) { truth in
             truth.autoRenewStatus = on
-            truth.expirationIntent = on ? nil : .customerCancelled
+            // Within a commitment the payments go on: nothing expires yet.
+            truth.expirationIntent = on || (truth.commitment?.owesMorePeriods ?? false) ? nil : .customerCancelled
         }
         let subtype: Subtype = on ? .autoRenewEnabled : .autoRenewDisabled
         try notify(.didChangeRenewalStatus, subtype, chain: chain, at: date)
@@ -49,7 +50,8 @@ extension PopulationSimulator {
     /// An upgrade takes effect at once (a new transaction); a downgrade or a crossgrade to another
     /// duration at the next renewal.
     func changePlan(_ chain: String, to productId: String, at date: Date) throws {
-        guard let truth = store.subscription(chain), truth.revocationDate == nil, !truth.isInBillingRetryPeriod, truth.autoRenewStatus,
+        guard let truth = store.subscription(chain), truth.commitment == nil, truth.revocationDate == nil, !truth.isInBillingRetryPeriod,
+            truth.autoRenewStatus,
             date < truth.expiresDate, let current = products[truth.productId], let target = products[productId]
         else { return }
         let targetPrice = target.price(in: storefront(ofChain: chain)).milliunits

@@ -37,13 +37,28 @@ extension PopulationSimulator {
         } else if random.chance(behaviour.offerCodeRate) {
             offerCode = true
         }
-        let expires = trial ? trialEnd(days: product.freeTrialDays ?? 7, from: date) : periodEnd(product, from: date)
         let storefront = storefront(ofCustomer: customer)
-        let local = product.price(in: storefront)
+        // A one-year product's monthly plan with a 12-month commitment, for some who pay in full.
+        var commitment: CommitmentTruth?
+        if !trial, !offerCode, behaviour.commitmentPlanRate > 0, let monthly = product.monthlyCommitmentPrice(in: storefront),
+            commitmentRandom.chance(behaviour.commitmentPlanRate)
+        {
+            commitment = CommitmentTruth(number: 1, expiresDate: commitmentEnd(from: date), monthlyPrice: monthly.milliunits)
+        }
+        let expires =
+            trial ? trialEnd(days: product.freeTrialDays ?? 7, from: date) : commitment != nil ? monthEnd(from: date) : periodEnd(product, from: date)
+        let local =
+            commitment.map { (milliunits: $0.monthlyPrice, currency: product.monthlyCommitmentPrice(in: storefront)?.currency ?? "USD") }
+            ?? product.price(in: storefront)
         var transaction = makeTransaction(
             product: product, originalTransactionId: nil, purchaseDate: date, originalPurchaseDate: nil, expiresDate: expires,
             reason: .purchase, appAccountToken: appAccountToken, storefront: storefront,
             price: trial ? 0 : offerCode ? local.milliunits / 2 : local.milliunits)
+        if let commitment {
+            transaction.currency = local.currency
+            transaction.billingPlanType = .monthly
+            transaction.commitmentInfo = commitment.transactionInfo(currency: local.currency)
+        }
         if trial {
             transaction.offerType = .introductoryOffer
             transaction.offerDiscountType = .freeTrial
@@ -62,11 +77,12 @@ extension PopulationSimulator {
                 subscriptionGroupIdentifier: product.subscriptionGroupIdentifier ?? "", productId: product.productId, expiresDate: expires,
                 lastTransactionId: transaction.transactionId ?? "", appAccountToken: appAccountToken, recentSubscriptionStartDate: date,
                 renewalPrice: local.milliunits, currency: local.currency))
+        if let commitment { store.modify(chain) { $0.commitment = commitment } }
         chainCustomers[chain] = customer
         let token = bump(chain)
         try notify(.subscribed, .initialBuy, chain: chain, at: date)
         try reportPurchase(transaction, customer: customer, at: date)
-        if product.familyShareable, random.chance(behaviour.familySharingRate) {
+        if product.familyShareable, random.chance(behaviour.familySharingRate), commitment == nil {
             try shareWithFamily(chain, at: date)
         }
         queue.schedule(.renew(chain: chain, due: expires), at: expires)
@@ -90,6 +106,8 @@ extension PopulationSimulator {
         if random.chance(behaviour.refundRate), let when = randomInstant(after: start, before: end) {
             queue.schedule(.refund(chain: chain, token: token), at: when)
         }
+        // A commitment's plan and price hold until it ends: no plan changes or price increases.
+        guard store.subscription(chain)?.commitment == nil else { return }
         let level = product.level ?? 1
         let group = subscriptionProducts.filter {
             $0.subscriptionGroupIdentifier == product.subscriptionGroupIdentifier && $0.productId != product.productId
@@ -116,7 +134,7 @@ extension PopulationSimulator {
         guard let truth = store.subscription(chain), truth.expiresDate == due, truth.revocationDate == nil,
             !truth.isInBillingRetryPeriod, truth.sharedFrom == nil
         else { return }
-        if !truth.autoRenewStatus {
+        if !truth.willAutoRenew {
             try lapse(chain, intent: .customerCancelled, subtype: .voluntary, at: date)
             if random.chance(behaviour.winBackRate), let when = randomInstant(after: date, before: date.addingTimeInterval(45 * 86_400)) {
                 queue.schedule(.winBack(chain: chain, token: tokens[chain] ?? 0), at: when)
@@ -146,10 +164,20 @@ extension PopulationSimulator {
         guard let truth = store.subscription(chain), let product = products[truth.autoRenewProductId] else { return }
         // An offer redeemed for the next renewal applies to the period a renewal starts.
         let offer = offer ?? (reason == .renewal ? truth.pendingOffer.map { ($0.type, $0.identifier) } : nil)
-        let expires = periodEnd(product, from: start)
+        // A commitment's next payment, or the first of a new commitment after its last.
+        var commitment = truth.commitment
+        if var current = commitment {
+            if current.owesMorePeriods {
+                current.number += 1
+            } else {
+                current = CommitmentTruth(number: 1, expiresDate: commitmentEnd(from: start), monthlyPrice: current.monthlyPrice)
+            }
+            commitment = current
+        }
+        let expires = commitment != nil ? monthEnd(from: start) : periodEnd(product, from: start)
         let first = store.transaction(id: chain)
         let storefront = storefront(ofChain: chain)
-        let price = truth.renewalPrice ?? product.price(in: storefront).milliunits
+        let price = commitment?.monthlyPrice ?? truth.renewalPrice ?? product.price(in: storefront).milliunits
         var transaction = makeTransaction(
             product: product, originalTransactionId: chain, purchaseDate: start, originalPurchaseDate: first?.originalPurchaseDate,
             expiresDate: expires, reason: reason, appAccountToken: truth.appAccountToken, storefront: storefront,
@@ -159,6 +187,11 @@ extension PopulationSimulator {
             transaction.offerIdentifier = id
             transaction.offerDiscountType = .payAsYouGo
             transaction.offerPeriod = "P1M"
+        }
+        if let commitment {
+            transaction.currency = truth.currency
+            transaction.billingPlanType = .monthly
+            transaction.commitmentInfo = commitment.transactionInfo(currency: truth.currency)
         }
         store.record(transaction, customerId: truth.customerId)
         store.modify(chain) { truth in
@@ -170,8 +203,10 @@ extension PopulationSimulator {
             truth.expirationIntent = nil
             truth.priceIncreaseStatus = nil
             truth.renewalPrice = price
-            truth.autoRenewStatus = true
+            // A commitment's next payment keeps the customer's choice about what follows it.
+            truth.autoRenewStatus = (commitment?.number ?? 1) > 1 ? truth.autoRenewStatus : true
             truth.pendingOffer = nil
+            truth.commitment = commitment
         }
         let token = bump(chain)
         try notify(notification.0, notification.1, chain: chain, at: date, transaction: transaction)
@@ -186,6 +221,7 @@ extension PopulationSimulator {
     /// The subscription ends at its expiry without renewing.
     func lapse(_ chain: String, intent: ExpirationIntent, subtype: Subtype, at date: Date) throws {
         store.modify(chain) { truth in
+            truth.commitment = nil
             truth.autoRenewStatus = false
             truth.expirationIntent = intent
             truth.isInBillingRetryPeriod = false

@@ -33,6 +33,8 @@ public final class PopulationSimulator {
     public var signsData = true
     /// The retention dice, apart from the population's, so runs that never ask keep their draws.
     var retentionRandom: SeededRandom
+    /// The commitment-plan dice, apart too.
+    var commitmentRandom: SeededRandom
     /// Per chain, what its customer saw on each cancellation sheet and whether they stayed.
     public internal(set) var retentionOutcomes: [String: [RetentionOutcome]] = [:]
     /// Events applied so far.
@@ -51,6 +53,7 @@ public final class PopulationSimulator {
         self.products = Dictionary(configuration.products.map { ($0.productId, $0) }, uniquingKeysWith: { first, _ in first })
         self.random = SeededRandom.derived(seed: configuration.seed, "population")
         self.retentionRandom = SeededRandom.derived(seed: configuration.seed, "retention")
+        self.commitmentRandom = SeededRandom.derived(seed: configuration.seed, "commitment")
         self.currentInstant = configuration.start
         self.nextTransaction = transactionsAfter
         self.arrivals = firstCustomer..<(firstCustomer + max(0, configuration.customers))
@@ -156,6 +159,19 @@ public final class PopulationSimulator {
     func periodEnd(_ product: SimulatedProduct, from start: Date) -> Date {
         guard configuration.sandboxDurations else { return product.periodEnd(from: start) }
         return start.addingTimeInterval(SimulatedProduct.sandboxSeconds(of: product.period ?? "P1M"))
+    }
+
+    /// The end of a commitment's monthly payment that starts at `start`.
+    func monthEnd(from start: Date) -> Date {
+        guard configuration.sandboxDurations else { return SimulatedProduct.add("P1M", to: start) }
+        return start.addingTimeInterval(SimulatedProduct.sandboxSeconds(of: "P1M"))
+    }
+
+    /// The end of a 12-month commitment that starts at `start` (its 12th payment's expiry).
+    func commitmentEnd(from start: Date) -> Date {
+        var end = start
+        for _ in 0..<12 { end = monthEnd(from: end) }
+        return end
     }
 
     /// The end of a free trial of `days` from `start`.

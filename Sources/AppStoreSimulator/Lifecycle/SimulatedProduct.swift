@@ -30,6 +30,9 @@ public struct SimulatedProduct: Sendable, Hashable, Codable {
     /// How much a free trial draws customers shown the product: × this when it has a trial
     /// (`nil`: 1).
     public var trialAppetite: Double?
+    /// A one-year product's monthly plan with a 12-month commitment: the monthly price in each
+    /// currency's milliunits (absent: the product has no such plan).
+    public var monthlyCommitmentPrices: [String: Int64]?
 
     public init(
         productId: String, type: ProductType, subscriptionGroupIdentifier: String? = nil, level: Int? = nil, period: String? = nil,
@@ -65,6 +68,13 @@ public struct SimulatedProduct: Sendable, Hashable, Codable {
         if storefront.currency == currency { return (price, currency) }
         if let local = localPrices?[storefront.currency] { return (local, storefront.currency) }
         return (price, currency)
+    }
+
+    /// The monthly price of the 12-month commitment plan for `storefront`, when the product has one.
+    public func monthlyCommitmentPrice(in storefront: SimulatedStorefront) -> (milliunits: Int64, currency: String)? {
+        guard period == "P1Y", let prices = monthlyCommitmentPrices else { return nil }
+        if let local = prices[storefront.currency] { return (local, storefront.currency) }
+        return prices[currency].map { ($0, currency) }
     }
 
     /// The end of one period that starts at `start` (calendar arithmetic in UTC, as Apple bills).
@@ -114,7 +124,8 @@ public struct SimulatedProduct: Sendable, Hashable, Codable {
             price: 9_990, localPrices: ["EUR": 9_990, "GBP": 8_990, "JPY": 1_500_000], freeTrialDays: 7, familyShareable: true),
         SimulatedProduct(
             productId: "premium.yearly", type: .autoRenewableSubscription, subscriptionGroupIdentifier: "21000001", level: 2, period: "P1Y",
-            price: 79_990, localPrices: ["EUR": 79_990, "GBP": 69_990, "JPY": 12_000_000], familyShareable: true),
+            price: 79_990, localPrices: ["EUR": 79_990, "GBP": 69_990, "JPY": 12_000_000], familyShareable: true
+        ).withMonthlyCommitment(["USD": 7_490, "EUR": 7_490, "GBP": 6_490, "JPY": 1_100_000]),
         SimulatedProduct(
             productId: "pro.monthly", type: .autoRenewableSubscription, subscriptionGroupIdentifier: "21000001", level: 1, period: "P1M",
             price: 14_990, localPrices: ["EUR": 14_990, "GBP": 12_990, "JPY": 2_200_000], familyShareable: true),
@@ -126,4 +137,11 @@ public struct SimulatedProduct: Sendable, Hashable, Codable {
             productId: "season.pass", type: .nonRenewingSubscription, period: "P3M", price: 19_990,
             localPrices: ["EUR": 19_990, "GBP": 17_990, "JPY": 3_000_000]),
     ]
+
+    /// This product with a monthly plan with a 12-month commitment at `prices`.
+    public func withMonthlyCommitment(_ prices: [String: Int64]) -> SimulatedProduct {
+        var copy = self
+        copy.monthlyCommitmentPrices = prices
+        return copy
+    }
 }

@@ -98,8 +98,10 @@ public struct BusinessTruth: Sendable {
                 continue
             }
             snapshot.activeSubscriptions += 1
+            // A monthly payment of a 12-month commitment is a month's, whatever the product's year.
+            let monthly = current.transaction.billingPlanType == .monthly ? "P1M" : nil
             guard let price = current.transaction.price, let currency = current.transaction.currency,
-                let period = products[current.transaction.productId ?? ""]?.period
+                let period = monthly ?? products[current.transaction.productId ?? ""]?.period
             else { continue }
             let (times, over) = Self.perMonth(period)
             mrr.add(price * times, currency: currency, over: over)

@@ -39,6 +39,8 @@ public struct SubscriptionTruth: Sendable, Hashable, Codable {
     /// An offer the customer redeemed for the next renewal (a retention offer from the
     /// cancellation sheet).
     public var pendingOffer: PendingOffer?
+    /// The 12-month commitment the chain pays monthly, when it is on that plan.
+    public var commitment: CommitmentTruth?
 
     public init(
         originalTransactionId: String, customerId: String, subscriptionGroupIdentifier: String, productId: String,
@@ -75,7 +77,7 @@ public struct SubscriptionTruth: Sendable, Hashable, Codable {
     }
 
     /// Whether the next renewal will happen (as a client sees auto-renew).
-    public var willAutoRenew: Bool { autoRenewStatus }
+    public var willAutoRenew: Bool { (revocationDate == nil && commitment?.owesMorePeriods == true) || autoRenewStatus }
 
     /// The renewal info Apple would sign now.
     public func renewalInfo(environment: AppStoreEnvironment, appTransactionId: String?, signedDate: Date) -> JWSRenewalInfoDecodedPayload {
@@ -96,6 +98,14 @@ public struct SubscriptionTruth: Sendable, Hashable, Codable {
         info.currency = currency
         info.appAccountToken = appAccountToken
         info.appTransactionId = appTransactionId
+        if let commitment {
+            info.renewalBillingPlanType = .monthly
+            info.commitmentInfo = RenewalCommitmentInfo(
+                commitmentAutoRenewProductId: autoRenewProductId, commitmentAutoRenewStatus: autoRenewStatus ? .on : .off,
+                commitmentRenewalBillingPlanType: .monthly, commitmentRenewalDate: commitment.expiresDate,
+                commitmentRenewalPrice: commitment.monthlyPrice)
+            info.renewalPrice = commitment.monthlyPrice
+        }
         if let pendingOffer, autoRenewStatus {
             info.offerType = pendingOffer.type
             info.offerIdentifier = pendingOffer.identifier
@@ -114,5 +124,32 @@ public struct PendingOffer: Sendable, Hashable, Codable {
     public init(type: OfferType, identifier: String) {
         self.type = type
         self.identifier = identifier
+    }
+}
+
+/// A chain's 12-month commitment, paid monthly.
+public struct CommitmentTruth: Sendable, Hashable, Codable {
+    /// The payment of the current period (1-based).
+    public var number: Int
+    public var total: Int
+    /// The commitment's end: the 12th payment's expiry.
+    public var expiresDate: Date
+    public var monthlyPrice: Int64
+
+    public init(number: Int, total: Int = 12, expiresDate: Date, monthlyPrice: Int64) {
+        self.number = number
+        self.total = total
+        self.expiresDate = expiresDate
+        self.monthlyPrice = monthlyPrice
+    }
+
+    /// Whether a payment is owed after the current one: the chain renews whatever the customer chose.
+    public var owesMorePeriods: Bool { number < total }
+
+    /// The `commitmentInfo` of the current payment.
+    func transactionInfo(currency: String?) -> TransactionCommitmentInfo {
+        TransactionCommitmentInfo(
+            billingPeriodNumber: Int32(number), commitmentExpiresDate: expiresDate, commitmentPrice: monthlyPrice * Int64(total),
+            totalBillingPeriods: Int32(total))
     }
 }

@@ -48,8 +48,8 @@ struct DemoComparison {
             if expires.map({ abs($0.timeIntervalSince(truth.expiresDate)) >= 0.001 }) ?? true {
                 differences.append("expires \(view.expiresDate ?? "none") ≠ \(Self.format(truth.expiresDate))")
             }
-            if (view.willAutoRenew ?? false) != truth.autoRenewStatus {
-                differences.append("auto-renew \(view.willAutoRenew.map(String.init) ?? "none") ≠ \(truth.autoRenewStatus)")
+            if (view.willAutoRenew ?? false) != truth.willAutoRenew {
+                differences.append("auto-renew \(view.willAutoRenew.map(String.init) ?? "none") ≠ \(truth.willAutoRenew)")
             }
             if differences.isEmpty {
                 result.matched += 1

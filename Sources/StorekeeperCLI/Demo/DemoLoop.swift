@@ -96,6 +96,7 @@ struct DemoLoop {
         let events = DemoEventComparison(world: world, receiver: receiver, retention: population.retentionOutcomes).compare()
         reporter.events(events, receiver: receiver)
         reporter.say(DemoRetention.summary(population.retentionOutcomes))
+        reporter.say(DemoRetention.commitmentSummary(world.store))
         let problem = try await failingCustomerProblem()
         reporter.say(problem.line)
         let success = comparison.allMatched && analytics.allMatched && events.allMatched && problem.ok && checkpoints.met == checkpoints.checked

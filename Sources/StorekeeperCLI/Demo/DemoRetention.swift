@@ -81,4 +81,13 @@ enum DemoRetention {
         return "retention: \(all.count) cancellation sheets, \(stayed) saved (\(Int((Double(stayed) / Double(all.count) * 100).rounded()))%): "
             + byAnswer.joined(separator: ", ")
     }
+
+    /// `commitment plans: 12 chains paid monthly over a 12-month commitment, 96 payments, 3 cancelled during one`
+    static func commitmentSummary(_ store: SimulatedAppStore) -> String {
+        let payments = store.allTransactions().map(\.transaction).filter { $0.billingPlanType == .monthly }
+        let chains = Set(payments.compactMap(\.originalTransactionId))
+        let cancelled = store.subscriptions().filter { $0.commitment != nil && !$0.autoRenewStatus }.count
+        return "commitment plans: \(chains.count) chains paid monthly over a 12-month commitment, \(payments.count) payments, "
+            + "\(cancelled) now cancelled during one (still paying)"
+    }
 }

@@ -82,6 +82,8 @@ struct DemoWorld: Sendable {
             products: settings.scenario?.products ?? SimulatedProduct.demoCatalog, storefronts: SimulatedStorefront.demoMix)
         // Customers about to cancel open Apple's cancellation sheet, which asks the server.
         configuration.asksRetention = settings.scenario == nil
+        // Half of those who choose the yearly plan pay it monthly over a 12-month commitment.
+        configuration.behaviour.commitmentPlanRate = settings.scenario == nil ? 0.5 : 0
         return configuration
     }
 

@@ -57,6 +57,13 @@ extension PurchaseFact {
             environment: transaction.environment?.rawValue,
             storefront: transaction.storefront
         )
+        billingPlanType = transaction.billingPlanType?.rawValue
+        if let info = transaction.commitmentInfo, let number = info.billingPeriodNumber, let total = info.totalBillingPeriods {
+            commitment = Commitment(
+                billingPeriodNumber: Int(number), totalBillingPeriods: Int(total),
+                price: info.commitmentPrice.flatMap { milliunits in transaction.currency.map { Money(milliunits: milliunits, currency: $0) } },
+                expiresDate: info.commitmentExpiresDate)
+        }
     }
 }
 

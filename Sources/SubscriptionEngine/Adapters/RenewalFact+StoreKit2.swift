@@ -32,5 +32,13 @@ extension RenewalFact {
             renewalPrice: renewalPrice,
             signedDate: renewalInfo.signedDate
         )
+        billingPlanType = renewalInfo.renewalBillingPlanType?.rawValue
+        if let info = renewalInfo.commitmentInfo {
+            commitmentRenewal = CommitmentRenewal(
+                willAutoRenew: info.commitmentAutoRenewStatus.flatMap { $0 == .on ? true : $0 == .off ? false : nil },
+                autoRenewProductId: info.commitmentAutoRenewProductId, billingPlanType: info.commitmentRenewalBillingPlanType?.rawValue,
+                renewalDate: info.commitmentRenewalDate,
+                price: info.commitmentRenewalPrice.flatMap { milliunits in renewalInfo.currency.map { Money(milliunits: milliunits, currency: $0) } })
+        }
     }
 }

@@ -21,6 +21,8 @@ extension PurchaseFact {
         result.webOrderLineItemId = newer.webOrderLineItemId ?? older.webOrderLineItemId
         result.environment = newer.environment ?? older.environment
         result.storefront = newer.storefront ?? older.storefront
+        result.billingPlanType = newer.billingPlanType ?? older.billingPlanType
+        result.commitment = newer.commitment ?? older.commitment
         result.isUpgraded = newer.isUpgraded || older.isUpgraded
         if newer.signedDate != nil, newer.signedDate != older.signedDate {
             result.revocation = newer.revocation

@@ -47,6 +47,11 @@ public struct PurchaseFact: Sendable, Hashable, Codable {
     public var environment: String?
     /// The App Store storefront (ISO 3166-1 alpha-3 country) of the purchase, when known.
     public var storefront: String?
+    /// `MONTHLY` for a period of a monthly plan with a 12-month commitment, `BILLED_UPFRONT`
+    /// (or absent) otherwise.
+    public var billingPlanType: String?
+    /// The commitment a `MONTHLY` period belongs to.
+    public var commitment: Commitment?
 
     public init(
         transactionId: String,

@@ -31,6 +31,11 @@ public struct RenewalFact: Sendable, Hashable, Codable {
     public var renewalPrice: Money?
     /// When Apple signed this; the latest signed renewal fact wins.
     public var signedDate: Date?
+    /// How the next period is billed (`renewalBillingPlanType`): `MONTHLY` within or into a
+    /// 12-month commitment, `BILLED_UPFRONT` otherwise.
+    public var billingPlanType: String?
+    /// What renews after the current commitment, while the chain is in one.
+    public var commitmentRenewal: CommitmentRenewal?
 
     public init(
         originalTransactionId: String,
@@ -79,6 +84,8 @@ public struct RenewalFact: Sendable, Hashable, Codable {
         result.nextOffer = base.nextOffer ?? extra.nextOffer
         result.eligibleWinBackOfferIds = base.eligibleWinBackOfferIds ?? extra.eligibleWinBackOfferIds
         result.renewalPrice = base.renewalPrice ?? extra.renewalPrice
+        result.billingPlanType = base.billingPlanType ?? extra.billingPlanType
+        result.commitmentRenewal = base.commitmentRenewal ?? extra.commitmentRenewal
         return result
     }
 }

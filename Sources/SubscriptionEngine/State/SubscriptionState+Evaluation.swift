@@ -86,10 +86,12 @@ extension SubscriptionState {
             reason = .billingError
         } else {
             status = .expired
+            // Within a commitment the customer's "off" applies at its end, not to a month's end.
+            let committed = latest.commitment?.owesMorePeriods ?? false
             reason =
                 renewal?.expirationReason
                 ?? (renewal?.isInBillingRetry == true ? .billingError : nil)
-                ?? (renewal?.willAutoRenew == false ? .voluntary : nil)
+                ?? (renewal?.willAutoRenew == false && !committed ? .voluntary : nil)
         }
         if status == .billingRetry, let stated = renewal?.expirationReason, stated != .voluntary {
             reason = stated
@@ -97,11 +99,29 @@ extension SubscriptionState {
 
         let group = current.subscriptionGroupIdentifier ?? catalog.product(current.productId)?.subscriptionGroupIdentifier
         let renewalNow = latestRenewal
+        // A monthly plan with a 12-month commitment renews every month until the commitment's
+        // last payment, whatever the customer chose; from the last one, what renews after the
+        // commitment says (Apple's commitment auto-renew status, else the renewal's). A
+        // commitment that lapsed (Apple gave up charging) or was revoked renews no more.
+        var willAutoRenew = renewalNow?.willAutoRenew
+        var nextRenewalProduct = renewalNow?.autoRenewProductId
+        // Lapsed: revoked, or expired for a stated reason (between a month's end and the next
+        // payment there is none: the payment is awaited).
+        let lapsed = status == .revoked || (status == .expired && reason != nil)
+        if let commitment = current.commitment, !lapsed {
+            if commitment.owesMorePeriods {
+                willAutoRenew = true
+                nextRenewalProduct = current.productId
+            } else if let after = renewalNow?.commitmentRenewal {
+                willAutoRenew = after.willAutoRenew ?? willAutoRenew
+                nextRenewalProduct = after.autoRenewProductId ?? nextRenewalProduct
+            }
+        }
         var nextProduct: String?
-        if let next = renewalNow?.autoRenewProductId, next != current.productId, renewalNow?.willAutoRenew != false {
+        if let next = nextRenewalProduct, next != current.productId, willAutoRenew != false {
             nextProduct = next
         }
-        return SubscriptionState(
+        var state = SubscriptionState(
             originalTransactionId: current.originalTransactionId,
             transactionId: current.transactionId,
             productId: current.productId,
@@ -111,7 +131,7 @@ extension SubscriptionState {
             expiresDate: current.expiresDate,
             gracePeriodExpiresDate: grace,
             originalPurchaseDate: periods.first?.originalPurchaseDate ?? periods.first?.purchaseDate,
-            willAutoRenew: renewalNow?.willAutoRenew,
+            willAutoRenew: willAutoRenew,
             nextProductId: nextProduct,
             expirationReason: reason,
             offer: current.offer,
@@ -121,6 +141,10 @@ extension SubscriptionState {
             eligibleWinBackOfferIds: renewalNow?.eligibleWinBackOfferIds,
             accessEndsDate: accessEnds
         )
+        state.billingPlanType = current.billingPlanType
+        state.commitment = current.commitment
+        state.commitmentRenewal = current.commitment == nil ? nil : renewalNow?.commitmentRenewal
+        return state
     }
 
     /// What Apple said about the renewal of a chain whose latest begun period, `lapsed`, gives no

@@ -40,6 +40,17 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
     /// The end of the access the data proves: the current period's end (earlier when
     /// revoked or upgraded away), or the grace period's end while in grace.
     public var accessEndsDate: Date?
+    /// `MONTHLY` when the current period is a monthly payment of a 12-month commitment.
+    public var billingPlanType: String?
+    /// The commitment of the current period: its payment number of the total, price and end.
+    public var commitment: Commitment?
+    /// What renews once the commitment ends (while in one).
+    public var commitmentRenewal: CommitmentRenewal?
+
+    /// Whether a monthly payment of the commitment is still owed after the current period: the
+    /// chain renews whatever the customer's auto-renew choice, which applies at the
+    /// commitment's end.
+    public var isCommitted: Bool { commitment?.owesMorePeriods ?? false }
 
     public init(
         originalTransactionId: String,
