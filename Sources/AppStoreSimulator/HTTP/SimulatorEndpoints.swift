@@ -25,6 +25,8 @@ public struct SimulatorEndpoints: Sendable {
     let tokenValidator: APITokenValidator
     let rateLimiter: SimulatorRateLimiter
     let extensions = RenewalExtensionLedger()
+    /// The Retention Messaging content (images, messages, defaults, real-time URL) of this app.
+    public let retentionMessaging = RetentionMessagingStore()
     let receiptVerifier: ReceiptVerifier
 
     /// Creates the endpoints of one simulated app.
@@ -49,6 +51,7 @@ public struct SimulatorEndpoints: Sendable {
         addTransactionRoutes(to: router)
         addSubscriptionRoutes(to: router)
         addNotificationRoutes(to: router)
+        addRetentionMessagingRoutes(to: router)
         router.post("/verifyReceipt") { request, _ in try await verifyReceipt(request, endpoint: .production) }
         router.post("/sandbox/verifyReceipt") { request, _ in try await verifyReceipt(request, endpoint: .sandbox) }
     }

@@ -7,7 +7,7 @@ struct BenchCommand: AsyncParsableCommand {
         abstract: "Measure how fast Storekeeper verifies, decodes and computes on this machine.",
         subcommands: [
             BenchJWSCommand.self, BenchReceiptCommand.self, BenchEngineCommand.self, BenchServerCommand.self, BenchAnalyticsCommand.self,
-            BenchSeedCommand.self, BenchScaleCommand.self, BenchReadCommand.self,
+            BenchSeedCommand.self, BenchScaleCommand.self, BenchReadCommand.self, BenchRetentionCommand.self,
         ]
     )
 }
