@@ -35,6 +35,7 @@ package struct Dashboard: Sendable {
         addCustomerRoutes(to: signedIn)
         addOperationsRoutes(to: signedIn)
         addOfferingRoutes(to: signedIn)
+        addRetentionMessagingRoutes(to: signedIn)
     }
 
     // MARK: - Sign-in
@@ -215,7 +216,9 @@ package struct Dashboard: Sendable {
         if visitor.mayWorkOnCustomers {
             sections += [("customers", "Customers"), ("notifications", "Notifications"), ("problems", "Problems"), ("audit", "Audit log")]
         }
-        if visitor.isAdmin { sections += [("offerings", "Offerings"), ("settings", "Settings"), ("users", "Users")] }
+        if visitor.isAdmin {
+            sections += [("offerings", "Offerings"), ("retention-messages", "Retention messages"), ("settings", "Settings"), ("users", "Users")]
+        }
         return DashboardFrame(
             email: visitor.user.email, role: visitor.user.role.rawValue, csrf: visitor.csrf, appId: app?.id,
             currency: app?.configuration.analytics.reportingCurrency, timeZone: app?.configuration.analytics.timeZone,

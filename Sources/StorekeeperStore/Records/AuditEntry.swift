@@ -22,6 +22,10 @@ public enum AuditAction: String, Sendable, Hashable, CaseIterable {
     case deleteWebhook = "delete_webhook"
     case enableDestination = "enable_destination"
     case replayDeliveries = "replay_deliveries"
+    case uploadRetentionMessage = "retention.message.upload"
+    case deleteRetentionMessage = "retention.message.delete"
+    case setDefaultRetentionMessage = "retention.default.set"
+    case deleteDefaultRetentionMessage = "retention.default.delete"
 }
 
 /// One entry of the audit log: an operator's action (a grant, a revocation) with who did it
