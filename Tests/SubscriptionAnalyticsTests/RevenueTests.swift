@@ -72,6 +72,28 @@ struct RevenueTests {
         #expect(Self.figures([periods], thirteenth).proceeds.value == Decimal(string: "8.49"))
     }
 
+    @Test(
+        "a monthly plan with a 12-month commitment: each payment is revenue on its date; the 13th payment (a new commitment) is past a year of paid service and takes 15 %"
+    )
+    func commitmentPayments() {
+        let payments = (0..<13).map { month in
+            var payment = SnapshotTests.period(
+                "c\(month)", product: "pro.yearly", start: Self.t0 + Double(month) * 30.5 * Self.day, days: 30.5, price: 7_490)
+            payment.originalTransactionId = "c0"
+            payment.billingPlanType = "MONTHLY"
+            payment.commitment = Commitment(
+                billingPeriodNumber: month % 12 + 1, totalBillingPeriods: 12, price: Money(milliunits: 89_880, currency: "USD"))
+            return payment
+        }
+        let first = (Self.t0, Self.t0 + 30.5 * Self.day)
+        #expect(Self.figures([payments], first).revenue.value == Decimal(string: "7.49"))
+        #expect(Self.figures([payments], first).proceeds.value == Decimal(string: "5.24"))  // 5.243
+        let thirteenth = (Self.t0 + 12 * 30.5 * Self.day, Self.t0 + 13 * 30.5 * Self.day)
+        #expect(Self.figures([payments], thirteenth).proceeds.value == Decimal(string: "6.37"))  // 6.3665
+        let year = (Self.t0, Self.t0 + 12 * 30.5 * Self.day)
+        #expect(Self.figures([payments], year).revenue.value == Decimal(string: "89.88") && Self.figures([payments], year).sales == 12)
+    }
+
     @Test("a manual grant has no price: no sale, no revenue, no proceeds, not active and nothing in MRR, whatever the catalog charges")
     func grantsAreFree() {
         let catalog = Catalog(products: [
