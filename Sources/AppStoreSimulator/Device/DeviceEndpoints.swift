@@ -6,7 +6,11 @@ import Hummingbird
 ///
 /// - `GET /device/products`
 /// - `POST /device/customers/{id}/purchase` `{"productId", "appAccountToken"?, "offer"?}`
-/// - `POST /device/customers/{id}/cancel` · `/resume` · `/refund` `{"productId"}`
+/// - `POST /device/customers/{id}/cancel` `{"productId", "onRetentionAnswer"?}`: when the app
+///   configured a real-time URL, Apple's cancellation sheet asks it first and the customer
+///   `accept`s what it shows or `decline`s (the default) and cancels anyway; the answer adds
+///   `"retention": {"shown", "stayed"}`
+/// - `POST /device/customers/{id}/resume` · `/refund` `{"productId"}`
 /// - `GET /device/customers/{id}/entitlements` · `/unfinished`
 /// - `POST /device/customers/{id}/finish` `{"transactionId"}`
 ///
@@ -26,6 +30,14 @@ public struct DeviceEndpoints: Sendable {
     }
 
     struct ProductBody: Decodable { var productId: String }
+    struct CancelBody: Decodable {
+        var productId: String
+        var onRetentionAnswer: String?
+    }
+    struct CancelAnswer: Encodable {
+        var transactions: [SimulatedDevices.DeviceTransaction]
+        var retention: RetentionOutcome?
+    }
     struct FinishBody: Decodable { var transactionId: String }
     struct BadBody: Error { var message: String }
 
@@ -56,12 +68,23 @@ public struct DeviceEndpoints: Sendable {
                 return try await devices.perform(action, customerId: customer)
             }
         }
-        for (path, on) in [("cancel", false), ("resume", true)] {
-            group.post("customers/:customerId/\(path)") { request, context in
-                try await act(context) { customer in
-                    let body = try await decode(ProductBody.self, request)
-                    return try await devices.perform(.setAutoRenew(productId: body.productId, on: on), customerId: customer)
+        group.post("customers/:customerId/cancel") { request, context in
+            try await respond(context) { customer in
+                let body = try await decode(CancelBody.self, request)
+                let decision: PopulationSimulator.RetentionDecision
+                switch body.onRetentionAnswer {
+                case nil, "decline": decision = .decline
+                case "accept": decision = .accept
+                default: throw BadBody(message: "onRetentionAnswer must be accept or decline")
                 }
+                let (transactions, retention) = try await devices.cancel(productId: body.productId, customerId: customer, decision: decision)
+                return CancelAnswer(transactions: transactions, retention: retention)
+            }
+        }
+        group.post("customers/:customerId/resume") { request, context in
+            try await act(context) { customer in
+                let body = try await decode(ProductBody.self, request)
+                return try await devices.perform(.setAutoRenew(productId: body.productId, on: true), customerId: customer)
             }
         }
         group.post("customers/:customerId/refund") { request, context in
@@ -89,11 +112,18 @@ public struct DeviceEndpoints: Sendable {
     func act(
         _ context: BasicRequestContext, _ body: @Sendable (String) async throws -> [SimulatedDevices.DeviceTransaction]
     ) async throws -> Response {
+        try await respond(context) { ["transactions": try await body($0)] }
+    }
+
+    /// Runs a customer's call; its answer, or the store's refusal as 4xx JSON.
+    func respond<Answer: Encodable>(
+        _ context: BasicRequestContext, _ body: @Sendable (String) async throws -> Answer
+    ) async throws -> Response {
         guard let customer = context.parameters.get("customerId"), (1...256).contains(customer.utf8.count) else {
             return error(.badRequest, "bad_request", "customerId must be 1 to 256 characters")
         }
         do {
-            return try json(["transactions": try await body(customer)])
+            return try json(try await body(customer))
         } catch let bad as BadBody {
             return error(.badRequest, "bad_request", bad.message)
         } catch let refusal as PopulationSimulator.DeviceRefusal {

@@ -1,4 +1,5 @@
 import AppStoreModels
+import AsyncHTTPClient
 import Foundation
 
 /// The App Store as devices see it, in a running simulator: purchases, renewal settings,
@@ -8,13 +9,27 @@ public actor SimulatedDevices {
     let population: PopulationSimulator
     let clock: SimulationClock
     let delivery: NotificationDelivery?
+    /// Where the app's real-time URL is configured; nil: cancellations never open the sheet.
+    let retentionMessaging: RetentionMessagingStore?
+    /// Posts real-time requests to the app's Get Retention Message endpoint.
+    let client: HTTPClient
+    /// How long Apple waits for the app's answer before showing its default message.
+    let retentionTimeout: Duration
     /// Per customer: transactions delivered to the device and not finished yet, in order.
     var unfinished: [String: [String]] = [:]
 
-    public init(population: PopulationSimulator, clock: SimulationClock, delivery: NotificationDelivery?) {
+    /// Devices of `population`; with `retentionMessaging`, a cancellation opens Apple's
+    /// cancellation sheet when the app configured a real-time URL, asked through `client`.
+    public init(
+        population: PopulationSimulator, clock: SimulationClock, delivery: NotificationDelivery?,
+        retentionMessaging: RetentionMessagingStore? = nil, client: HTTPClient = .shared, retentionTimeout: Duration = .seconds(2)
+    ) {
         self.population = population
         self.clock = clock
         self.delivery = delivery
+        self.retentionMessaging = retentionMessaging
+        self.client = client
+        self.retentionTimeout = retentionTimeout
     }
 
     /// One transaction as a device holds it.
@@ -39,6 +54,44 @@ public actor SimulatedDevices {
         let output = try population.perform(action, customerId: customerId, at: clock.now)
         hand(output)
         return try output.purchases.filter { $0.customerId == customerId }.compactMap { try deviceTransaction(id: $0.transactionId) }
+    }
+
+    /// The customer turns auto-renew off for `productId`'s group. When the app configured a
+    /// real-time URL, Apple's cancellation sheet asks it first (a signed request, posted) and the
+    /// customer does what `decision` says with the answer; what the sheet showed, or nil when it
+    /// asked nothing and auto-renew went off at once.
+    public func cancel(
+        productId: String, customerId: String, decision: PopulationSimulator.RetentionDecision = .decline
+    ) async throws -> (transactions: [DeviceTransaction], retention: RetentionOutcome?) {
+        let store = population.store
+        guard let url = retentionMessaging?.realtimeURL(bundleId: store.bundleId, environment: store.environment) else {
+            return (try perform(.setAutoRenew(productId: productId, on: false), customerId: customerId), nil)
+        }
+        let (opened, sheet) = try population.openCancellationSheet(customerId: customerId, productId: productId, at: clock.now)
+        hand(opened)
+        guard let request = sheet else {
+            return (try perform(.setAutoRenew(productId: productId, on: false), customerId: customerId), nil)
+        }
+        let signed = try population.signer.signRealtimeRequest(request, store: store, signedDate: clock.now)
+        let answer = await ask(url, body: try JSONEncoder().encode(RealtimeRequestBody(signedPayload: signed)))
+        let output = try population.resolveCancellationSheet(request, answer: answer, decision: decision, at: clock.now)
+        hand(output)
+        let transactions = try output.purchases.filter { $0.customerId == customerId }.compactMap { try deviceTransaction(id: $0.transactionId) }
+        return (transactions, population.retentionOutcomes[request.originalTransactionId]?.last)
+    }
+
+    /// Posts a real-time request; the app's answer, or nil for anything but a readable 200 in time.
+    func ask(_ url: URL, body: Data) async -> RealtimeResponseBody? {
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(body)
+        let timeout = retentionTimeout.components
+        let nanoseconds = timeout.seconds * 1_000_000_000 + timeout.attoseconds / 1_000_000_000
+        guard let response = try? await client.execute(request, timeout: .nanoseconds(max(1, nanoseconds))),
+            let bytes = try? await response.body.collect(upTo: 1 << 20), response.status.code == 200
+        else { return nil }
+        return try? JSONDecoder().decode(RealtimeResponseBody.self, from: Data(bytes.readableBytesView))
     }
 
     /// The latest transaction of everything the customer owns now (StoreKit's current

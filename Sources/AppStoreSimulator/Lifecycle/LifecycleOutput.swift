@@ -5,7 +5,7 @@ public struct LifecycleOutput: Sendable {
     /// Purchases the customers' devices report to the app's server (StoreKit 2 transactions).
     public var purchases: [DevicePurchase] = []
     /// Cancellation sheets opened, waiting for the app's answer
-    /// (``PopulationSimulator/resolveRetention(_:answer:)``). When there is one,
+    /// (``PopulationSimulator/resolveRetention(_:answer:decision:)``). When there is one,
     /// ``PopulationSimulator/advance(to:)`` stops right after it, before any later event.
     public var retentionRequests: [RetentionRequest] = []
 

@@ -75,6 +75,41 @@ extension PopulationSimulator {
         return output
     }
 
+    /// A device's customer opens Apple's cancellation sheet for `productId`'s group at `date`
+    /// (events due before it are applied first): the real-time request Apple sends the app, or
+    /// nil when there is nothing renewing to cancel (the sheet asks nothing). Draws no dice: the
+    /// request identifier is a fresh random UUID.
+    public func openCancellationSheet(
+        customerId: String, productId: String, at date: Date
+    ) throws -> (output: LifecycleOutput, request: RetentionRequest?) {
+        let output = try advance(to: date)
+        let chain = try chain(of: customerId, productId: productId, at: date)
+        guard let truth = store.subscription(chain), truth.revocationDate == nil, truth.autoRenewStatus, !truth.isInBillingRetryPeriod,
+            date < truth.expiresDate
+        else { return (output, nil) }
+        let request = RetentionRequest(
+            originalTransactionId: chain, customerId: customerId, productId: truth.productId,
+            userLocale: Self.locale(of: storefront(ofChain: chain)), requestIdentifier: UUID().uuidString.lowercased(), date: date,
+            token: tokens[chain] ?? 0)
+        return (output, request)
+    }
+
+    /// The app answered a device's cancellation sheet (nil: it failed or refused) at `date` and
+    /// the customer did what `decision` says: ``resolveRetention(_:answer:decision:)`` at that
+    /// instant, after the events due before it.
+    public func resolveCancellationSheet(
+        _ request: RetentionRequest, answer: RealtimeResponseBody?, decision: RetentionDecision, at date: Date
+    ) throws -> LifecycleOutput {
+        var output = try advance(to: date)
+        var current = request
+        current.date = max(date, request.date)
+        current.token = tokens[request.originalTransactionId] ?? 0
+        let resolved = try resolveRetention(current, answer: answer, decision: decision)
+        output.notifications += resolved.notifications
+        output.purchases += resolved.purchases
+        return output
+    }
+
     /// The customer's current subscription in `productId`'s group.
     func chain(of customerId: String, productId: String, at date: Date) throws -> String {
         let group = products[productId]?.subscriptionGroupIdentifier

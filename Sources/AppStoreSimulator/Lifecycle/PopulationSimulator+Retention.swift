@@ -5,7 +5,7 @@ import Foundation
 /// A customer opened the cancellation sheet: what Apple asks the app's Get Retention Message
 /// endpoint (``PopulationConfiguration/asksRetention``). The driver signs it
 /// (``SimulatorSigner/signRealtimeRequest(_:store:signedDate:)``), posts it, and hands the answer
-/// back to ``PopulationSimulator/resolveRetention(_:answer:)``, which decides whether the
+/// back to ``PopulationSimulator/resolveRetention(_:answer:decision:)``, which decides whether the
 /// customer still cancels.
 public struct RetentionRequest: Sendable, Hashable {
     public var originalTransactionId: String
@@ -15,11 +15,11 @@ public struct RetentionRequest: Sendable, Hashable {
     public var requestIdentifier: String
     /// When the customer opened the sheet (the cancellation, if it goes ahead, is dated then).
     public var date: Date
-    let token: Int
+    var token: Int
 }
 
 /// What a simulated customer did on the cancellation sheet: the answer shown and whether they stayed.
-public struct RetentionOutcome: Sendable, Hashable {
+public struct RetentionOutcome: Sendable, Hashable, Codable {
     /// `message`, `alternateProduct`, `promotionalOffer`, `none` (an empty answer: Apple's
     /// default message), or `refused` (the endpoint answered an error: Apple's default message too).
     public var shown: String
@@ -38,6 +38,16 @@ extension SimulatorSigner {
 }
 
 extension PopulationSimulator {
+    /// Who decides what a customer does with what the cancellation sheet shows.
+    public enum RetentionDecision: Sendable, Hashable {
+        /// The population's dice, at the behaviour's save, switch and redemption rates.
+        case byChance
+        /// The customer takes it: stays after a message, switches plans, redeems the offer.
+        case accept
+        /// The customer cancels anyway.
+        case decline
+    }
+
     /// The customer means to turn auto-renew off: with ``PopulationConfiguration/asksRetention``
     /// the cancellation sheet asks the app first (the decision waits for the answer), otherwise
     /// it is turned off at once.
@@ -58,20 +68,30 @@ extension PopulationSimulator {
     /// Applies the app's answer to a cancellation sheet (nil: the endpoint failed or refused;
     /// Apple shows the default message): the customer stays with the configured chance of each answer, switching plans or
     /// redeeming the offer (a retention offer, `offerType` 5, on the next renewal); otherwise
-    /// auto-renew goes off as they meant.
-    public func resolveRetention(_ request: RetentionRequest, answer: RealtimeResponseBody?) throws -> LifecycleOutput {
+    /// auto-renew goes off as they meant. A device's customer says what they do instead of the
+    /// dice (`decision`), which then draw nothing.
+    public func resolveRetention(
+        _ request: RetentionRequest, answer: RealtimeResponseBody?, decision: RetentionDecision = .byChance
+    ) throws -> LifecycleOutput {
         output = LifecycleOutput()
         let chain = request.originalTransactionId
         guard tokens[chain] == request.token else { return output }
         var shown = answer == nil ? "refused" : "none"
         var stayed = false
+        func takes(_ rate: Double) -> Bool {
+            switch decision {
+            case .byChance: retentionRandom.chance(rate)
+            case .accept: true
+            case .decline: false
+            }
+        }
         if answer?.message != nil {
             shown = "message"
-            stayed = retentionRandom.chance(behaviour.retentionMessageSaveRate)
+            stayed = takes(behaviour.retentionMessageSaveRate)
         } else if let alternate = answer?.alternateProduct {
             shown = "alternateProduct"
             if let target = alternate.productId, target != request.productId, products[target] != nil,
-                retentionRandom.chance(behaviour.retentionSwitchRate)
+                takes(behaviour.retentionSwitchRate)
             {
                 try changePlan(chain, to: target, at: request.date)
                 stayed = store.subscription(chain)?.autoRenewProductId == target
@@ -79,7 +99,7 @@ extension PopulationSimulator {
         } else if let offer = answer?.promotionalOffer {
             shown = "promotionalOffer"
             if let claims = offer.promotionalOfferSignatureV2.flatMap(Self.claims), claims.productId == request.productId,
-                retentionRandom.chance(behaviour.retentionOfferRedemptionRate)
+                takes(behaviour.retentionOfferRedemptionRate)
             {
                 store.modify(chain) { $0.pendingOffer = PendingOffer(type: .retentionOffer, identifier: claims.offerIdentifier) }
                 try notify(.offerRedeemed, nil, chain: chain, at: request.date)

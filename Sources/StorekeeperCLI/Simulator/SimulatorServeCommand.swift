@@ -82,12 +82,15 @@ public struct SimulatorServeCommand: AsyncParsableCommand {
         let delivery = NotificationDelivery(
             store: store, configuration: DeliveryConfiguration(v2URL: notifications, dropRate: 0, attemptLossRate: 0, duplicateRate: 0),
             transport: AsyncHTTPNotificationTransport())
-        let devices = SimulatedDevices(population: population, clock: clock, delivery: delivery)
         let endpoints = try SimulatorEndpoints(
             store: store, signer: signer, clock: clock,
             configuration: SimulatorHTTPConfiguration(
                 issuerId: files.identity.issuerId, keys: [files.identity.keyId: files.apiKey.publicKey],
                 onNotificationCreated: { record in _ = delivery.enqueue(record) }))
+        // A cancellation asks the real-time URL the app configured, if any, as Apple's sheet does.
+        let devices = SimulatedDevices(
+            population: population, clock: clock, delivery: delivery, retentionMessaging: endpoints.retentionMessaging, client: .shared,
+            retentionTimeout: .seconds(2))
         let router = Router(context: BasicRequestContext.self)
         endpoints.addRoutes(to: router)
         DeviceEndpoints(devices: devices).addRoutes(to: router)
