@@ -128,15 +128,7 @@ struct ReadBenchmark: Sendable {
         let starting = clock.now
         let server = try await ServerChild.startOnFreePort(config: configURL, log: log)
         do {
-            let health = HTTPClient(eventLoopGroupProvider: .singleton)
-            let healthy: Result<Void, any Error>
-            do {
-                healthy = .success(try await server.waitUntilHealthy(client: health, seconds: patienceSeconds))
-            } catch {
-                healthy = .failure(error)
-            }
-            try? await health.shutdown()
-            try healthy.get()
+            try await server.waitUntilHealthy(seconds: patienceSeconds)
             let startSeconds = (clock.now - starting).seconds
             let idle = Memory(server.memory)
             progress("server up in \(Self.rounded(startSeconds)) s, \(idle.residentMegabytes) MB resident")

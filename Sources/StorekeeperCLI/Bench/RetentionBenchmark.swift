@@ -124,15 +124,7 @@ struct RetentionBenchmark: Sendable {
         let starting = clock.now
         let server = try await ServerChild.startOnFreePort(config: configURL, log: log)
         do {
-            let health = HTTPClient(eventLoopGroupProvider: .singleton)
-            let healthy: Result<Void, any Error>
-            do {
-                healthy = .success(try await server.waitUntilHealthy(client: health, seconds: patienceSeconds))
-            } catch {
-                healthy = .failure(error)
-            }
-            try? await health.shutdown()
-            try healthy.get()
+            try await server.waitUntilHealthy(seconds: patienceSeconds)
             let startSeconds = (clock.now - starting).seconds
             progress("server up in \(ReadBenchmark.rounded(startSeconds)) s")
 

@@ -65,6 +65,19 @@ struct ServerChild {
         return server
     }
 
+    /// ``waitUntilHealthy(client:seconds:)`` with a client of its own, shut down afterwards.
+    func waitUntilHealthy(seconds: Double) async throws {
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let healthy: Result<Void, any Error>
+        do {
+            healthy = .success(try await waitUntilHealthy(client: client, seconds: seconds))
+        } catch {
+            healthy = .failure(error)
+        }
+        try? await client.shutdown()
+        try healthy.get()
+    }
+
     /// Waits until `GET /health` answers 200; throws if the process ends or `seconds` pass first.
     func waitUntilHealthy(client: HTTPClient, seconds: Double) async throws {
         let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
