@@ -64,12 +64,7 @@ extension StorekeeperAPI {
         let segment = OfferingsDocument.CustomerSegment(state: state, history: history)
         let offeringRequest = OfferingRequest(
             customerId: customer, placement: placement, storefront: storefront, appVersion: version, segment: segment, attributes: attributes)
-        var enrolments: [String: String] = [:]
-        for experiment in document.experiments where experiment.placement == placement && experiment.isLive(at: now) {
-            if let enrolment = try await store.enrolment(appId: app.id, experimentId: experiment.id, customerId: customer) {
-                enrolments[experiment.id] = enrolment.variant
-            }
-        }
+        let enrolments = try await enrolments(app: app, document: document, placement: placement, customer: customer, at: now)
         guard let (offering, choice) = document.choose(offeringRequest, now: now, enrolled: { enrolments[$0] }) else {
             throw APIError(.notFound, code: .notFound, message: "no placement \(placement)")
         }
@@ -88,6 +83,19 @@ extension StorekeeperAPI {
         return CustomerOfferingResponse(
             placement: placement, version: stored?.version ?? 0, segment: segment.rawValue,
             offering: .init(id: offering.id, packages: packages, metadata: offering.metadata), chosenBy: choice.description)
+    }
+
+    /// The variants `customer` got in the experiments live on `placement` at `now`, by experiment.
+    package func enrolments(
+        app: AppRuntime, document: OfferingsDocument, placement: String, customer: String, at now: Date
+    ) async throws -> [String: String] {
+        var enrolments: [String: String] = [:]
+        for experiment in document.experiments where experiment.placement == placement && experiment.isLive(at: now) {
+            if let enrolment = try await store.enrolment(appId: app.id, experimentId: experiment.id, customerId: customer) {
+                enrolments[experiment.id] = enrolment.variant
+            }
+        }
+        return enrolments
     }
 
     /// Records the first exposure and its event, in one changeset (idempotent: a second replica

@@ -73,11 +73,7 @@ extension StorekeeperAPI {
         let choosing = RetentionChoice(app: app, document: document, now: now)
         var enrolments: [String: String] = [:]
         if let placement = choosing.placement {
-            for experiment in document.experiments where experiment.placement == placement.id && experiment.isLive(at: now) {
-                if let enrolment = try await store.enrolment(appId: app.id, experimentId: experiment.id, customerId: customerId) {
-                    enrolments[experiment.id] = enrolment.variant
-                }
-            }
+            enrolments = try await self.enrolments(app: app, document: document, placement: placement.id, customer: customerId, at: now)
         }
         let chosen = choosing.choose(subject, enrolled: { enrolments[$0] })
         let answer = try realtimeAnswer(chosen, subject: subject, app: app, now: now)
