@@ -83,6 +83,7 @@ public func buildServer(
     api.maximumNotificationBodySize = configuration.maximumNotificationBodySize
     api.bodyTimeout = .milliseconds(Int64(configuration.connections.bodyTimeoutSeconds * 1000))
     api.offlineWindow = configuration.offlineWindowSeconds
+    api.revenueCatPathPrefix = configuration.revenueCatPathPrefix.split(separator: "/").joined(separator: "/")
     api.reads = dependencies.reads ?? store
     api.replication = dependencies.replication
     let router = Router(context: APIRequestContext.self)

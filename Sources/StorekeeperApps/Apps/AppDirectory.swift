@@ -46,6 +46,41 @@ public struct AppDirectory: Sendable {
     }
 }
 
+extension AppDirectory {
+    /// The RevenueCat project id of `app`: its `revenueCat.projectId`, else its Storekeeper
+    /// project's id, else the app's id.
+    package func revenueCatProjectId(of app: AppConfiguration) -> String {
+        app.revenueCat?.projectId ?? projectOfApp[app.id] ?? app.id
+    }
+
+    /// The apps a RevenueCat project id names (``revenueCatProjectId(of:)``), in id order.
+    package func revenueCatProject(_ projectId: String) -> [AppRuntime] {
+        apps.values.filter { revenueCatProjectId(of: $0.configuration) == projectId }.sorted { $0.id < $1.id }
+    }
+
+    /// The app whose public RevenueCat SDK key `credential` is (compared with every SDK key in
+    /// constant time, no early exit); `nil` for anything else.
+    package func revenueCatApp(sdkKey credential: String) -> AppRuntime? {
+        var found: AppRuntime?
+        for app in apps.values.sorted(by: { $0.id < $1.id }) {
+            for key in app.configuration.revenueCat?.sdkKeys ?? [] where ConstantTime.equals(key, credential) { found = app }
+        }
+        return found
+    }
+
+    /// Who presents the RevenueCat v2 secret key `credential`: the app it is configured on and
+    /// the Storekeeper role it stands for (constant time, no early exit); `nil` for anything else.
+    package func revenueCatSecret(_ credential: String) -> APIPrincipal? {
+        var found: APIPrincipal?
+        for app in apps.values.sorted(by: { $0.id < $1.id }) {
+            for key in app.configuration.revenueCat?.secretKeys ?? [] where ConstantTime.equals(key.key, credential) {
+                found = APIPrincipal(appId: app.id, role: key.role, customerId: nil, actor: "revenuecat:" + KeyFingerprint.of(credential))
+            }
+        }
+        return found
+    }
+}
+
 /// Who is calling: the app a key or token belongs to, and what it may do.
 public struct APIPrincipal: Sendable, Hashable {
     public var appId: String

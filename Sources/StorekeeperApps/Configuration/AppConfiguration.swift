@@ -45,6 +45,10 @@ public struct AppConfiguration: Sendable, Codable, CustomStringConvertible {
     /// Lets webhooks reach loopback and private addresses (and plain http): for tests, the demo
     /// and backends on the same private network.
     public var allowPrivateNetworks: Bool?
+    /// What still speaks RevenueCat may reach this app: its SDK keys, v2 secret keys, ids.
+    public var revenueCat: RevenueCatSettings?
+    /// Where accepted notifications are forwarded (a second backend during a migration).
+    public var notificationForwarding: NotificationForwarding?
 
     public init(
         id: String, bundleId: String, appAppleId: Int64? = nil, environments: [AppStoreEnvironment] = [.sandbox, .production],
@@ -85,6 +89,8 @@ public struct AppConfiguration: Sendable, Codable, CustomStringConvertible {
         webhooks = try container.decodeIfPresent([WebhookConfiguration].self, forKey: .webhooks) ?? []
         integrations = try container.decodeIfPresent([IntegrationConfiguration].self, forKey: .integrations) ?? []
         allowPrivateNetworks = try container.decodeIfPresent(Bool.self, forKey: .allowPrivateNetworks)
+        revenueCat = try container.decodeIfPresent(RevenueCatSettings.self, forKey: .revenueCat)
+        notificationForwarding = try container.decodeIfPresent(NotificationForwarding.self, forKey: .notificationForwarding)
     }
 
     /// The engine's catalog.

@@ -55,6 +55,9 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
     /// in seconds from its signing: signed into every state as `offlineUntil`, so nothing on
     /// the device can lengthen it (10 days by default; an app's own shorter window still holds).
     public var offlineWindowSeconds: Double = 10 * 86_400
+    /// Where RevenueCat's routes are served: the SDK's `proxyURL` and v2 backends point at
+    /// `https://host/<prefix>` (default `revenuecat`: `/revenuecat/v1/subscribers/…`).
+    public var revenueCatPathPrefix: String = "revenuecat"
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "storekeeper-data", databaseURL: String? = nil,
@@ -99,6 +102,7 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
         stateSigningKey = try container.decodeIfPresent(String.self, forKey: .stateSigningKey)
         projects = try container.decodeIfPresent([ProjectConfiguration].self, forKey: .projects) ?? []
         offlineWindowSeconds = try container.decodeIfPresent(Double.self, forKey: .offlineWindowSeconds) ?? defaults.offlineWindowSeconds
+        revenueCatPathPrefix = try container.decodeIfPresent(String.self, forKey: .revenueCatPathPrefix) ?? defaults.revenueCatPathPrefix
     }
 
     public var description: String {
@@ -202,6 +206,12 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
         guard (0...(366 * 86_400)).contains(offlineWindowSeconds) else {
             throw ConfigurationError("offlineWindowSeconds must be 0 to 31622400 (366 days)")
         }
+        let prefixParts = revenueCatPathPrefix.split(separator: "/", omittingEmptySubsequences: true)
+        guard !prefixParts.isEmpty, prefixParts.allSatisfy({ $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) } }),
+            !["v1", "health", "metrics", "dashboard", "openapi.json", "verifyReceipt"].contains(String(prefixParts[0]))
+        else {
+            throw ConfigurationError("revenueCatPathPrefix must be path segments of letters, digits, '-', '_' or '.', not one of the server's own routes")
+        }
         var inProject: [String: String] = [:]
         for project in projects {
             guard !project.id.isEmpty, project.id.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) else {
@@ -246,6 +256,10 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
                     throw ConfigurationError("app \(app.id): \(problem)")
                 }
             }
+            if let problem = app.revenueCat?.problem { throw ConfigurationError("app \(app.id): \(problem)") }
+            if let forwarding = app.notificationForwarding, let problem = forwarding.problem(allowsPrivateNetworks: app.allowPrivateNetworks == true) {
+                throw ConfigurationError("app \(app.id): notificationForwarding: \(problem)")
+            }
             guard Set(app.webhooks.map(\.id)).count == app.webhooks.count else {
                 throw ConfigurationError("app \(app.id): a webhook id appears twice")
             }
@@ -256,8 +270,8 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
                 throw ConfigurationError("app \(app.id): API keys must be at least 16 characters")
             }
         }
-        let keys = apps.flatMap { $0.apiKeys.map(\.key) }
-        guard Set(keys).count == keys.count else { throw ConfigurationError("an API key is configured twice") }
+        let keys = apps.flatMap { app in app.apiKeys.map(\.key) + (app.revenueCat.map { $0.sdkKeys + $0.secretKeys.map(\.key) } ?? []) }
+        guard Set(keys).count == keys.count else { throw ConfigurationError("an API key (or a revenueCat key) is configured twice") }
     }
 }
 

@@ -41,6 +41,8 @@ package struct StorekeeperAPI: Sendable {
     package var encodedStates = EncodedStates()
     /// How many problem reports each customer may still file.
     package var problemReports = ProblemReportQuota()
+    /// Where RevenueCat's SDK (v1) and REST (v2) routes are served (no slashes at the ends).
+    package var revenueCatPathPrefix = "revenuecat"
 
     package init(
         apps: AppDirectory, door: NotificationDoor, store: any StorekeeperStorage, clock: @escaping @Sendable () -> Date, signal: InboxSignal,
@@ -72,6 +74,8 @@ package struct StorekeeperAPI: Sendable {
         }
         router.post("/verifyReceipt", use: verifyReceipt)
         router.get("v1/projects/:projectId/customers/:customerId", use: projectCustomer)
+        addRevenueCatSDKRoutes(to: router.group(RouterPath(revenueCatPathPrefix)))
+        addRevenueCatV2Routes(to: router.group(RouterPath(revenueCatPathPrefix)))
         let app = router.group("v1/apps/:appId")
         // Apple calls the notification URL and the Get Retention Message endpoint without a key; every other route has an authenticator.
         app.post("notifications", use: receiveNotification)
