@@ -136,9 +136,17 @@ extension Dashboard {
             /// An event's type and details as the API and webhooks carry them (behind a disclosure).
             package var raw: String? = nil
         }
+        package struct AttributeRow {
+            package var key: String
+            package var value: String
+            package var updated: String
+        }
         package var customerId: String
         package var aliases: [String]
         package var hasAliases: Bool
+        /// What the app keeps about the customer (RevenueCat's subscriber attributes), set ones.
+        package var attributes: [AttributeRow]
+        package var hasAttributes: Bool
         package var entitlements: [EntitlementRow]
         package var subscriptions: [SubscriptionRow]
         package var timeline: [TimelineRow]
@@ -207,8 +215,11 @@ extension Dashboard {
         timeline.sort { $0.0 > $1.0 }
 
         let aliases = try await store.aliases(appId: app.id, customerId: customer).map { "\($0.kind.rawValue): \($0.value)" }
+        let attributes = try await store.customerAttributes(appId: app.id, customerId: customer).compactMap { attribute in
+            attribute.value.map { CustomerModel.AttributeRow(key: attribute.key, value: $0, updated: when(attribute.updatedAt)) }
+        }
         let model = CustomerModel(
-            customerId: customer, aliases: aliases, hasAliases: !aliases.isEmpty,
+            customerId: customer, aliases: aliases, hasAliases: !aliases.isEmpty, attributes: attributes, hasAttributes: !attributes.isEmpty,
             entitlements: state.entitlements.map {
                 .init(
                     identifier: $0.identifier, productId: $0.productId, expires: $0.expiresDate.map(when) ?? "never", basis: $0.basis.rawValue,

@@ -54,6 +54,8 @@ public actor InMemoryStore: StorekeeperStorage {
     var offeringRows: [String: [OfferingVersion]] = [:]
     var enrolmentRows: [AppKey: ExperimentEnrolment] = [:]
     var aliasOwners: [AppKey: String] = [:]
+    /// Customers' attributes, by app and customer id, then key.
+    var attributeRows: [AppKey: [String: CustomerAttribute]] = [:]
     /// Each customer's current app account token, by app and customer id.
     var currentAppAccountTokens: [AppKey: String] = [:]
     var ledgerRows: [LedgerEntry] = []

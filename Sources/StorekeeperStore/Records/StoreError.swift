@@ -26,6 +26,8 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let unavailable = Code(rawValue: "unavailable")
         /// An alias (an original transaction id, an `appAccountToken`) belongs to another customer.
         public static let aliasConflict = Code(rawValue: "alias_conflict")
+        /// A write would keep more than a limit allows (a customer's attributes).
+        public static let limitReached = Code(rawValue: "limit_reached")
         /// A stored row could not be read back.
         public static let corruptRow = Code(rawValue: "corrupt_row")
         /// Something changed since the caller read it (an offerings version saved meanwhile).

@@ -4,7 +4,7 @@ import SubscriptionAnalytics
 /// Everything the server stores, behind one value: what `buildApplication` takes.
 public protocol StorekeeperStorage: AppRepository, CustomerRepository, LedgerRepository, NotificationInbox, EventLog,
     JobQueue, AuditLog, ReconciliationQueries, DashboardUserRepository, EventOutbox, ProblemRegistry, ServerKeyStore,
-    OfferingStore, AppAccountTokenRegistry, FigureStore, RetentionStore
+    OfferingStore, AppAccountTokenRegistry, FigureStore, RetentionStore, CustomerAttributeStore
 {
     /// Which backend this is (`sqlite`, `postgresql`, `memory`), for logs and `/health`.
     var backendName: String { get }
@@ -188,6 +188,20 @@ public protocol CustomerRepository: Sendable {
     func aliases(appId: String, customerId: String) async throws -> [CustomerAlias]
     /// The app's most recently created customers, newest first, at most `limit` (at most 1,000).
     func recentCustomers(appId: String, limit: Int) async throws -> [String]
+}
+
+/// What apps keep about their customers (``CustomerAttribute``), and the customers of an app
+/// a page at a time.
+public protocol CustomerAttributeStore: Sendable {
+    /// The customer's attributes, removed ones included (their value `nil`), in key order.
+    func customerAttributes(appId: String, customerId: String) async throws -> [CustomerAttribute]
+    /// Sets each of `attributes` (a `nil` value removes it) unless the stored one was set
+    /// later; creates the customer if new. Throws ``StoreError/Code/limitReached`` when the
+    /// customer would keep more than ``CustomerAttribute/maximumPerCustomer``.
+    func setCustomerAttributes(appId: String, customerId: String, _ attributes: [CustomerAttribute], at: Date) async throws
+    /// Up to `limit` (1 to 1,000) of the app's customer ids after `after` (exclusive; `nil` from
+    /// the start), in the order of their UTF-8 bytes: a keyset page, costing what it answers.
+    func customerPage(appId: String, after: String?, limit: Int) async throws -> [String]
 }
 
 /// The app account tokens the server issued: random UUIDs, each held by one customer of an app,

@@ -324,6 +324,9 @@ enum SchemaMigrations {
             // that does not know a newer step can tell whether it may run beside it (a rolling
             // deploy: ``newerSteps(_:)``).
             (28, ["ALTER TABLE schema_migrations ADD COLUMN kind TEXT"]),
+            // What apps keep about their customers (``CustomerAttribute``), and on PostgreSQL
+            // the customers in byte order for keyset pages whatever the database's collation.
+            (29, customerAttributes(dialect)),
         ]
     }
 
@@ -468,6 +471,17 @@ enum SchemaMigrations {
     /// (``ExperimentRecord``, docs/read-side.md): the results sum them per variant and windows,
     /// from an index that holds every column they read. Filled from the figures already built
     /// when the step runs (``SQLStore/writeExperimentRecords(appId:environment:owner:chains:keepingSums:_:)``).
+    static func customerAttributes(_ dialect: SQLStoreDialect) -> [String] {
+        let table = """
+            CREATE TABLE IF NOT EXISTS customer_attributes (app_id TEXT NOT NULL, customer_id TEXT NOT NULL, key TEXT NOT NULL,
+            value TEXT, updated_at BIGINT NOT NULL, PRIMARY KEY (app_id, customer_id, key))
+            """
+        return switch dialect {
+        case .sqlite: [table]
+        case .postgresql: [table, #"CREATE INDEX IF NOT EXISTS customers_bytes ON customers (app_id, customer_id COLLATE "C")"#]
+        }
+    }
+
     static let experimentOutcomes: [String] = [
         """
         CREATE TABLE IF NOT EXISTS experiment_outcomes (app_id TEXT NOT NULL, environment TEXT NOT NULL, experiment_id TEXT NOT NULL,
@@ -577,7 +591,7 @@ enum SchemaMigrations {
     ]
 
     /// The newest version this build knows.
-    static let latestVersion = 28
+    static let latestVersion = 29
 
     /// Applies the missing steps (with `.expandOnly`, those that only add); returns their
     /// versions. A step is missing when the database has no record of it, so a contract step

@@ -93,3 +93,28 @@ struct DashboardTimelineTests {
         #expect(sentence("something.new", EventDetails(productId: "x")) == "something.new of x")
     }
 }
+
+@Suite("Dashboard: a customer's attributes")
+struct DashboardAttributeTests {
+    @Test("the attributes the app set show on the customer's page, escaped; removed ones do not")
+    func attributesShow() async throws {
+        try await ServerHarness.run(.memory) { harness, client in
+            try await DashboardTests.addUser(harness, "helper@example.com", .support)
+            try await DashboardTests.seed(harness, client)
+            try await harness.store.setCustomerAttributes(
+                appId: "alpha", customerId: "carol",
+                [
+                    CustomerAttribute(key: "$email", value: "carol@example.com", updatedAt: Fixture.t0),
+                    CustomerAttribute(key: "note", value: "<script>alert(1)</script>", updatedAt: Fixture.t0),
+                    CustomerAttribute(key: "gone", value: nil, updatedAt: Fixture.t0),
+                ], at: Fixture.t0)
+            let browser = DashboardBrowser(client)
+            try await browser.signIn("helper@example.com", DashboardTests.password)
+            let page = try await browser.get("/dashboard/apps/alpha/customers/carol")
+            #expect(page.status == 200)
+            #expect(page.text.contains("<td><code>$email</code></td><td>carol@example.com</td>"))
+            #expect(page.text.contains("&lt;script&gt;alert(1)&lt;/script&gt;") && !page.text.contains("<script>alert(1)"))
+            #expect(!page.text.contains("<code>gone</code>"))
+        }
+    }
+}
