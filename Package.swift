@@ -45,6 +45,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        // Already in the graph through AsyncHTTPClient: its zlib inflater reads gzip exports.
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.26.0"),
     ],
     targets: [
         // Everything Apple sends or accepts, as Codable values. Foundation only. Also home to the
@@ -164,6 +166,8 @@ let package = Package(
                 "StorekeeperApps",
                 "StorekeeperInbox",
                 "StorekeeperStore",
+                "SubscriptionAnalytics",
+                "SubscriptionEngine",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -185,6 +189,7 @@ let package = Package(
                 "StorekeeperStore",
                 "SubscriptionEngine",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -294,6 +299,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
                 "AppStoreModels",
                 "AppStoreVerification",
                 "AppStoreTestSigning",
@@ -391,7 +398,8 @@ let package = Package(
                 "StorekeeperTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
-            ]
+            ],
+            resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "SubscriptionAnalyticsTests",
