@@ -27,6 +27,7 @@ public struct Storekeeper: AsyncParsableCommand {
             DeviceCommand.self,
             ExperimentCommand.self,
             ImportCommand.self,
+            CompareCommand.self,
             MessagingCommand.self,
         ]
     )

@@ -255,6 +255,7 @@ extension Dashboard {
 
     package static let secretFields: Set<String> = [
         "sharedSecret", "key", "privateKey", "customerTokenSecret", "secret", "secrets", "password", "botToken", "apiKey", "serviceAccountSecret",
+        "authorization",
     ]
 
     private static func mask(_ object: Any) -> Any {

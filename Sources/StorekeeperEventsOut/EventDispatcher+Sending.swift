@@ -33,6 +33,10 @@ extension EventDispatcher {
                 }
             case .amplitude, .mixpanel:
                 try await sendEach([deliveries], to: destination) { try await sendBatches($0, integration: integration, app: app) }
+            case .revenuecat:
+                try await sendEach(deliveries.map { [$0] }, to: destination) { unit in
+                    for delivery in unit { try await sendRevenueCat(delivery, integration: integration, app: app) }
+                }
             }
         } else {
             for delivery in deliveries {

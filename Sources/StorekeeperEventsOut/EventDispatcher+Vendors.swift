@@ -7,8 +7,8 @@ import ServiceLifecycle
 import StorekeeperApps
 import StorekeeperStore
 
-/// The three ways a destination is sent to: a signed webhook, a chat message (Slack,
-/// Telegram), an analytics vendor's batch (Amplitude, Mixpanel).
+/// The ways a destination is sent to: a signed webhook, a chat message (Slack, Telegram), an
+/// analytics vendor's batch (Amplitude, Mixpanel), a RevenueCat-format webhook.
 extension EventDispatcher {
     package func sendWebhook(_ delivery: OutboxDelivery, webhook: WebhookConfiguration, app: AppRuntime) async throws {
         let data = try await data(delivery)
@@ -33,6 +33,32 @@ extension EventDispatcher {
             : IntegrationMessages.telegram(data: data, type: type, chatId: integration.chatId ?? "", templates: integration.templates)
         if integration.type == .slack { await pacing.wait(for: "\(app.id)/\(integration.id)", interval: .seconds(1)) }
         try await post([delivery], url: url, headers: [("content-type", "application/json")], body: body, app: app)
+    }
+
+    /// A RevenueCat-format webhook (``RevenueCatWebhook``), with the configured `Authorization`
+    /// header as it is. The event's transaction is read from the chain's ledger (when it was
+    /// bought, family sharing, the offer, whether a trial came before) and the customer's
+    /// attributes from the store, at the time of sending.
+    package func sendRevenueCat(_ delivery: OutboxDelivery, integration: IntegrationConfiguration, app: AppRuntime) async throws {
+        guard let url = integration.endpoint else { return }
+        let started = ContinuousClock.now
+        let data = try await data(delivery)
+        var purchase: RevenueCatWebhook.Purchase?
+        if let transactionId = data.transactionId, let chain = data.originalTransactionId {
+            purchase = RevenueCatWebhook.Purchase(
+                transactionId: transactionId, ledger: try await store.ledger(appId: app.id, originalTransactionId: chain))
+        }
+        let attributes = try await data.customerId.asyncMap { try await store.customerAttributes(appId: app.id, customerId: $0) } ?? []
+        let settings = RevenueCatWebhook.Settings(
+            appId: app.configuration.revenueCat?.revenueCatAppId ?? app.id, analytics: app.configuration.analytics, attributes: attributes)
+        guard let body = RevenueCatWebhook.body(data: data, purchase: purchase, settings: settings) else {
+            try await finish(
+                delivery, at: clock(), started: started, status: nil, error: "\(data.type) has no RevenueCat counterpart", outcome: .dead)
+            return
+        }
+        var headers = [("content-type", "application/json"), ("user-agent", "Storekeeper-Webhooks/1")]
+        if let authorization = integration.authorization { headers.append(("authorization", authorization)) }
+        try await post([delivery], url: url, headers: headers, body: body, app: app)
     }
 
     /// Amplitude and Mixpanel take batches: at most 2,000 events and 1 MB (Amplitude) or 2 MB

@@ -25,6 +25,10 @@ public struct JobRunner: Sendable {
     package let door: NotificationDoor
     /// Holds this replica's calls to Apple while Apple is away.
     package let breaker = AppleBreaker()
+    /// How notifications are forwarded (``NotificationForwarder``); the scheduler's service
+    /// makes a live one when this is `nil`.
+    package var transport: (any WebhookTransport)?
+    package var metrics: ServerMetrics?
 
     public init(
         apps: AppDirectory, store: any StorekeeperStorage, clients: AppleClients, clock: @escaping @Sendable () -> Date,
@@ -51,6 +55,12 @@ public struct JobRunner: Sendable {
         guard let app = apps.apps[job.appId] else { throw PermanentFailure(description: "no app \(job.appId) is configured") }
         if JobKind(rawValue: job.kind) == .intakeHealth {
             try await IntakeHealth(store: store, app: app, counters: door.counters, now: clock()).check()
+            return
+        }
+        if JobKind(rawValue: job.kind) == .forwardNotification {
+            let forwarder = NotificationForwarder(
+                store: store, transport: transport, metrics: metrics, logger: logger, maximumAttempts: configuration.maximumAttempts)
+            try await forwarder.forward(job, app: app)
             return
         }
         if JobKind(rawValue: job.kind) == .transitions {

@@ -13,7 +13,7 @@ import StorekeeperStore
 /// at once; SQLite has a single writer), runs them and records each outcome: done, retried
 /// with backoff, or failed for good. Jobs live in the database, so they survive restarts.
 public struct JobScheduler: Service {
-    package let runner: JobRunner
+    package var runner: JobRunner
     /// This process's lease owner name.
     public let owner: String
 
@@ -25,6 +25,15 @@ public struct JobScheduler: Service {
     package var configuration: SchedulerConfiguration { runner.configuration }
 
     public func run() async throws {
+        // Forwarded notifications need an HTTP client; tests and the demo may pass their own.
+        var scheduler = self
+        let client = runner.transport == nil ? HTTPWebhookTransport.makeClient() : nil
+        if let client { scheduler.runner.transport = HTTPWebhookTransport(client: client) }
+        await scheduler.loop()
+        try? await client?.shutdown()
+    }
+
+    private func loop() async {
         await cancelWhenGracefulShutdown {
             var failures = FailureLog()
             while !Task.isCancelled {
@@ -137,7 +146,8 @@ public struct JobScheduler: Service {
             if let app {
                 let now = runner.clock()
                 try await desk.resolve(causeKey: "\(ProblemDesk.jobFailing):\(job.kind)", app: app, by: "automatic", at: now)
-                if JobKind(rawValue: job.kind) != .transitions {
+                // Only a job that called Apple says Apple takes the key again.
+                if ![.transitions, .forwardNotification].contains(JobKind(rawValue: job.kind)) {
                     try await desk.resolve(causeKey: ProblemDesk.appleUnauthorized, app: app, by: "automatic", at: now)
                 }
             }

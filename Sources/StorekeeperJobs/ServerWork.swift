@@ -34,9 +34,11 @@ public struct ServerWork: Sendable {
         self.door = door
         processor = InboxProcessor(
             apps: apps, door: door, store: dependencies.store, clock: dependencies.clock, logger: dependencies.logger, metrics: metrics)
-        let runner = JobRunner(
+        var runner = JobRunner(
             apps: apps, store: dependencies.store, clients: dependencies.appleClients, clock: dependencies.clock,
             logger: dependencies.logger, configuration: scheduling, inboxWritten: inboxWritten, door: door)
+        runner.transport = dependencies.webhookTransport
+        runner.metrics = metrics
         scheduler = JobScheduler(runner: runner, owner: owner)
         dispatcher = EventDispatcher(
             apps: apps, store: dependencies.store, clock: dependencies.clock, logger: dependencies.logger,

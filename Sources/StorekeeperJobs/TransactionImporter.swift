@@ -3,6 +3,7 @@ import AppStoreServerAPI
 import Foundation
 import Logging
 import StorekeeperApps
+import StorekeeperInbox
 import StorekeeperStore
 
 /// Pulls existing customers' full transaction histories from Apple into the ledger (a
@@ -34,7 +35,65 @@ public struct TransactionImporter: Sendable {
         public var newLedgerEntries = 0
         /// Failure reasons by original transaction id.
         public var failures: [String: String] = [:]
+        /// The same failures, each with its ``Failure/Code``.
+        public var failureDetails: [String: Failure] = [:]
         public init() {}
+    }
+
+    /// Why an id was not imported (then it is not marked finished, so the next run tries again).
+    public struct Failure: Error, Sendable, Codable, Hashable, CustomStringConvertible {
+        /// What kind of failure: an open set, so readers keep codes added later.
+        public struct Code: RawRepresentable, Sendable, Codable, Hashable {
+            public let rawValue: String
+            public init(rawValue: String) { self.rawValue = rawValue }
+            public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(String.self) }
+            public func encode(to encoder: any Encoder) throws {
+                var container = encoder.singleValueContainer()
+                try container.encode(rawValue)
+            }
+
+            /// Apple's App Store Server API refused or failed (``Failure/appleErrorCode``, e.g. 4040010).
+            public static let appleError = Code(rawValue: "apple_error")
+            /// The chain is already another customer's.
+            public static let chainOwnedByAnotherCustomer = Code(rawValue: "chain_owned_by_another_customer")
+            /// Apple's data names products the app's catalog does not list (``Failure/productIds``);
+            /// the rest of the chain was recorded.
+            public static let unknownProduct = Code(rawValue: "unknown_product")
+            /// Apple's data was refused for another reason (bundle, environment).
+            public static let refused = Code(rawValue: "refused")
+            /// Anything else (the database, a bug).
+            public static let failed = Code(rawValue: "failed")
+        }
+
+        public var code: Code
+        public var message: String
+        /// Apple's `errorCode`, when Apple sent one.
+        public var appleErrorCode: Int64?
+        /// The products Apple's data names that the catalog does not list.
+        public var productIds: [String]?
+
+        public init(code: Code, message: String, appleErrorCode: Int64? = nil, productIds: [String]? = nil) {
+            self.code = code
+            self.message = message
+            self.appleErrorCode = appleErrorCode
+            self.productIds = productIds
+        }
+
+        public var description: String { message }
+
+        /// The failure an error thrown while importing stands for.
+        static func of(_ error: any Error) -> Failure {
+            let message = String(String(describing: error).prefix(300))
+            switch error {
+            case let failure as Failure: return failure
+            case let apple as AppStoreServerAPIError:
+                return Failure(code: .appleError, message: message, appleErrorCode: apple.apiErrorCode?.rawValue)
+            case is FactIntake.AliasTaken: return Failure(code: .chainOwnedByAnotherCustomer, message: message)
+            case let store as StoreError where store.code == .aliasConflict:
+                return Failure(code: .chainOwnedByAnotherCustomer, message: message)
+            default: return Failure(code: .failed, message: message)
+            }
+        }
     }
 
     package let runner: JobRunner
@@ -73,8 +132,10 @@ public struct TransactionImporter: Sendable {
             } catch let error as CancellationError {
                 throw error
             } catch {
+                let failure = Failure.of(error)
                 summary.failed += 1
-                summary.failures[item.originalTransactionId] = String(String(describing: error).prefix(300))
+                summary.failures[item.originalTransactionId] = failure.message
+                summary.failureDetails[item.originalTransactionId] = failure
             }
         }
         return summary
@@ -92,6 +153,7 @@ public struct TransactionImporter: Sendable {
         } while revision != nil
         let statuses = try await client.getAllSubscriptionStatuses(transactionId: id)
         let renewals = (statuses.data ?? []).flatMap { $0.lastTransactions ?? [] }.compactMap(\.signedRenewalInfo)
+        let refusal = await refusal(of: signed, chain: id, app: app, now: now)
         let before = try await runner.store.ledger(appId: app.id, originalTransactionId: id).count
         let chains = try await runner.record(
             app: app, signedTransactions: signed, signedRenewals: renewals, source: .import,
@@ -101,7 +163,34 @@ public struct TransactionImporter: Sendable {
         for chain in chains.union([id]).sorted() {
             try await runner.scheduleNextLook(chain: chain, app: app, now: now)
         }
+        if let refusal { throw refusal }
         return (signed.count, after - before)
+    }
+
+    /// What ``JobRunner/record(app:signedTransactions:signedRenewals:source:binding:now:)`` will
+    /// skip of the chain's verified transactions (Apple's history holds the whole account's), so
+    /// the import can say so instead of only logging it.
+    private func refusal(of signed: [String], chain: String, app: AppRuntime, now: Date) async -> Failure? {
+        let filter = FraudFilter(app: app.configuration, catalog: app.catalog)
+        var unknown = Set<String>()
+        var other: [String] = []
+        for jws in signed {
+            guard case .valid(let transaction) = await app.verify(signedOnly: true, { await $0.verifyAndDecodeTransaction(jws, now: now) }),
+                transaction.originalTransactionId == chain || transaction.transactionId == chain, let productId = transaction.productId
+            else { continue }
+            switch filter.check(bundleId: transaction.bundleId, environment: transaction.environment, productIds: [productId]) {
+            case nil: continue
+            case .unknownProduct(let product)?: unknown.insert(product)
+            case let refusal?: other.append(refusal.description)
+            }
+        }
+        if !unknown.isEmpty {
+            let products = unknown.sorted()
+            return Failure(
+                code: .unknownProduct, message: "Apple's data names products the app's catalog does not list: \(products.joined(separator: ", "))",
+                productIds: products)
+        }
+        return other.first.map { Failure(code: .refused, message: $0) }
     }
 
     package static func append(_ id: String, to path: String) throws {

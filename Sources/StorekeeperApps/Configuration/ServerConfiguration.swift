@@ -210,7 +210,8 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
         guard !prefixParts.isEmpty, prefixParts.allSatisfy({ $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) } }),
             !["v1", "health", "metrics", "dashboard", "openapi.json", "verifyReceipt"].contains(String(prefixParts[0]))
         else {
-            throw ConfigurationError("revenueCatPathPrefix must be path segments of letters, digits, '-', '_' or '.', not one of the server's own routes")
+            throw ConfigurationError(
+                "revenueCatPathPrefix must be path segments of letters, digits, '-', '_' or '.', not one of the server's own routes")
         }
         var inProject: [String: String] = [:]
         for project in projects {
@@ -257,7 +258,8 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
                 }
             }
             if let problem = app.revenueCat?.problem { throw ConfigurationError("app \(app.id): \(problem)") }
-            if let forwarding = app.notificationForwarding, let problem = forwarding.problem(allowsPrivateNetworks: app.allowPrivateNetworks == true) {
+            if let forwarding = app.notificationForwarding, let problem = forwarding.problem(allowsPrivateNetworks: app.allowPrivateNetworks == true)
+            {
                 throw ConfigurationError("app \(app.id): notificationForwarding: \(problem)")
             }
             guard Set(app.webhooks.map(\.id)).count == app.webhooks.count else {

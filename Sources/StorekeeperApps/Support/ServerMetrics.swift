@@ -28,6 +28,12 @@ public struct ServerMetrics: Sendable {
         Counter(label: "storekeeper_notifications_processed_total", dimensions: [("state", state)], factory: factory).increment()
     }
 
+    /// One attempt to forward a notification (`notificationForwarding`): `delivered`, `failed`
+    /// (retried), `abandoned` (the last attempt failed) or `refused` (never sent).
+    package func notificationForwarded(outcome: String) {
+        Counter(label: "storekeeper_notifications_forwarded_total", dimensions: [("outcome", outcome)], factory: factory).increment()
+    }
+
     /// A body the notification route turned away without storing it, by reason.
     package func notificationRefused(reason: String) {
         Counter(label: "storekeeper_notifications_refused_total", dimensions: [("reason", reason)], factory: factory).increment()

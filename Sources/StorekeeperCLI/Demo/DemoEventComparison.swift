@@ -18,7 +18,12 @@ struct DemoEventComparison {
         var total = 0
         var matched = 0
         var mismatches: [String] = []
-        var allMatched: Bool { matched == total }
+        /// The RevenueCat-format deliveries: how many Storekeeper events were checked against
+        /// theirs, what did not match, and how many arrived of each RevenueCat type.
+        var revenueCatChecked = 0
+        var revenueCatMismatches: [String] = []
+        var revenueCatCounts: [String: Int] = [:]
+        var allMatched: Bool { matched == total && revenueCatMismatches.isEmpty }
     }
 
     /// The events Apple's notifications stand for, per original transaction id and type.
@@ -125,6 +130,10 @@ struct DemoEventComparison {
             result.total += 1
             result.mismatches.append("\(receiver.badSignatures) webhook posts had no valid signature")
         }
+        let revenueCat = DemoRevenueCatCheck.compare(receiver: receiver)
+        result.revenueCatChecked = revenueCat.checked
+        result.revenueCatMismatches = revenueCat.mismatches
+        result.revenueCatCounts = revenueCat.counts
         return result
     }
 }

@@ -79,6 +79,13 @@ struct DemoReporter {
         say(
             "events matched \(result.matched)/\(result.total) (subscription × type against the simulator's notifications; "
                 + "\(receiver.events.count) events received once each in \(receiver.posts) signed posts)")
+        for line in result.revenueCatMismatches.prefix(50) { say("  revenuecat mismatch \(line)") }
+        if result.revenueCatMismatches.count > 50 { say("  … and \(result.revenueCatMismatches.count - 50) more") }
+        let counts = result.revenueCatCounts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        say(
+            "revenuecat-format webhooks matched \(max(0, result.revenueCatChecked - result.revenueCatMismatches.count))/\(result.revenueCatChecked) events "
+                + "(documented fields and types; \(receiver.revenueCatEvents.count) received once each in \(receiver.revenueCatPosts) posts: "
+                + (counts.isEmpty ? "none" : counts) + ")")
     }
 
     func live(serverBase: String) {

@@ -41,6 +41,8 @@ struct DemoWorld: Sendable {
     let sharedSecret: String
     /// The key of the demo's webhook secret (`whsec_` + its base64).
     let webhookKey: Data
+    /// The `Authorization` header the demo's RevenueCat-format webhook carries.
+    static let revenueCatAuthorization = "Bearer storekeeper-demo-revenuecat"
     /// The customer whose events the demo's backend refuses (a problem is opened for them).
     static let failingCustomer = "customer-1"
 
@@ -119,6 +121,11 @@ struct DemoWorld: Sendable {
                 id: "demo-alerts", url: "http://127.0.0.1:\(receiverPort)/alerts", secret: secret,
                 events: [EventType.problemOpened.rawValue, EventType.problemResolved.rawValue]),
         ]
+        // The same backend also listens in RevenueCat's webhook format (a backend moving from RevenueCat).
+        var revenueCat = IntegrationConfiguration(id: "demo-revenuecat", type: .revenuecat)
+        revenueCat.url = "http://127.0.0.1:\(receiverPort)/revenuecat"
+        revenueCat.authorization = Self.revenueCatAuthorization
+        app.integrations = [revenueCat]
         return ServerConfiguration(
             host: "127.0.0.1", port: settings.port, dataDirectory: directory.appendingPathComponent("data").path, apps: [app],
             logLevel: "error")

@@ -47,6 +47,21 @@ public struct SimulatorServeCommand: AsyncParsableCommand {
     @Flag(help: "Sandbox's short periods (a month lasts 5 minutes), as in Apple's sandbox.")
     var sandboxDurations = false
 
+    @Option(help: "Customers who already bought before the simulator starts (their history spans --history-days).")
+    var customers = 0
+
+    @Option(help: "How many days of history the --customers have behind them.")
+    var historyDays = 120.0
+
+    @Option(help: "The seed of the --customers' choices (the same seed gives the same population).")
+    var seed: UInt64?
+
+    @Option(help: "Write what RevenueCat would export of the --customers to this file (scheduled data export, ; delimited).")
+    var revenuecatExport: String?
+
+    @Option(help: "Where the simulator's truth per app user id goes (default: the export's path + .truth.json).")
+    var revenuecatTruth: String?
+
     public init() {}
 
     public func run() async throws {
@@ -74,11 +89,33 @@ public struct SimulatorServeCommand: AsyncParsableCommand {
         let signer = SimulatorSigner(certificateAuthority: files.authority, receiptAuthority: receipts)
         let store = SimulatedAppStore(bundleId: files.identity.bundleId, appAppleId: files.identity.appAppleId, environment: environment)
         let products = SimulatedProduct.demoCatalog
+        guard customers >= 0, historyDays > 0 else {
+            throw CLIFailure.usage("--customers must be 0 or more and --history-days above 0")
+        }
         let population = PopulationSimulator(
-            configuration: PopulationConfiguration(
-                customers: 0, start: now, days: 3650, seed: UInt64.random(in: 1...UInt64.max), behaviour: .scripted, products: products,
-                sandboxDurations: sandboxDurations),
-            store: store, signer: signer)
+            configuration: populationConfiguration(now: now, products: products), store: store, signer: signer)
+        if customers > 0 {
+            // The customers' past, played before the clock starts: no notifications are sent for it.
+            population.signsData = false
+            _ = try population.advance(to: now)
+            population.signsData = true
+        }
+        if let revenuecatExport {
+            let writer = RevenueCatExportWriter(store: store, products: products)
+            let (csv, truth) = writer.write(customerIds: population.plannedCustomerIds, at: now)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            encoder.dateEncodingStrategy = .iso8601
+            let truthPath = revenuecatTruth ?? revenuecatExport + ".truth.json"
+            do {
+                try Data(csv.utf8).write(to: URL(fileURLWithPath: revenuecatExport))
+                try encoder.encode(truth).write(to: URL(fileURLWithPath: truthPath))
+            } catch {
+                throw CLIFailure.usage("cannot write \(revenuecatExport): \(error.localizedDescription)")
+            }
+            Console.out(
+                Data("RevenueCat export: \(revenuecatExport) (\(truth.rows) rows, \(truth.customers.count) customers); truth: \(truthPath)\n".utf8))
+        }
         let delivery = NotificationDelivery(
             store: store, configuration: DeliveryConfiguration(v2URL: notifications, dropRate: 0, attemptLossRate: 0, duplicateRate: 0),
             transport: AsyncHTTPNotificationTransport())
@@ -129,6 +166,27 @@ public struct SimulatorServeCommand: AsyncParsableCommand {
             },
             logger: logger)
         try await app.runService()
+    }
+}
+
+extension SimulatorServeCommand {
+    /// The population: none but the devices' purchases, or `--customers` who arrived over the
+    /// last `--history-days` and keep renewing, churning and refunding as the clock runs.
+    func populationConfiguration(now: Date, products: [SimulatedProduct]) -> PopulationConfiguration {
+        let seed = self.seed ?? UInt64.random(in: 1...UInt64.max)
+        guard customers > 0 else {
+            return PopulationConfiguration(
+                customers: 0, start: now, days: 3650, seed: seed, behaviour: .scripted, products: products, sandboxDurations: sandboxDurations)
+        }
+        var behaviour = PopulationBehaviour()
+        // Family sharing gives a second account the same subscription: left out, so each
+        // account's truth is its own purchases.
+        behaviour.familySharingRate = 0
+        let future = 3650.0
+        return PopulationConfiguration(
+            customers: customers, start: now.addingTimeInterval(-historyDays * 86_400), days: historyDays + future,
+            arrivalShare: historyDays / (historyDays + future), seed: seed, behaviour: behaviour, products: products,
+            sandboxDurations: sandboxDurations)
     }
 }
 

@@ -50,7 +50,7 @@ package struct RevenueCatV2Error: Error, HTTPResponseError, Sendable {
             try container.encode("error", forKey: .object)
             try container.encode(error.type, forKey: .type)
             try container.encode(error.param, forKey: .param)
-            try container.encode("https://errors.rev.cat/" + error.type.replacingOccurrences(of: "_", with: "-"), forKey: .docURL)
+            try container.encode("https://errors.rev.cat/" + error.type.split(separator: "_").joined(separator: "-"), forKey: .docURL)
             try container.encode(error.message, forKey: .message)
             try container.encode(error.retryable, forKey: .retryable)
             if error.retryable { try container.encode(5000, forKey: .backoffMilliseconds) }

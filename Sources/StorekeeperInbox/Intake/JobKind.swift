@@ -27,6 +27,9 @@ public struct JobKind: RawRepresentable, Sendable, Hashable, Codable, CustomStri
     /// Hourly checks of an app's intake: a spike of rejected notifications, or silence while
     /// subscriptions are live (each a problem opened once and resolved when it clears).
     public static let intakeHealth = JobKind(rawValue: "intakeHealth")
+    /// POSTs one notification the notification URL accepted to the app's
+    /// `notificationForwarding` URL, once (its key is the notification's). Payload: ``ForwardPayload``.
+    public static let forwardNotification = JobKind(rawValue: "forwardNotification")
 
     public var description: String { rawValue }
 }
@@ -61,6 +64,12 @@ public struct SweepPayload: Sendable, Codable, Hashable {
 
 /// The inbox row of a `CONSUMPTION_REQUEST` to answer.
 public struct ConsumptionPayload: Sendable, Codable, Hashable {
+    public var inboxId: Int64
+    public init(inboxId: Int64) { self.inboxId = inboxId }
+}
+
+/// The inbox row of a notification to forward.
+public struct ForwardPayload: Sendable, Codable, Hashable {
     public var inboxId: Int64
     public init(inboxId: Int64) { self.inboxId = inboxId }
 }

@@ -56,6 +56,15 @@ extension JobRecord {
             runAt: runAt, idempotencyKey: "consumption:\(inboxId)")
     }
 
+    /// A ``JobKind/forwardNotification`` of inbox row `inboxId`, keyed by the notification: a V2
+    /// notification's `notificationUUID` (Apple's repeats of it, whatever their bytes, forward
+    /// nothing more), else the row's own key (a V1 body's digest).
+    package static func forwardNotification(appId: String, inboxId: Int64, notificationUUID: String?, rowKey: String, runAt: Date) -> JobRecord {
+        JobRecord(
+            appId: appId, kind: JobKind.forwardNotification.rawValue, payload: JSONEncoder.payload(ForwardPayload(inboxId: inboxId)),
+            runAt: runAt, idempotencyKey: "forward:" + (notificationUUID.map { "v2:" + $0.lowercased() } ?? rowKey))
+    }
+
     /// A periodic job of `kind` for the period starting at `start`, once per period.
     package static func periodic(appId: String, kind: JobKind, start: Date, payload: String = "{}") -> JobRecord {
         JobRecord(

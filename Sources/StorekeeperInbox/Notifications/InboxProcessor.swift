@@ -280,9 +280,29 @@ public struct InboxProcessor: Sendable {
     package func failure(_ row: InboxNotification, reason: InboxFailure) -> Changeset? {
         guard let id = row.id else { return nil }
         let now = clock()
-        return Changeset(
-            appId: row.appId, at: now,
-            inboxOutcome: InboxOutcome(inboxId: id, state: .failed, failureReason: reason.description, processedAt: now))
+        return forwarding(
+            Changeset(
+                appId: row.appId, at: now,
+                inboxOutcome: InboxOutcome(inboxId: id, state: .failed, failureReason: reason.description, processedAt: now)),
+            of: row)
+    }
+
+    /// `changeset` with the forwarding of `row` when its app forwards notifications
+    /// (`notificationForwarding`): a job keyed by the notification
+    /// (``JobRecord/forwardNotification(appId:inboxId:notificationUUID:rowKey:runAt:)``), written
+    /// with the row's outcome, so each notification is forwarded once however often Apple sends
+    /// it. Whatever the outcome: the second backend judges the notification for itself. Rows the
+    /// notification-history sweep stored never reached the notification URL and are not forwarded.
+    package func forwarding(_ changeset: Changeset, of row: InboxNotification) -> Changeset {
+        guard let id = row.id, apps.apps[row.appId]?.configuration.notificationForwarding != nil,
+            row.headers["Source"] != "notification-history"
+        else { return changeset }
+        let parts = row.idempotencyKey.split(separator: ":")
+        let uuid = row.version == .v2 && parts.count == 3 ? String(parts[1]) : nil
+        var result = changeset
+        result.jobs.append(
+            .forwardNotification(appId: row.appId, inboxId: id, notificationUUID: uuid, rowKey: row.idempotencyKey, runAt: changeset.at))
+        return result
     }
 
     /// Why a row failed for good: its processing threw on every attempt, or never finished.
@@ -304,6 +324,10 @@ public struct InboxProcessor: Sendable {
     /// is what the row's run fetched ahead, if it did. What the row amounts to is the
     /// ``NotificationDecider``'s; a V1 row's refreshes are queued here, before its facts.
     package func decide(_ row: InboxNotification, verification: V2Verification?, reads: PrefetchedReads? = nil) async throws -> Changeset? {
+        try await decision(row, verification: verification, reads: reads).map { forwarding($0, of: row) }
+    }
+
+    private func decision(_ row: InboxNotification, verification: V2Verification?, reads: PrefetchedReads?) async throws -> Changeset? {
         guard let id = row.id else { return nil }
         let now = clock()
         guard let app = apps.apps[row.appId] else { return Self.rejected(row, id: id, reason: .unknownApp(row.appId), now: now) }
