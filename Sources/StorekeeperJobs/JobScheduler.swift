@@ -162,7 +162,10 @@ public struct JobScheduler: Service {
             try await runner.store.failJob(id: id, owner: owner, error: open.description, retryAt: open.until)
         } catch {
             let message = String(String(describing: error).prefix(500))
-            let retryAt = Self.retryDate(after: error, attempts: job.attempts, maximumAttempts: configuration.maximumAttempts, now: runner.clock())
+            let attempts =
+                JobKind(rawValue: job.kind) == .forwardNotification
+                ? NotificationForwarder.attempts(configured: configuration.maximumAttempts) : configuration.maximumAttempts
+            let retryAt = Self.retryDate(after: error, attempts: job.attempts, maximumAttempts: attempts, now: runner.clock())
             runner.logger.notice("job failed", metadata: ["job": "\(id)", "kind": "\(job.kind)", "error": "\(message)"])
             try await runner.store.failJob(id: id, owner: owner, error: message, retryAt: retryAt)
             if let app, let apple = error as? AppStoreServerAPIError, apple.httpStatus == 401 {
@@ -175,6 +178,7 @@ public struct JobScheduler: Service {
             // Given up, or still retrying after as many attempts as a give-up takes (Apple away
             // that long): either way an operator should know.
             if retryAt == nil || job.attempts == configuration.maximumAttempts {
+                // (A forward that is still retrying says so too: the second backend is down.)
                 try await openJobProblem(job, error: message, app: app, desk: desk)
             }
         }

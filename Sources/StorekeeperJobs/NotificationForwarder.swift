@@ -26,7 +26,7 @@ package struct NotificationForwarder: Sendable {
     package let transport: (any WebhookTransport)?
     package let metrics: ServerMetrics?
     package let logger: Logger
-    /// The attempts a forward gets (the scheduler's `maximumAttempts`).
+    /// The attempts a forward gets (``attempts(configured:)``).
     package let maximumAttempts: Int
     /// How long one POST may take.
     package var timeout: TimeAmount = .seconds(10)
@@ -36,12 +36,22 @@ package struct NotificationForwarder: Sendable {
         self.transport = transport
         self.metrics = metrics
         self.logger = logger
-        self.maximumAttempts = maximumAttempts
+        self.maximumAttempts = Self.attempts(configured: maximumAttempts)
     }
+
+    /// The attempts a forward gets with the scheduler's `maximumAttempts` for other jobs:
+    /// fourteen more at the backoff's six-hour cap, so a second backend that is down keeps getting
+    /// its notifications for about three days, as Apple retries its own (the job's key keeps
+    /// the retries one forward).
+    package static func attempts(configured: Int) -> Int { configured + 14 }
 
     /// Why a forward failed; the scheduler retries it.
     package struct Failure: Error, CustomStringConvertible {
         package var description: String
+
+        package init(description: String) {
+            self.description = description
+        }
     }
 
     /// Forwards the notification of `job` for `app`.

@@ -74,8 +74,8 @@ struct RevenueCatComparison {
         guard export.format == .scheduledExport else {
             throw RevenueCatExport.Unreadable(description: "\(path) is a plain list: only RevenueCat's scheduled export says what is active")
         }
-        var views: [String: RevenueCatView] = [:]
-        var order: [String] = []
+        var views: [ExactId: RevenueCatView] = [:]
+        var order: [ExactId] = []
         var rows = 0
         var malformed = 0
         var skipped: [String: Int] = [:]
@@ -85,11 +85,12 @@ struct RevenueCatComparison {
             case .malformed: malformed += 1
             case .row(let row) where !row.isAppStore: skipped[row.store, default: 0] += 1
             case .row(let row):
-                if views[row.appUserId] == nil {
-                    views[row.appUserId] = RevenueCatView(appUserId: row.appUserId)
-                    order.append(row.appUserId)
+                let id = ExactId(row.appUserId)
+                if views[id] == nil {
+                    views[id] = RevenueCatView(appUserId: row.appUserId)
+                    order.append(id)
                 }
-                views[row.appUserId]?.add(row, catalog: catalog, at: instant)
+                views[id]?.add(row, catalog: catalog, at: instant)
             }
         }
         var differing: [Customer] = []

@@ -1,4 +1,5 @@
 import Foundation
+import StorekeeperStore
 
 /// What a RevenueCat export asks Storekeeper to import, read in one pass over the file: per
 /// app user id (in the order the file first names it) its other app user ids and its App Store
@@ -28,7 +29,7 @@ struct RevenueCatImportPlan {
     var malformed: [RevenueCatExport.Malformed] = []
     var customers: [Customer] = []
     var contested: [ContestedChain] = []
-    private var customerIndex: [String: Int] = [:]
+    private var customerIndex: [ExactId: Int] = [:]
     private var chainOwners: [String: String] = [:]
 
     /// Reads the export at `path`.
@@ -54,18 +55,20 @@ struct RevenueCatImportPlan {
         }
         appStoreRows += 1
         let index: Int
-        if let known = customerIndex[row.appUserId] {
+        if let known = customerIndex[ExactId(row.appUserId)] {
             index = known
         } else {
             index = customers.count
-            customerIndex[row.appUserId] = index
+            customerIndex[ExactId(row.appUserId)] = index
             customers.append(Customer(appUserId: row.appUserId))
         }
-        for alias in row.aliases where !customers[index].aliases.contains(alias) {
+        for alias in row.aliases where !customers[index].aliases.contains(where: { CustomerId.same($0, alias) }) {
             customers[index].aliases.append(alias)
         }
         if let owner = chainOwners[chain] {
-            if owner != row.appUserId, !contested.contains(where: { $0.originalTransactionId == chain && $0.claimedBy == row.appUserId }) {
+            if !CustomerId.same(owner, row.appUserId),
+                !contested.contains(where: { $0.originalTransactionId == chain && CustomerId.same($0.claimedBy, row.appUserId) })
+            {
                 contested.append(ContestedChain(originalTransactionId: chain, claimedBy: row.appUserId, owner: owner, line: row.line))
             }
             return
@@ -74,4 +77,20 @@ struct RevenueCatImportPlan {
         customers[index].chains.append(chain)
     }
 
+}
+
+/// An app user id as a dictionary key, compared as exact bytes (``CustomerId``'s rule): Swift's
+/// `String` keys would merge two ids that differ only in Unicode normalization.
+struct ExactId: Hashable {
+    let text: String
+
+    init(_ text: String) {
+        self.text = text
+    }
+
+    static func == (lhs: ExactId, rhs: ExactId) -> Bool { lhs.text.utf8.elementsEqual(rhs.text.utf8) }
+
+    func hash(into hasher: inout Hasher) {
+        for byte in text.utf8 { hasher.combine(byte) }
+    }
 }

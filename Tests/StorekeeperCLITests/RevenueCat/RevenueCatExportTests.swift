@@ -133,6 +133,16 @@ struct RevenueCatExportTests {
         if case .malformed(let bad) = entries[3] { #expect(bad.line == 5) } else { Issue.record("\(entries[3])") }
     }
 
+    @Test("app user ids are exact bytes: NFC and NFD spellings of one name are two customers, each with its own chain")
+    func exactBytes() async throws {
+        let text = "zo\u{E9},1000001\nzoe\u{301},1000002\nzo\u{E9},1000003\n"
+        let plan = try RevenueCatImportPlan.read(path: try await Self.file(text).path)
+        #expect(plan.customers.count == 2)
+        #expect(plan.customers.map { Array($0.appUserId.utf8) } == [Array("zo\u{E9}".utf8), Array("zoe\u{301}".utf8)])
+        #expect(plan.customers.map { $0.chains } == [["1000001", "1000003"], ["1000002"]])
+        #expect(plan.contested.isEmpty)
+    }
+
     @Test("an empty file is unreadable")
     func emptyFile() async throws {
         let url = try await Self.file("\n \n")

@@ -211,7 +211,7 @@ struct NotificationForwardingTests {
             let alpha = try #require(apps.apps["alpha"])
             job.attempts = 1
             await #expect(throws: NotificationForwarder.Failure.self) { try await forwarder.forward(job, app: alpha) }
-            job.attempts = 2
+            job.attempts = NotificationForwarder.attempts(configured: 2)
             await #expect(throws: NotificationForwarder.Failure.self) { try await forwarder.forward(job, app: alpha) }
             job.attempts = 1
             try await forwarder.forward(job, app: alpha)
@@ -229,6 +229,23 @@ struct NotificationForwardingTests {
             #expect(metrics.exposition().contains("storekeeper_notifications_forwarded_total{outcome=\"refused\"} 1"))
             #expect(await transport.posts.count == 3)
         }
+    }
+
+    @Test("a second backend that is down keeps getting retries for about three days, as Apple retries its own")
+    func retriesForDays() {
+        let configured = 8
+        let attempts = NotificationForwarder.attempts(configured: configured)
+        var now = Fixture.t0
+        var tries = 1
+        let failure = NotificationForwarder.Failure(description: "HTTP 503")
+        while let next = JobScheduler.retryDate(after: failure, attempts: tries, maximumAttempts: attempts, now: now) {
+            now = next
+            tries += 1
+        }
+        #expect(tries == attempts)
+        #expect(now.timeIntervalSince(Fixture.t0) > 3 * 86_400, "\(now.timeIntervalSince(Fixture.t0) / 86_400) days")
+        // Other jobs give up after the configured attempts, as before.
+        #expect(JobScheduler.retryDate(after: failure, attempts: configured, maximumAttempts: configured, now: Fixture.t0) == nil)
     }
 
     @Test("a running server answers Apple, then its scheduler forwards over HTTP with a client of its own")
