@@ -8,7 +8,7 @@ package enum RevenueCatV2 {
     /// Milliseconds since 1970, v2's time.
     package static func ms(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
 
-    /// `{"object": "list", "items": […], "next_page": "/v2/…?starting_after=…" | null, "url": "/v2/…"}`.
+    /// `{"object": "list", "items": […], "next_page": "/<prefix>/v2/…?starting_after=…" | null, "url": "/<prefix>/v2/…"}`.
     package struct List<Item: Encodable & Sendable>: ResponseEncodable, Sendable {
         package var items: [Item]
         package var nextPage: String?

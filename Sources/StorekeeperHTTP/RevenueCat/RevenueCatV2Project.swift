@@ -25,16 +25,21 @@ package struct RevenueCatV2Project: Sendable {
     /// When Storekeeper first recorded each app: the creation time of what its configuration
     /// defines (catalog products and entitlements), which have no time of their own.
     package let appsRecordedAt: [String: Date]
+    /// Where the v2 routes are served (`/revenuecat`): `url` and `next_page` are paths from the
+    /// server's root, as RevenueCat's are from its host's, so a client that resolves them
+    /// against the host it called reaches them.
+    package var pathPrefix: String
 
-    package init(id: String, apps: [AppRuntime], appsRecordedAt: [String: Date]) {
+    package init(id: String, apps: [AppRuntime], appsRecordedAt: [String: Date], pathPrefix: String = "") {
         self.id = id
         self.apps = apps
         self.appsRecordedAt = appsRecordedAt
+        self.pathPrefix = pathPrefix
     }
 
     /// The v2 path of `suffix` in this project, as `url` and `next_page` name it.
     package func path(_ suffix: String) -> String {
-        "/v2/projects/" + RevenueCatV2Page.pathEscaped(id) + (suffix.isEmpty ? "" : "/" + suffix)
+        pathPrefix + "/v2/projects/" + RevenueCatV2Page.pathEscaped(id) + (suffix.isEmpty ? "" : "/" + suffix)
     }
 
     package func app(_ appId: String) -> AppRuntime? { apps.first { $0.id == appId } }

@@ -66,7 +66,7 @@ extension StorekeeperAPI {
         let id = apps.revenueCatProjectId(of: caller.app.configuration)
         let members = apps.revenueCatProject(id)
         let recorded = Dictionary(try await store.apps().map { ($0.id, $0.createdAt) }, uniquingKeysWith: { first, _ in first })
-        return RevenueCatV2Project(id: id, apps: members, appsRecordedAt: recorded)
+        return RevenueCatV2Project(id: id, apps: members, appsRecordedAt: recorded, pathPrefix: "/" + revenueCatPathPrefix)
     }
 
     func revenueCatV2Customers(_ context: APIRequestContext) async throws -> RevenueCatV2Customers {
@@ -97,7 +97,7 @@ extension StorekeeperAPI {
         let project = try await revenueCatV2Project(context)
         let created = project.apps.map(project.recordedAt).min() ?? 0
         let item = RevenueCatV2.Project(id: project.id, name: project.id, createdAt: created)
-        return try RevenueCatV2Page(request).list([item], id: \.id, path: "/v2/projects")
+        return try RevenueCatV2Page(request).list([item], id: \.id, path: project.pathPrefix + "/v2/projects")
     }
 
     func v2Apps(_ request: Request, _ context: APIRequestContext) async throws -> RevenueCatV2.List<RevenueCatV2.App> {

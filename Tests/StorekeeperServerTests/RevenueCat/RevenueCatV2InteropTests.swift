@@ -108,7 +108,7 @@ struct RevenueCatV2InteropTests {
             items, after, count = [], UNSET, 0
             while True:
                 page = call(operation, model, limit=2, starting_after=after, **arguments)
-                if page.object_.value != "list" or not page.url.startswith("/v2/"):
+                if page.object_.value != "list" or not page.url.startswith("/revenuecat/v2/"):
                     raise AssertionError(f"{operation.__name__}: {page.object_} {page.url}")
                 items += page.items
                 count += 1

@@ -176,8 +176,8 @@ struct RevenueCatV2RouteTests {
                     let items = try #require(answer.json["items"] as? [[String: Any]])
                     #expect(items.count <= limit)
                     seen += items.compactMap { $0["id"] as? String }
-                    next = (answer.json["next_page"] as? String).map { "/revenuecat" + $0 }
-                    #expect(answer.json["url"] as? String == "/v2/projects/projab12/customers")
+                    next = answer.json["next_page"] as? String
+                    #expect(answer.json["url"] as? String == "/revenuecat/v2/projects/projab12/customers")
                     pages += 1
                     #expect(pages <= 20)
                 }
@@ -203,7 +203,7 @@ struct RevenueCatV2RouteTests {
                 let answer = try await client.call(.get, path, key: RevenueCatV2Fixture.secret)
                 #expect(answer.status == 200)
                 seen += (answer.json["items"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
-                next = (answer.json["next_page"] as? String).map { "/revenuecat" + $0 }
+                next = answer.json["next_page"] as? String
                 pages += 1
             }
             #expect(pages == 2)
@@ -328,7 +328,7 @@ struct RevenueCatV2RouteTests {
                     let answer = try await client.call(.get, path, key: key)
                     #expect(answer.status == 200, "\(answer.text)")
                     seen += (answer.json["items"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
-                    next = (answer.json["next_page"] as? String).map { "/revenuecat" + $0 }
+                    next = answer.json["next_page"] as? String
                 }
                 #expect(seen == expected)
                 for id in seen where !list.contains("/") {
