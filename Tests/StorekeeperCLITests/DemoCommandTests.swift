@@ -62,6 +62,7 @@ struct DemoCommandTests {
         "bad knobs are usage errors",
         arguments: [
             ["--drop-rate", "1.5"], ["--duplicate-rate", "-0.1"], ["--customers", "0"], ["--days", "0"], ["--step-hours", "0"],
+            ["--revenuecat-webhook", "ftp://example.com/x"],
         ])
     func badKnobsAreUsageErrors(_ arguments: [String]) async throws {
         let output = try await StorekeeperProcess.run(["demo", "--check"] + arguments)

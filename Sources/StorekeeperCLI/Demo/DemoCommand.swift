@@ -83,11 +83,23 @@ public struct DemoCommand: AsyncParsableCommand {
     @Flag(help: "Print less (no progress lines).")
     var quiet = false
 
+    @Option(
+        name: .customLong("revenuecat-webhook"),
+        help: ArgumentHelp(
+            "Also send the app's events in RevenueCat's webhook format to this http(s) URL (repeatable), with the demo's Authorization header.",
+            valueName: "url"))
+    var revenueCatWebhooks: [String] = []
+
     public init() {}
 
     public func validate() throws {
         if let customers, !(1...1_000_000).contains(customers) { throw ValidationError("--customers must be between 1 and 1000000") }
         if let days, !(days > 0 && days <= 3_650) { throw ValidationError("--days must be more than 0 and at most 3650") }
+        for url in revenueCatWebhooks {
+            guard let scheme = URL(string: url)?.scheme?.lowercased(), ["http", "https"].contains(scheme), URL(string: url)?.host != nil else {
+                throw ValidationError("--revenuecat-webhook must be an http(s) URL")
+            }
+        }
         guard (0...1).contains(dropRate) else { throw ValidationError("--drop-rate must be between 0 and 1") }
         guard (0...1).contains(duplicateRate) else { throw ValidationError("--duplicate-rate must be between 0 and 1") }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
@@ -116,11 +128,12 @@ public struct DemoCommand: AsyncParsableCommand {
     }
 
     public func run() async throws {
-        let settings = DemoSettings(
+        var settings = DemoSettings(
             check: check, customers: customers ?? (check ? 1_000 : 200), days: days ?? (check ? 365 : 120), dropRate: dropRate,
             duplicateRate: duplicateRate, seed: seed, dataDirectory: dataDirectory, databaseURL: databaseURL, port: check ? 0 : port,
             stepHours: stepHours,
             quiet: quiet, reconciles: !withoutReconciliation, sendsV1: v1, liveSpeed: liveSpeed, until: runEnd)
+        settings.revenueCatWebhooks = revenueCatWebhooks
         let outcome = try await DemoRunner(settings: settings).run()
         if settings.check, !outcome.allMatched {
             throw CLIFailure(exitCode: 1, message: "")

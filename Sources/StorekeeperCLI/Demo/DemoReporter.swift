@@ -94,6 +94,9 @@ struct DemoReporter {
         say("The server keeps running \(pace) (Ctrl-C stops it); the simulated customers keep living.")
         say("  dashboard    \(serverBase)/dashboard   (sign in as \(DemoWorld.dashboardEmail) with password \(world.dashboardPassword))")
         say("  API          \(serverBase)   (admin key: \(world.adminKey))")
+        say(
+            "  RevenueCat   SDK proxyURL \(serverBase)/revenuecat (SDK key \(world.revenueCatSDKKey)); "
+                + "REST v2 \(serverBase)/revenuecat/v2/projects/\(DemoWorld.appId) (secret key \(world.revenueCatSecretKey))")
         say("  health       curl \(serverBase)/health")
         say("  metrics      curl \(serverBase)/metrics")
         say("  API docs     curl \(serverBase)/openapi.json")

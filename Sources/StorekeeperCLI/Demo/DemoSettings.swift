@@ -25,4 +25,6 @@ struct DemoSettings: Sendable {
     var until: Date?
     /// A scripted run instead of a random population (`storekeeper simulate`).
     var scenario: Scenario?
+    /// More URLs that get the app's events in RevenueCat's webhook format (`--revenuecat-webhook`).
+    var revenueCatWebhooks: [String] = []
 }

@@ -39,6 +39,10 @@ struct DemoWorld: Sendable {
     static let dashboardEmail = "demo@storekeeper.local"
     let dashboardPassword: String
     let sharedSecret: String
+    /// The RevenueCat SDK key and v2 secret key the demo's app takes (apps and backends still
+    /// speaking RevenueCat).
+    let revenueCatSDKKey: String
+    let revenueCatSecretKey: String
     /// The key of the demo's webhook secret (`whsec_` + its base64).
     let webhookKey: Data
     /// The `Authorization` header the demo's RevenueCat-format webhook carries.
@@ -69,6 +73,8 @@ struct DemoWorld: Sendable {
         adminKey = "sk_demo_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         dashboardPassword = "demo-" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
         sharedSecret = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        revenueCatSDKKey = "appl_demo" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(20)
+        revenueCatSecretKey = "sk_demo_rc_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         webhookKey = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
         try ca.rootCertificateDER.write(to: rootPath)
         try receipts.rootCertificateDER.write(to: receiptRootPath)
@@ -126,6 +132,14 @@ struct DemoWorld: Sendable {
         revenueCat.url = "http://127.0.0.1:\(receiverPort)/revenuecat"
         revenueCat.authorization = Self.revenueCatAuthorization
         app.integrations = [revenueCat]
+        for (index, url) in settings.revenueCatWebhooks.enumerated() {
+            var more = IntegrationConfiguration(id: "revenuecat-\(index + 1)", type: .revenuecat)
+            more.url = url
+            more.authorization = Self.revenueCatAuthorization
+            app.integrations.append(more)
+        }
+        app.revenueCat = RevenueCatSettings(
+            sdkKeys: [revenueCatSDKKey], secretKeys: [APIKeyConfiguration(key: revenueCatSecretKey, role: .app)], projectId: Self.appId)
         return ServerConfiguration(
             host: "127.0.0.1", port: settings.port, dataDirectory: directory.appendingPathComponent("data").path, apps: [app],
             logLevel: "error")

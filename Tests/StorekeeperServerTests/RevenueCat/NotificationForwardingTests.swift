@@ -123,11 +123,12 @@ struct NotificationForwardingTests {
             let running = Task { try await work.runDueJobs() }
             try await Task.sleep(for: .milliseconds(200))
             #expect(transport.posts.isEmpty)
+            // Apple's POSTs are answered while the forward still hangs (it is released only
+            // after them): the door never waits for the second URL, however slow the machine.
             for body in bodies.dropFirst() {
-                let started = ContinuousClock.now
                 #expect(try await client.call(.post, "/v1/apps/alpha/notifications", body: body).status == 200)
-                #expect(ContinuousClock.now - started < .seconds(1))
             }
+            #expect(transport.posts.isEmpty)
             try await harness.processor.drain()
             transport.release()
             _ = try await running.value
@@ -271,7 +272,7 @@ struct NotificationForwardingTests {
                 try await app.test(.live) { client in
                     let bodies = try (0..<3).map { try SignedData.subscribed(ca, chain: "\(7500 + $0)", now: Date()) }
                     for body in bodies { #expect(try await client.call(.post, "/v1/apps/alpha/notifications", body: body).status == 200) }
-                    let deadline = ContinuousClock.now + .seconds(20)
+                    let deadline = ContinuousClock.now + .seconds(90)
                     while destination.requests(pathContaining: "/apple").count < 3, ContinuousClock.now < deadline {
                         try await Task.sleep(for: .milliseconds(50))
                     }
