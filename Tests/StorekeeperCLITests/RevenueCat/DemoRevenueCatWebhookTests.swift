@@ -9,8 +9,8 @@ struct DemoRevenueCatWebhookTests {
     /// A receiver outside the demo: Python's HTTP server writing each POST's Authorization
     /// header and body, one JSON line each, to `log`.
     static let receiver = """
-        import http.server, json, sys
-        port, log = int(sys.argv[1]), sys.argv[2]
+        import http.server, json, os, sys, time
+        port, log, stop = int(sys.argv[1]), sys.argv[2], sys.argv[3]
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
@@ -21,7 +21,13 @@ struct DemoRevenueCatWebhookTests {
                 self.end_headers()
             def log_message(self, *arguments):
                 pass
-        http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
+        server = http.server.HTTPServer(("127.0.0.1", port), Handler)
+        server.timeout = 0.2
+        # Ends by itself: when the test leaves the stop file or removes its folder, or after
+        # 20 minutes at most.
+        deadline = time.time() + 1200
+        while not os.path.exists(stop) and os.path.isdir(os.path.dirname(stop)) and time.time() < deadline:
+            server.handle_request()
         """
 
     @Test("a URL of one's own gets the demo's events in RevenueCat's documented format while the demo runs, each id once")
@@ -33,9 +39,16 @@ struct DemoRevenueCatWebhookTests {
         let port = LoopbackPort.free()
         let python = Process()
         python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        python.arguments = ["python3", "-c", Self.receiver, "\(port)", log.path]
+        let stop = directory.appendingPathComponent("stop")
+        python.arguments = ["python3", "-c", Self.receiver, "\(port)", log.path, stop.path]
+        python.standardInput = FileHandle.nullDevice
+        python.standardOutput = FileHandle.nullDevice
+        python.standardError = FileHandle.nullDevice
         try python.run()
-        defer { python.terminate() }
+        defer {
+            _ = FileManager.default.createFile(atPath: stop.path, contents: Data())
+            python.terminate()
+        }
         let output = try await StorekeeperProcess.run(
             [
                 "demo", "--check", "--customers", "25", "--days", "60", "--seed", "11", "--step-hours", "6", "--quiet",
