@@ -47,6 +47,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         // Already in the graph through AsyncHTTPClient: its zlib inflater reads gzip exports.
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.26.0"),
+        // Traces (docs/observability.md): libraries use the Tracing API; the server exports with
+        // swift-otel over OTLP/HTTP only (the gRPC exporter's packages are not built).
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // Everything Apple sends or accepts, as Codable values. Foundation only. Also home to the
@@ -123,10 +127,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The version, commit and date a release build stamps (Scripts/release.sh), in C so that
+        // stamping recompiles one file, not a Swift module.
+        .target(name: "CBuildStamp"),
         // The configured apps: the configuration, each app's keys and runtime, the app directory, the server's metrics.
         .target(
             name: "StorekeeperApps",
             dependencies: [
+                "CBuildStamp",
                 "AppStoreJOSE",
                 "AppStoreModels",
                 "AppStoreServerAPI",
@@ -157,6 +165,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         // The way out: the outbox dispatcher and its vendors (webhooks, Slack, Telegram, Amplitude, Mixpanel), and the problems it opens.
@@ -174,6 +183,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         // The background work: the job runner and scheduler (reconciliation, sweeps, consumption answers), Apple's clients, and the work a server runs.
@@ -215,6 +225,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             resources: [.copy("Resources/openapi.json")]
         ),
@@ -253,7 +264,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "OTel", package: "swift-otel"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         // A local App Store: a simulated population on a controllable clock, signed data, Apple's
@@ -294,6 +307,8 @@ let package = Package(
             name: "StorekeeperCLI",
             dependencies: [
                 "SubscriptionReport",
+                "AppStoreJOSE",
+                .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -398,6 +413,8 @@ let package = Package(
                 "StorekeeperTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             resources: [.copy("Fixtures")]
         ),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import StorekeeperApps
 
 /// The `storekeeper` command: verification, decoding and benchmarking tools for Apple's signed
 /// data, and the subscription engine's report.
@@ -10,6 +11,7 @@ public struct Storekeeper: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "storekeeper",
         abstract: "A self-hosted subscription backend for App Store apps.",
+        version: BuildInfo.current.description,
         subcommands: [
             JWSCommand.self,
             ReceiptCommand.self,
@@ -17,6 +19,7 @@ public struct Storekeeper: AsyncParsableCommand {
             BenchCommand.self,
             ServeCommand.self,
             MigrateCommand.self,
+            BackupCommand.self, RestoreCommand.self,
             UserCommand.self,
             MetricsCommand.self,
             AnalyticsCommand.self,
@@ -29,6 +32,8 @@ public struct Storekeeper: AsyncParsableCommand {
             ImportCommand.self,
             CompareCommand.self,
             MessagingCommand.self,
+            DoctorCommand.self,
+            HealthCommand.self,
         ]
     )
 

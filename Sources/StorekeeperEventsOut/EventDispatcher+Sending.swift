@@ -6,6 +6,7 @@ import NIOHTTP1
 import ServiceLifecycle
 import StorekeeperApps
 import StorekeeperStore
+import Tracing
 
 extension EventDispatcher {
     /// Sends one destination's deliveries: webhooks and chat messages one by one, analytics
@@ -83,15 +84,28 @@ extension EventDispatcher {
     /// reads an answer that names refused records (by delivery id, with why): those are dead,
     /// and the others are delivered or, when `unnamed` says nothing was imported, answered
     /// back to be posted again. A 429 pauses the whole destination (``Pacing``).
+    ///
+    /// Each attempt is a span in the trace of the work that recorded its event
+    /// (EventDispatcher+Tracing.swift).
     @discardableResult
     package func post(
         _ deliveries: [OutboxDelivery], url: String, headers: [(String, String)], body: Data, app: AppRuntime,
         refusals: (WebhookAnswer) -> [Int64: String]? = { _ in nil }, unnamed: Unnamed = .delivered
     ) async throws -> [OutboxDelivery] {
+        try await withDeliverySpan(deliveries, app: app) { span in
+            try await attempt(deliveries, url: url, headers: headers, body: body, app: app, refusals: refusals, unnamed: unnamed, span: span)
+        }
+    }
+
+    private func attempt(
+        _ deliveries: [OutboxDelivery], url: String, headers: [(String, String)], body: Data, app: AppRuntime,
+        refusals: (WebhookAnswer) -> [Int64: String]?, unnamed: Unnamed, span: any Span
+    ) async throws -> [OutboxDelivery] {
         let now = clock()
         let started = ContinuousClock.now
         guard let first = deliveries.first else { return [] }
         if let refusal = refusal(url, app: app) {
+            Self.describe(span, outcome: "refused", error: "the URL is refused (invalid, or a private address)")
             for delivery in deliveries { try await finish(delivery, at: now, started: started, status: nil, error: refusal, outcome: .dead) }
             return []
         }
@@ -101,6 +115,7 @@ extension EventDispatcher {
             answer = try await transport.post(url: url, headers: headers, body: body, timeout: timeout)
         } catch {
             let message = String(String(describing: error).prefix(300))
+            Self.describe(span, outcome: "failed", error: "the request failed: \(type(of: error))")
             for delivery in deliveries {
                 try await finish(
                     delivery, at: now, started: started, status: nil, error: message,
@@ -108,7 +123,9 @@ extension EventDispatcher {
             }
             return []
         }
+        if span.isRecording { span.attributes["http.response.status_code"] = answer.status }
         if let refused = refusals(answer) {
+            Self.describe(span, outcome: "partly_refused", error: nil)
             var again: [OutboxDelivery] = []
             for delivery in deliveries {
                 if let error = refused[delivery.id] {
@@ -123,10 +140,12 @@ extension EventDispatcher {
         }
         switch answer.status {
         case 200..<300:
+            Self.describe(span, outcome: "delivered", error: nil)
             for delivery in deliveries {
                 try await finish(delivery, at: now, started: started, status: answer.status, error: nil, outcome: .delivered)
             }
         case 410:
+            Self.describe(span, outcome: "dead", error: "410 Gone: the destination is disabled")
             try await store.disableDestination(appId: app.id, destination: first.destination, reason: "the endpoint answered 410 Gone", at: now)
             logger.warning("destination disabled: its endpoint answered 410", metadata: ["app": "\(app.id)", "destination": "\(first.destination)"])
             for delivery in deliveries {
@@ -140,6 +159,7 @@ extension EventDispatcher {
                 await pacing.pause("\(app.id)/\(first.destination)", until: now.addingTimeInterval(min(asked, 86_400)))
             }
             let reason = "HTTP \(answer.status)" + (answer.body.isEmpty ? "" : ": " + String(decoding: answer.body.prefix(200), as: UTF8.self))
+            Self.describe(span, outcome: "failed", error: "HTTP \(answer.status)")
             for delivery in deliveries {
                 try await finish(
                     delivery, at: now, started: started, status: answer.status, error: reason,

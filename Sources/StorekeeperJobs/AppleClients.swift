@@ -12,11 +12,13 @@ public struct AppleClients: Sendable {
         self.clients = clients
     }
 
-    /// Live clients for every configured app with ``AppConfiguration/appStoreServerAPI``.
+    /// Live clients for every configured app with ``AppConfiguration/appStoreServerAPI``; with
+    /// `metrics`, Apple's answers are counted there by status (``MeteredTransport``).
     public static func live(
         configuration: ServerConfiguration, rateBudget: RateBudget = RateBudget(),
-        transport: any HTTPTransport = AsyncHTTPClientTransport()
+        transport: any HTTPTransport = AsyncHTTPClientTransport(), metrics: ServerMetrics? = nil
     ) throws -> AppleClients {
+        let transport = metrics.map { MeteredTransport(base: transport, metrics: $0) } ?? transport
         var clients: [String: any AppStoreServerAPIClientProtocol] = [:]
         for app in configuration.apps {
             guard let settings = app.appStoreServerAPI else { continue }

@@ -154,6 +154,7 @@ public struct JobScheduler: Service {
         } catch let failure as JobRunner.PermanentFailure {
             runner.logger.warning("job failed for good", metadata: ["job": "\(id)", "kind": "\(job.kind)", "error": "\(failure)"])
             try await runner.store.failJob(id: id, owner: owner, error: failure.description, retryAt: nil)
+            runner.metrics?.jobFailed(kind: job.kind, final: true)
             try await openJobProblem(job, error: failure.description, app: app, desk: desk)
         } catch is CancellationError {
             throw CancellationError()
@@ -168,6 +169,7 @@ public struct JobScheduler: Service {
             let retryAt = Self.retryDate(after: error, attempts: job.attempts, maximumAttempts: attempts, now: runner.clock())
             runner.logger.notice("job failed", metadata: ["job": "\(id)", "kind": "\(job.kind)", "error": "\(message)"])
             try await runner.store.failJob(id: id, owner: owner, error: message, retryAt: retryAt)
+            runner.metrics?.jobFailed(kind: job.kind, final: retryAt == nil)
             if let app, let apple = error as? AppStoreServerAPIError, apple.httpStatus == 401 {
                 try await desk.open(
                     Problem(

@@ -34,6 +34,10 @@ public struct ServerDependencies: Sendable {
     /// What the notification route wakes the inbox worker with; `nil` for one paced by the
     /// configuration (tests pass their own to watch it).
     public var inboxSignal: InboxSignal?
+    /// The server's metrics when the caller made them first (so that Apple's clients count
+    /// their answers into them, ``AppleClients/live(configuration:rateBudget:transport:metrics:)``);
+    /// `nil` for a registry of the server's own.
+    public var metrics: ServerMetrics?
 
     public init(
         store: any StorekeeperStorage, clock: @escaping @Sendable () -> Date = { Date() }, logger: Logger,

@@ -13,33 +13,55 @@ import StorekeeperInbox
 import StorekeeperJobs
 import StorekeeperStore
 
-/// Runs an ``SQLStore``'s background machinery as a service (and closes it at the end).
+/// Runs an ``SQLStore``'s background machinery as a service (and closes it at the end, then
+/// lets go of the data directory's lock, which tells `storekeeper restore` a server is using it).
 public struct StoreService: Service {
     public let store: SQLStore
-    public init(store: SQLStore) { self.store = store }
+    public let lock: DataDirectoryLock?
+    public init(store: SQLStore, lock: DataDirectoryLock? = nil) {
+        self.store = store
+        self.lock = lock
+    }
 
     public func run() async throws {
         await cancelWhenGracefulShutdown {
             try? await store.run()
         }
         try? await store.close()
+        lock?.release()
     }
 }
 
 /// Builds the server from its configuration: opens the database it names (SQLite in the data
 /// directory, or PostgreSQL), migrates it before listening, and runs the inbox worker.
+///
+/// `telemetry` is the tracing exporter (``ServerTracing/bootstrap(environment:logger:)``), run first in the
+/// group so that it stops last and flushes the spans of everything else's shutdown.
 public func buildApplication(
-    configuration: StorekeeperApps.ServerConfiguration, onServerRunning: (@Sendable (Int) async -> Void)? = nil
+    configuration: StorekeeperApps.ServerConfiguration, onServerRunning: (@Sendable (Int) async -> Void)? = nil,
+    telemetry: (any Service)? = nil
 ) async throws -> some ApplicationProtocol {
     var logger = Logger(label: "storekeeper")
     logger.logLevel = configuration.logLevel.flatMap(Logger.Level.init(rawValue:)) ?? .info
     let location = try DatabaseLocation.resolve(databaseURL: configuration.databaseURL, dataDirectory: configuration.dataDirectory)
     logger.info("opening the database", metadata: ["database": "\(location.redactedDescription)"])
     let store = try await SQLStore.open(location, logger: logger)
+    let metrics = ServerMetrics()
+    var lock: DataDirectoryLock?
+    if case .sqlite(let path) = location {
+        do {
+            lock = try DataDirectoryLock(databasePath: path, mode: .shared)
+        } catch {
+            try? await store.close()
+            throw error
+        }
+    }
     var dependencies = ServerDependencies(
-        store: store, logger: logger, storeServices: [StoreService(store: store)],
-        appleClients: try AppleClients.live(configuration: configuration), scheduler: SchedulerConfiguration())
+        store: store, logger: logger, storeServices: [StoreService(store: store, lock: lock)],
+        appleClients: try AppleClients.live(configuration: configuration, metrics: metrics), scheduler: SchedulerConfiguration())
+    dependencies.metrics = metrics
     dependencies.onServerRunning = onServerRunning
+    if let telemetry { dependencies.storeServices.insert(telemetry, at: 0) }
     if let readURL = configuration.readDatabaseURL {
         let (reads, watch) = try store.standbyReads(
             url: readURL, maximumLag: .milliseconds(Int64(configuration.readMaximumLagSeconds * 1000)), logger: logger)
@@ -66,7 +88,8 @@ public func buildServer(
     configuration: StorekeeperApps.ServerConfiguration, dependencies: ServerDependencies
 ) throws -> (application: some ApplicationProtocol, work: ServerWork) {
     let directory = try AppDirectory(configuration: configuration)
-    let metrics = ServerMetrics()
+    let metrics = dependencies.metrics ?? ServerMetrics()
+    metrics.registerAtStartup(configuration: configuration)
     let signal =
         dependencies.inboxSignal
         ?? InboxSignal(

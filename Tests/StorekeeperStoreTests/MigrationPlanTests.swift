@@ -37,7 +37,7 @@ struct MigrationPlanTests {
 
     /// A database left at version 23 (the release before the lean inbox) with three rows.
     @Test(
-        "a database at version 23: steps 24 to 29, the third a contract, each statement with its table's rows; nothing changes",
+        "a database at version 23: steps 24 to 30, the third a contract, each statement with its table's rows; nothing changes",
         arguments: TestBackend.available.filter { $0 == .sqlite || $0 == .postgresql })
     func fromVersion23(backend: TestBackend) async throws {
         try await withTestStore(backend) { storage in
@@ -51,7 +51,7 @@ struct MigrationPlanTests {
             let plan = try await store.migrationPlan()
             #expect(plan.currentVersion == 23 && plan.latestVersion == SQLStore.latestSchemaVersion)
             #expect(plan.steps.map(\.version) == Array(24...SQLStore.latestSchemaVersion))
-            #expect(plan.steps.map(\.isContract) == [false, false, true, false, false, false])
+            #expect(plan.steps.map(\.isContract) == [false, false, true, false, false, false, false])
             let actions = plan.steps.flatMap(\.actions)
             let copy = try #require(actions.first { $0.summary == "INSERT INTO inbox_queue from notification_inbox" })
             #expect(copy.rows == 3 && copy.hold == .changedRows)
@@ -107,7 +107,7 @@ struct MigrationPlanTests {
             let store = try #require(storage as? SQLStore)
             try await Self.backToVersion23(store)
             let added = try await store.migrate(scope: .expandOnly)
-            #expect(added == [24, 25, 27, 28, 29])
+            #expect(added == [24, 25, 27, 28, 29, 30])
             #expect(try await store.migrationPlan().steps.map(\.version) == [26])
             // The previous version's indexes by state are still there; this version works beside them.
             #expect(try await store.backend.read { db in try await SQLStore.indexNames(db, dialect: store.dialect) }.contains("inbox_state_app"))

@@ -19,7 +19,7 @@ struct StoreContractTests {
     @Test("migrations apply once and report the schema version", arguments: TestBackend.available)
     func migrationsAreIdempotent(backend: TestBackend) async throws {
         try await withTestStore(backend) { store in
-            #expect(try await store.schemaVersion() == SQLStore.latestSchemaVersion && SQLStore.latestSchemaVersion == 29)
+            #expect(try await store.schemaVersion() == SQLStore.latestSchemaVersion && SQLStore.latestSchemaVersion == 30)
             #expect(try await store.migrate() == [])
             try await store.ping()
         }

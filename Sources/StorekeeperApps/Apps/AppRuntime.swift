@@ -56,6 +56,10 @@ public struct AppRuntime: Sendable {
         }
     }
 
+    /// Apple's roots built in, by name (DER): what the expiry metric watches beside the
+    /// configured ones.
+    package static let builtInRoots = [("AppleRootCA-G3", AppleRootCertificates.appleRootCAG3), ("AppleIncRoot", AppleRootCertificates.appleIncRoot)]
+
     /// Reads a DER or PEM certificate file.
     package static func loadCertificate(path: String, app: String) throws -> Data {
         guard let data = FileManager.default.contents(atPath: path) else {

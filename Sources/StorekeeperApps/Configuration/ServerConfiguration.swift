@@ -37,6 +37,9 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
     public var migrations: MigrationScope = .all
     /// `trace`…`critical`; `info` by default.
     public var logLevel: String?
+    /// `text` (the default: lines on standard error) or `json` (one JSON object per line on
+    /// standard output; docs/observability.md).
+    public var logFormat: String?
     /// The largest body the public notification route reads, in bytes (Apple's bodies are a
     /// few kilobytes; V1 bodies carry a receipt).
     public var maximumNotificationBodySize: Int
@@ -93,6 +96,7 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
         retention = try container.decodeIfPresent(RetentionConfiguration.self, forKey: .retention) ?? defaults.retention
         migrations = try container.decodeIfPresent(MigrationScope.self, forKey: .migrations) ?? defaults.migrations
         logLevel = try container.decodeIfPresent(String.self, forKey: .logLevel)
+        logFormat = try container.decodeIfPresent(String.self, forKey: .logFormat)
         maximumNotificationBodySize =
             try container.decodeIfPresent(Int.self, forKey: .maximumNotificationBodySize)
             ?? defaults.maximumNotificationBodySize
@@ -167,6 +171,7 @@ public struct ServerConfiguration: Sendable, Codable, CustomStringConvertible {
         if let url = value("STOREKEEPER_DATABASE_URL") { databaseURL = url }
         if let url = value("STOREKEEPER_READ_DATABASE_URL") { readDatabaseURL = url }
         if let level = value("STOREKEEPER_LOG_LEVEL") { logLevel = level }
+        if let format = value("STOREKEEPER_LOG_FORMAT") { logFormat = format }
         if let path = value("STOREKEEPER_STATE_SIGNING_KEY") { stateSigningKey = path }
         if let certificate = value("STOREKEEPER_TLS_CERTIFICATE"), let key = value("STOREKEEPER_TLS_KEY") {
             tls = TLSFiles(certificate: certificate, key: key)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import ServiceLifecycle
 import StorekeeperApps
 import StorekeeperServer
 
@@ -27,6 +28,13 @@ public struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Serve HTTPS: a PEM file with the certificate's private key (with --tls-certificate).")
     var tlsKey: String?
 
+    @Option(
+        help: """
+            text (lines on standard error, the default) or json (one JSON object per line on standard output). \
+            Defaults to $STOREKEEPER_LOG_FORMAT, then the configuration's logFormat.
+            """)
+    var logFormat: String?
+
     public init() {}
 
     public func run() async throws {
@@ -42,13 +50,24 @@ public struct ServeCommand: AsyncParsableCommand {
         default: throw CLIFailure.usage("--tls-certificate and --tls-key go together")
         }
         guard !configuration.apps.isEmpty else { throw CLIFailure.usage("the configuration declares no app") }
+        if let logFormat { configuration.logFormat = logFormat }
+        guard let format = ServerObservability.LogFormat(rawValue: configuration.logFormat?.lowercased() ?? "text") else {
+            throw CLIFailure.usage("the log format must be text or json")
+        }
+        // Before any logger is made; tracing is on when the OTEL_* variables say (docs/observability.md).
+        let telemetry: (any Service)?
+        do {
+            telemetry = try ServerObservability.bootstrap(logFormat: format)
+        } catch {
+            throw CLIFailure.usage("cannot start tracing: \(error)")
+        }
         let logger = Logger(label: "storekeeper")
         for warning in SecurityWarnings.of(configuration, configurationFile: options.configurationFile()) {
             logger.warning("\(warning)")
         }
         let app: any ApplicationProtocol
         do {
-            app = try await buildApplication(configuration: configuration)
+            app = try await buildApplication(configuration: configuration, telemetry: telemetry)
         } catch {
             throw CLIFailure.usage("cannot start: \(error)")
         }

@@ -58,14 +58,21 @@ package struct MetricsMiddleware<Context: RequestContext>: RouterMiddleware {
         self.metrics = metrics
     }
 
+    private static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
     package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        // Until the response head is ready: a streamed body's time is the client's.
+        let start = ContinuousClock.now
         do {
             let response = try await next(request, context)
-            metrics.request(route: context.endpointPath ?? "unmatched", status: Int(response.status.code))
+            metrics.request(route: context.endpointPath ?? "unmatched", status: Int(response.status.code), seconds: Self.seconds(since: start))
             return response
         } catch {
             // Only what the JSON error middleware could not answer reaches here.
-            metrics.request(route: context.endpointPath ?? "unmatched", status: 500)
+            metrics.request(route: context.endpointPath ?? "unmatched", status: 500, seconds: Self.seconds(since: start))
             throw error
         }
     }

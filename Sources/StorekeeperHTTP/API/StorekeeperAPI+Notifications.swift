@@ -3,6 +3,7 @@ import Hummingbird
 import StorekeeperApps
 import StorekeeperInbox
 import StorekeeperStore
+import Tracing
 
 extension StorekeeperAPI {
     /// The one answer to every body the notification route turns away, whatever the reason and
@@ -14,17 +15,39 @@ extension StorekeeperAPI {
     /// `POST /v1/apps/{appId}/notifications` (no key: Apple calls it). Admits only what could be
     /// genuine (``NotificationAdmission``), stores it in the inbox durably, and only then
     /// answers 200; processing happens from the inbox.
+    ///
+    /// With tracing on, the POST is the root span of the notification's trace (its parts: the
+    /// admission's verdict, the inbox write), and the row keeps its context for processing.
     package func receiveNotification(_ request: Request, _ context: APIRequestContext) async throws -> NotificationReceipt {
+        try await withSpan("POST /v1/apps/{appId}/notifications", context: .topLevel, ofKind: .server) { span in
+            span.attributes["http.request.method"] = "POST"
+            span.attributes["http.route"] = "/v1/apps/{appId}/notifications"
+            do {
+                let receipt = try await admitNotification(request, context, span: span)
+                span.attributes["http.response.status_code"] = 200
+                return receipt
+            } catch {
+                NotificationTracing.fail(span, error)
+                throw error
+            }
+        }
+    }
+
+    private func admitNotification(_ request: Request, _ context: APIRequestContext, span: any Span) async throws -> NotificationReceipt {
         guard let appId = try? context.pathParameter("appId") else { throw Self.notificationRefused }
+        if apps.apps[appId] != nil { span.attributes["storekeeper.app"] = appId }
         let buffer = try await collectBody(request, upTo: maximumNotificationBodySize)
         let now = clock()
         let admitted: NotificationAdmission.Admitted
         switch await NotificationAdmission.evaluate(body: Data(buffer: buffer), app: apps.apps[appId], now: now) {
         case .refused(let refusal):
+            span.attributes["storekeeper.outcome"] = "refused"
+            span.attributes["storekeeper.refusal"] = refusal.code.rawValue
             metrics.notificationRefused(reason: refusal.code.rawValue)
             if apps.apps[appId] != nil { door.counters.record(appId: appId, refused: true, at: now) }
             throw Self.notificationRefused
         case .retryLater:
+            span.attributes["storekeeper.outcome"] = "retry_later"
             throw APIError.retryLater("the notification cannot be verified right now")
         case .admitted(let value):
             admitted = value
@@ -34,19 +57,30 @@ extension StorekeeperAPI {
         for field in request.headers where [.contentType, .userAgent].contains(field.name) {
             headers[field.name.canonicalName] = InboxText.clean(field.value, limit: 256)
         }
-        let row = InboxNotification(
+        NotificationTracing.describe(span, appId: appId, metadata: admitted.metadata)
+        var row = InboxNotification(
             appId: appId,
             idempotencyKey: InboxNotification.idempotencyKey(
                 version: admitted.version, notificationUUID: admitted.notificationUUID, body: admitted.body),
             version: admitted.version, body: String(decoding: admitted.body, as: UTF8.self), headers: headers, receivedAt: now,
             metadata: admitted.metadata ?? admitted.chain.map { NotificationMetadata(originalTransactionId: $0) })
-        let insertion = try await store.receive(row)
+        row.traceContext = NotificationTracing.traceparent()
+        let insertion = try await withSpan("storekeeper.inbox.store") { storing in
+            NotificationTracing.describe(storing, appId: appId, metadata: admitted.metadata)
+            do {
+                return try await store.receive(row)
+            } catch {
+                NotificationTracing.fail(storing, error)
+                throw error
+            }
+        }
         if case .inserted(let id) = insertion, let verified = admitted.verified {
             door.verified.keep(id: id, appId: appId, signedPayload: verified.signedPayload, notification: verified.notification)
         }
         metrics.notificationReceived(version: admitted.version)
         let duplicate: Bool
         if case .duplicate = insertion { duplicate = true } else { duplicate = false }
+        span.attributes["storekeeper.outcome"] = duplicate ? "duplicate" : "stored"
         // A repeat of a stored row is neither work nor an arrival: replaying a genuine
         // notification cannot hold processing back as a burst would.
         if !duplicate { await signal.notify() }

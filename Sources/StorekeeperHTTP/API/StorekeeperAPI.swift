@@ -63,6 +63,7 @@ package struct StorekeeperAPI: Sendable {
         router.get("/health") { _, _ in try await health() }
         router.get("/metrics") { _, _ in
             if let replication { metrics.standby(replication) }
+            await metrics.sample(store, now: clock())
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.exposition())))
@@ -151,7 +152,8 @@ package struct StorekeeperAPI: Sendable {
                 (error as? StoreError)?.code == .unavailable ? "the database cannot be reached" : "the database does not answer queries")
         }
         if let failure = store.writeFailure { return unhealthy("the database cannot store writes: \(failure)") }
-        var answer = ["status": "ok", "database": store.backendName, "pendingNotifications": "\(pending)"]
+        var answer = ["status": "ok", "database": store.backendName, "pendingNotifications": "\(pending)"].merging(
+            Self.buildFields, uniquingKeysWith: { first, _ in first })
         if let replication {
             // A lagging standby costs the primary its reads, not the server its service.
             let snapshot = replication.snapshot
@@ -172,10 +174,18 @@ package struct StorekeeperAPI: Sendable {
     /// `/health`'s 503, with why.
     private func unhealthy(_ reason: String) -> Response {
         var response = JSONBody.response(
-            status: .serviceUnavailable, value: ["status": "unavailable", "database": store.backendName, "reason": reason])
+            status: .serviceUnavailable,
+            value: ["status": "unavailable", "database": store.backendName, "reason": reason].merging(
+                Self.buildFields, uniquingKeysWith: { first, _ in first }))
         response.headers[.retryAfter] = "5"
         return response
     }
+
+    /// Which build answers `/health` (healthy or not): the version, commit and build date a
+    /// release stamps, so an operator sees what each server runs.
+    private static let buildFields = [
+        "version": BuildInfo.current.version, "commit": BuildInfo.current.commit, "built": BuildInfo.current.built,
+    ]
 
     package func customerState(app: AppRuntime, customerId: String) async throws -> CustomerStateResponse {
         let entries = try await store.ledger(appId: app.id, customerId: customerId)

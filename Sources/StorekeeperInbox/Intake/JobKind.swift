@@ -32,6 +32,12 @@ public struct JobKind: RawRepresentable, Sendable, Hashable, Codable, CustomStri
     public static let forwardNotification = JobKind(rawValue: "forwardNotification")
 
     public var description: String { rawValue }
+
+    /// Every kind this version runs, for the metrics' labels (`storekeeper_job_failures_total`).
+    package static let known: [JobKind] = [
+        .refreshSubscription, .planLooks, .notificationSweep, .refundSweep, .refundCheck, .consumptionAnswer, .transitions, .intakeHealth,
+        .forwardNotification,
+    ]
 }
 
 /// The input of a ``JobKind/refreshSubscription`` job.

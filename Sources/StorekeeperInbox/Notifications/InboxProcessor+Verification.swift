@@ -3,6 +3,7 @@ import AppStoreVerification
 import Foundation
 import StorekeeperApps
 import StorekeeperStore
+import Tracing
 
 extension InboxProcessor {
     /// What verifying a V2 row found, before anything is decided about it: the verified
@@ -41,7 +42,20 @@ extension InboxProcessor {
         await withTaskGroup(of: (Int64, V2Verification)?.self) { group in
             for row in batch where row.version == .v2 {
                 guard let id = row.id, let app = apps.apps[row.appId] else { continue }
-                group.addTask { [door = door.verified] in (id, await Self.verifyV2(row, app: app, now: now, door: door)) }
+                group.addTask { [door = door.verified] in
+                    // In the trace of the POST that stored the row, beside its processing span.
+                    await withSpan("storekeeper.inbox.verify", context: NotificationTracing.context(traceparent: row.traceContext)) { span in
+                        NotificationTracing.describe(span, appId: row.appId, metadata: row.metadata)
+                        let verification = await Self.verifyV2(row, app: app, now: now, door: door)
+                        if case .refused(let rejection) = verification {
+                            span.attributes["storekeeper.outcome"] = "refused"
+                            NotificationTracing.fail(span, reason: rejection.description)
+                        } else {
+                            span.attributes["storekeeper.outcome"] = "verified"
+                        }
+                        return (id, verification)
+                    }
+                }
             }
             var results: [Int64: V2Verification] = [:]
             for await case let (id, verification)? in group { results[id] = verification }

@@ -5,6 +5,7 @@ import Logging
 import StorekeeperApps
 import StorekeeperStore
 import SubscriptionEngine
+import Tracing
 
 /// Drains the inbox: claims pending rows ahead, verifies their V2 bodies concurrently, cuts
 /// each batch into runs that can be decided together, and commits each run's changesets in one
@@ -164,6 +165,9 @@ public struct InboxProcessor: Sendable {
 
     /// Decides a run's rows concurrently, then writes what was decided in one transaction.
     package func process(run: [InboxNotification], verifications: [Int64: V2Verification], maximumAttempts: Int) async throws {
+        // A span per row, in the trace of the request that stored it (InboxProcessor+Tracing.swift).
+        let spans = Self.processingSpans(for: run)
+        defer { for span in spans.values { span.end() } }
         let reads = try await prefetch(run, verifications: verifications)
         let decisions = await withTaskGroup(of: (Int, Result<Changeset?, any Error>).self) { group in
             for (index, row) in run.enumerated() {
@@ -186,14 +190,15 @@ public struct InboxProcessor: Sendable {
         var decided: [(row: InboxNotification, changeset: Changeset)] = []
         for (row, decision) in zip(run, decisions) {
             switch decision {
-            case .success(let changeset?): decided.append((row, changeset))
+            case .success(let changeset?): decided.append((row, Self.traced(changeset, by: row.id.flatMap { spans[$0] })))
             case .success(nil): continue
             case .failure(let error):
+                if let span = row.id.flatMap({ spans[$0] }) { NotificationTracing.fail(span, error) }
                 if (error as? StoreError)?.code == .unavailable { throw error }
                 try await failed(row, error: error, maximumAttempts: maximumAttempts)
             }
         }
-        try await commit(decided, maximumAttempts: maximumAttempts)
+        try await commit(decided, maximumAttempts: maximumAttempts, spans: spans)
     }
 
     /// What a row's decision reads and writes beyond its own inbox row: its chain and its
@@ -238,10 +243,12 @@ public struct InboxProcessor: Sendable {
 
     /// Writes a run's changesets in one transaction, then reports each row; when the
     /// transaction fails, writes each row alone (a failing row is handled as any other failure).
-    package func commit(_ rows: [(row: InboxNotification, changeset: Changeset)], maximumAttempts: Int) async throws {
+    package func commit(
+        _ rows: [(row: InboxNotification, changeset: Changeset)], maximumAttempts: Int, spans: [Int64: any Span] = [:]
+    ) async throws {
         guard !rows.isEmpty else { return }
         do {
-            try await store.apply(rows.map(\.changeset))
+            try await Self.intakeTransaction(rows, spans: spans) { try await store.apply(rows.map(\.changeset)) }
             for (row, changeset) in rows { report(row, changeset) }
             return
         } catch {
@@ -249,7 +256,7 @@ public struct InboxProcessor: Sendable {
         }
         for (row, changeset) in rows {
             do {
-                try await store.apply(changeset)
+                try await Self.intakeTransaction([(row, changeset)], spans: spans) { try await store.apply(changeset) }
                 report(row, changeset)
             } catch {
                 if (error as? StoreError)?.code == .unavailable { throw error }
@@ -349,7 +356,7 @@ public struct InboxProcessor: Sendable {
     /// Counts a written row's outcome and logs a rejection.
     private func report(_ row: InboxNotification, _ changeset: Changeset) {
         let state = changeset.inboxOutcome?.state ?? .pending
-        metrics?.notificationProcessed(state: state.rawValue)
+        metrics?.notificationProcessed(state: state.rawValue, delay: changeset.at.timeIntervalSince(row.receivedAt))
         if state == .failed {
             logger.error(
                 "notification failed for good",

@@ -44,7 +44,7 @@ package struct NotificationAdmission: Sendable {
         package var detail: String
 
         /// Why, as the `reason` label of `storekeeper_notifications_refused_total`.
-        package enum Reason: String, Sendable, Hashable {
+        package enum Reason: String, Sendable, Hashable, CaseIterable {
             /// Not a notification of either version, or not re-encodable.
             case malformed
             /// No such app (answered exactly as any other refusal).

@@ -1,3 +1,6 @@
+// Only where it is the transport: on Linux the SDK uses AsyncHTTPClient, and importing
+// FoundationNetworking there would tie every binary (the static release among them) to libcurl.
+#if canImport(Darwin) || !(canImport(NIOSSL) && canImport(AsyncHTTPClient))
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -69,3 +72,4 @@ public final class URLSessionTransport: NSObject, StorekeeperTransport, URLSessi
         #endif
     }
 }
+#endif

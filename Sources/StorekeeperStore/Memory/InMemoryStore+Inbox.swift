@@ -120,6 +120,10 @@ extension InMemoryStore {
         inbox.values.filter { $0.notification.state == .pending }.count
     }
 
+    public func oldestPendingReceivedAt() async throws -> Date? {
+        inbox.values.map(\.notification).filter { $0.state == .pending }.min { ($0.id ?? 0) < ($1.id ?? 0) }?.receivedAt
+    }
+
     public func lastReceivedAt(appId: String) async throws -> Date? {
         inbox.values.map(\.notification).filter { $0.appId == appId }.map(\.receivedAt).max()
     }

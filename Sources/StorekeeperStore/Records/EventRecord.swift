@@ -22,6 +22,9 @@ public struct EventRecord: Sendable, Hashable {
     /// The destinations (webhooks, integrations) the event goes out to: a delivery for each is
     /// written with the event, in the same transaction (the outbox). Not stored on the event.
     public var destinations: [String] = []
+    /// The W3C `traceparent` of the work that recorded the event, when tracing is on: its
+    /// deliveries continue that trace (docs/observability.md).
+    public var traceContext: String? = nil
 
     public init(
         id: Int64? = nil, appId: String, customerId: String? = nil, originalTransactionId: String? = nil,

@@ -29,6 +29,9 @@ public struct InboxNotification: Sendable, Hashable {
     public var attempts: Int
     /// Verified metadata, present once processed.
     public var metadata: NotificationMetadata?
+    /// The W3C `traceparent` of the request that stored the row, when tracing is on: processing,
+    /// later and maybe in another process, continues the same trace (docs/observability.md).
+    public var traceContext: String? = nil
 
     public init(
         id: Int64? = nil, appId: String, idempotencyKey: String, version: NotificationVersion, body: String,

@@ -297,6 +297,9 @@ public protocol NotificationInbox: Sendable {
     func removeStoredV1Passwords() async throws -> Int
     /// How many rows are pending, across apps.
     func pendingCount() async throws -> Int
+    /// When the oldest pending row (the first still queued) was received; nil when none is
+    /// pending. The age of the backlog, for `/metrics`.
+    func oldestPendingReceivedAt() async throws -> Date?
     /// When the latest notification of the app still in the inbox was received; nil when none is.
     func lastReceivedAt(appId: String) async throws -> Date?
     /// Deletes up to `limit` rows in `states` received before `cutoff` (retention of rejected

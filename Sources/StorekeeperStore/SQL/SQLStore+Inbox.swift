@@ -35,10 +35,13 @@ extension SQLStore {
             for chunk in Array(notifications.indices).chunked(by: 100) {
                 // The metadata goes in with the row (what admission verified), so that the
                 // outcome changes no indexed column.
+                // The trace context only when tracing gave one (`trace_context`, schema step 30).
+                let traced = chunk.contains { notifications[$0].traceContext != nil }
                 var query: SQLQueryString = """
                     INSERT INTO notification_inbox (app_id, idempotency_key, version, headers, received_at, state, attempts,
-                    original_transaction_id, notification_uuid, notification_type, subtype, signed_at, environment) VALUES
+                    original_transaction_id, notification_uuid, notification_type, subtype, signed_at, environment
                     """
+                query += traced ? ", trace_context) VALUES" : ") VALUES"
                 for (position, index) in chunk.enumerated() {
                     let notification = notifications[index]
                     let metadata = notification.metadata
@@ -47,8 +50,9 @@ extension SQLStore {
                         (\(bind: notification.appId), \(bind: notification.idempotencyKey), \(bind: notification.version.rawValue),
                         \(bind: headers[index]), \(bind: notification.receivedAt.millisecondsSince1970), \(bind: InboxState.pending.rawValue), \(bind: 0),
                         \(bind: metadata?.originalTransactionId), \(bind: metadata?.notificationUUID?.lowercased()), \(bind: metadata?.notificationType),
-                        \(bind: metadata?.subtype), \(bind: metadata?.signedDate?.millisecondsSince1970), \(bind: metadata?.environment))
+                        \(bind: metadata?.subtype), \(bind: metadata?.signedDate?.millisecondsSince1970), \(bind: metadata?.environment)
                         """
+                    query += traced ? ", \(bind: notification.traceContext))" : ")"
                 }
                 query += " ON CONFLICT (app_id, idempotency_key) DO NOTHING RETURNING id, app_id, idempotency_key"
                 let got = try await db.raw(query).all()
@@ -337,6 +341,16 @@ extension SQLStore {
         }
     }
 
+    public func oldestPendingReceivedAt() async throws -> Date? {
+        // Ids grow with arrival: the queue's smallest id is its oldest row, one look-up away.
+        try await backend.read { db in
+            let row = try await db.raw(
+                "SELECT received_at FROM notification_inbox WHERE id = (SELECT MIN(id) FROM inbox_queue)"
+            ).first()
+            return try row?.decode(column: "received_at", as: Int64?.self).map(Date.init(millisecondsSince1970:))
+        }
+    }
+
     /// Inbox rows, with their bodies when the rows hold them (the headers of compacted ones read first).
     static func inboxNotifications(_ rows: [any SQLRow], _ db: any SQLDatabase) async throws -> [InboxNotification] {
         let bodies = try await expandedSignedTexts(try rows.map { try $0.contains(column: "body") ? $0.optionalString("body") : nil }, db)
@@ -361,12 +375,14 @@ extension SQLStore {
         guard let version = NotificationVersion(rawValue: try row.int("version")) else {
             throw StoreError(code: .corruptRow, message: "inbox row version \(try row.int("version")) is unknown")
         }
-        return InboxNotification(
+        var notification = InboxNotification(
             id: try row.int64("id"), appId: try row.string("app_id"), idempotencyKey: try row.string("idempotency_key"),
             version: version, body: try body ?? (row.contains(column: "body") ? row.optionalString("body") : nil) ?? "",
             headers: try StoreCoding.decode([String: String].self, from: try row.string("headers"), column: "headers"),
             receivedAt: try row.date("received_at"), state: state, failureReason: try row.optionalString("failure_reason"),
             attempts: try row.int("attempts"), metadata: metadata
         )
+        notification.traceContext = row.contains(column: "trace_context") ? try row.optionalString("trace_context") : nil
+        return notification
     }
 }

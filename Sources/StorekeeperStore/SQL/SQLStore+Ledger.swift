@@ -116,17 +116,21 @@ extension SQLStore {
         }
         var insertedEvents: [String: Int64] = [:]
         for chunk in eventRows.chunked(by: 256) {
+            // The trace context only when tracing gave one (`trace_context`, schema step 30).
+            let traced = chunk.contains { $0.event.traceContext != nil }
             var query: SQLQueryString = """
-                INSERT INTO events (app_id, customer_id, original_transaction_id, type, payload, occurred_at, idempotency_key) VALUES
+                INSERT INTO events (app_id, customer_id, original_transaction_id, type, payload, occurred_at, idempotency_key
                 """
+            query += traced ? ", trace_context) VALUES" : ") VALUES"
             for (position, row) in chunk.enumerated() {
                 let event = row.event
                 query += position == 0 ? " " : ", "
                 query += """
                     (\(bind: changesets[row.changeset].appId), \(bind: event.customerId), \(bind: event.originalTransactionId),
                     \(bind: event.type.rawValue), \(bind: row.details), \(bind: event.occurredAt.millisecondsSince1970),
-                    \(bind: event.idempotencyKey))
+                    \(bind: event.idempotencyKey)
                     """
+                query += traced ? ", \(bind: event.traceContext))" : ")"
             }
             query += " ON CONFLICT (app_id, idempotency_key) DO NOTHING RETURNING id, app_id, idempotency_key"
             for row in try await db.raw(query).all() {

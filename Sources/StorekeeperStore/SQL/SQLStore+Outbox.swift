@@ -3,24 +3,27 @@ import SQLKit
 
 extension SQLStore {
     static func event(_ row: any SQLRow) throws -> EventRecord {
-        EventRecord(
+        var event = EventRecord(
             id: try row.int64("id"), appId: try row.string("app_id"), customerId: try row.optionalString("customer_id"),
             originalTransactionId: try row.optionalString("original_transaction_id"), type: EventType(rawValue: try row.string("type")),
             details: EventDetails(json: try row.string("payload")), occurredAt: try row.date("occurred_at"),
             idempotencyKey: try row.string("idempotency_key"))
+        event.traceContext = row.contains(column: "trace_context") ? try row.optionalString("trace_context") : nil
+        return event
     }
 
     /// Inserts an event unless its key is recorded, with a pending delivery to each of its
     /// destinations (the outbox); returns whether it was new.
     static func insertEvent(_ event: EventRecord, appId: String, now: Int64, _ db: any SQLDatabase) async throws -> Bool {
-        let inserted = try await db.raw(
+        // The trace context only when tracing gave one (`trace_context`, schema step 30).
+        var query: SQLQueryString = "INSERT INTO events (app_id, customer_id, original_transaction_id, type, payload, occurred_at, idempotency_key"
+        query += event.traceContext == nil ? ") VALUES " : ", trace_context) VALUES "
+        query += """
+            (\(bind: appId), \(bind: event.customerId), \(bind: event.originalTransactionId), \(bind: event.type.rawValue),
+            \(bind: event.details.json), \(bind: event.occurredAt.millisecondsSince1970), \(bind: event.idempotencyKey)
             """
-            INSERT INTO events (app_id, customer_id, original_transaction_id, type, payload, occurred_at, idempotency_key)
-            VALUES (\(bind: appId), \(bind: event.customerId), \(bind: event.originalTransactionId), \(bind: event.type.rawValue),
-            \(bind: event.details.json), \(bind: event.occurredAt.millisecondsSince1970), \(bind: event.idempotencyKey))
-            ON CONFLICT (app_id, idempotency_key) DO NOTHING RETURNING id
-            """
-        ).first()
+        if let trace = event.traceContext { query += ", \(bind: trace))" } else { query += ")" }
+        let inserted = try await db.raw(query + " ON CONFLICT (app_id, idempotency_key) DO NOTHING RETURNING id").first()
         guard let inserted else { return false }
         let eventId = try inserted.int64("id")
         for destination in Set(event.destinations).sorted() {

@@ -3,7 +3,7 @@ import SQLKit
 /// Running the steps: which are applied, which are missing, and the records kept of them.
 extension SchemaMigrations {
     /// The newest version this build knows.
-    static let latestVersion = 29
+    static let latestVersion = 30
 
     /// Applies the missing steps (with `.expandOnly`, those that only add); returns their
     /// versions. A step is missing when the database has no record of it, so a contract step
@@ -28,6 +28,8 @@ extension SchemaMigrations {
             var done = false
             if step.version == kindRecorded { done = try await hasKindColumn(db, dialect: dialect) }
             for statement in step.statements where !done {
+                // A column a rewound database already has (an expand step adding columns runs whole again).
+                if let (table, column) = addedColumn(statement), try await hasColumn(db, table: table, column: column, dialect: dialect) { continue }
                 try await db.raw("\(unsafeRaw: statement)").run()
             }
             if step.version == 4 { try await LedgerRekeying.run(db) }
@@ -83,6 +85,25 @@ extension SchemaMigrations {
             : """
             SELECT COUNT(*) AS n FROM information_schema.columns
             WHERE table_schema = current_schema() AND table_name = 'schema_migrations' AND column_name = 'kind'
+            """
+        return try await db.raw(query).first()?.decode(column: "n", as: Int.self) ?? 0 > 0
+    }
+
+    /// The table and column of an `ALTER TABLE t ADD COLUMN c …` statement.
+    static func addedColumn(_ statement: String) -> (table: String, column: String)? {
+        let words = statement.split(separator: " ")
+        guard words.count >= 6, words[0] == "ALTER", words[1] == "TABLE", words[3] == "ADD", words[4] == "COLUMN" else { return nil }
+        return (String(words[2]), String(words[5]))
+    }
+
+    /// Whether `table` has `column`.
+    static func hasColumn(_ db: any SQLDatabase, table: String, column: String, dialect: SQLStoreDialect) async throws -> Bool {
+        let query: SQLQueryString =
+            dialect == .sqlite
+            ? "SELECT COUNT(*) AS n FROM pragma_table_info(\(bind: table)) WHERE name = \(bind: column)"
+            : """
+            SELECT COUNT(*) AS n FROM information_schema.columns
+            WHERE table_schema = current_schema() AND table_name = \(bind: table) AND column_name = \(bind: column)
             """
         return try await db.raw(query).first()?.decode(column: "n", as: Int.self) ?? 0 > 0
     }

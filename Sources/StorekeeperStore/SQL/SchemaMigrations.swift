@@ -327,6 +327,16 @@ enum SchemaMigrations {
             // What apps keep about their customers (``CustomerAttribute``), and on PostgreSQL
             // the customers in byte order for keyset pages whatever the database's collation.
             (29, customerAttributes(dialect)),
+            // Each notification's and each event's trace context (W3C `traceparent`), written only
+            // when tracing is on, so that processing and deliveries continue the trace of the
+            // request that stored them (an expand step: nullable columns an older build ignores).
+            (
+                30,
+                [
+                    "ALTER TABLE notification_inbox ADD COLUMN trace_context TEXT",
+                    "ALTER TABLE events ADD COLUMN trace_context TEXT",
+                ]
+            ),
         ]
     }
 
