@@ -45,17 +45,18 @@ public func buildApplication(
     logger.logLevel = configuration.logLevel.flatMap(Logger.Level.init(rawValue:)) ?? .info
     let location = try DatabaseLocation.resolve(databaseURL: configuration.databaseURL, dataDirectory: configuration.dataDirectory)
     logger.info("opening the database", metadata: ["database": "\(location.redactedDescription)"])
-    let store = try await SQLStore.open(location, logger: logger)
-    let metrics = ServerMetrics()
+    // The lock comes first: a server that a running restore will refuse must not open (and
+    // migrate) the database the restore is replacing.
     var lock: DataDirectoryLock?
-    if case .sqlite(let path) = location {
-        do {
-            lock = try DataDirectoryLock(databasePath: path, mode: .shared)
-        } catch {
-            try? await store.close()
-            throw error
-        }
+    if case .sqlite(let path) = location { lock = try DataDirectoryLock(databasePath: path, mode: .shared) }
+    let store: SQLStore
+    do {
+        store = try await SQLStore.open(location, logger: logger)
+    } catch {
+        lock?.release()
+        throw error
     }
+    let metrics = ServerMetrics()
     var dependencies = ServerDependencies(
         store: store, logger: logger, storeServices: [StoreService(store: store, lock: lock)],
         appleClients: try AppleClients.live(configuration: configuration, metrics: metrics), scheduler: SchedulerConfiguration())

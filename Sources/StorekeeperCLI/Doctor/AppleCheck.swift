@@ -53,6 +53,13 @@ struct AppleCheck: Sendable {
         } catch {
             findings += apiFailure(error, host: configuration.baseURL)
             findings += await skewFindings(of: configuration.baseURL, name: "Apple")
+            // Say what could not be told, so a clean run after the fix is not mistaken for the
+            // only remaining problem.
+            findings.append(
+                .info(
+                    .appleChecksSkipped, app: app.id,
+                    "without Apple's answer the notification URL, the bundle id and appAppleId Apple signs, and the products were not checked",
+                    todo: "Fix the finding above and run doctor again."))
             return findings
         }
         findings += await skewFindings(of: configuration.baseURL, name: "Apple")

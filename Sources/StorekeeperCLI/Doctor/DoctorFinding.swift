@@ -111,6 +111,7 @@ struct DoctorCode: RawRepresentable, Codable, Hashable, Sendable, CustomStringCo
     static let productUnknown = Self(rawValue: "product_unknown")
     static let productNotSeen = Self(rawValue: "product_not_seen")
     static let productsUnverifiable = Self(rawValue: "products_unverifiable")
+    static let appleChecksSkipped = Self(rawValue: "apple_checks_skipped")
     static let productsKnown = Self(rawValue: "products_known")
 
     // Clocks.

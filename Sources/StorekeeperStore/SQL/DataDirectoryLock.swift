@@ -10,7 +10,7 @@ import Darwin
 /// An advisory lock (`flock`) on a lock file beside an SQLite database, which tells a restore
 /// that a server is using the database.
 ///
-/// A server holds it shared from the moment its store opens until the store closes: servers
+/// A server holds it shared from before its store opens until the store closes: servers
 /// (and a server beside itself while a previous one shuts down) never exclude each other.
 /// `storekeeper restore` takes it exclusively and without waiting: it fails while any server
 /// holds it, and a server starting during a restore fails to take it and refuses to start.
@@ -43,6 +43,11 @@ public final class DataDirectoryLock: Sendable {
     public init(databasePath: String, mode: Mode) throws {
         path = Self.lockFile(forDatabase: databasePath)
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        // A server locks before its store creates the directory (a restore must not find the
+        // database half opened by a server that is about to refuse to start).
+        if mode == .shared, !FileManager.default.fileExists(atPath: directory) {
+            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw StoreError(code: .unavailable, message: "cannot open the lock file \(path): \(String(cString: strerror(errno)))")

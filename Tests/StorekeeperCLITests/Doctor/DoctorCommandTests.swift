@@ -108,6 +108,7 @@ struct DoctorCommandTests {
         for (name, configuration) in refused {
             let run = try await setup.doctor(name, configuration, server: .some(nil))
             #expect(run.exitCode == 1 && run.has("api_key_rejected", "error"), "\(name): \(run)")
+            #expect(run.has("apple_checks_skipped", "info"), "\(name): what was not checked is said: \(run)")
         }
         let wrongKeyId = try await setup.doctor("wrong-key-id-text", refused[0].1, server: .some(nil))
         let refusal = wrongKeyId.findings("api_key_rejected").first?["message"] as? String
